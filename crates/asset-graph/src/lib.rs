@@ -1,0 +1,1 @@
+//! asset-graph: see the crate's README section in the top-level README.

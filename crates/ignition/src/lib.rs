@@ -1,0 +1,1 @@
+//! ignition: see the crate's README section in the top-level README.

@@ -1,0 +1,1 @@
+//! installconfig: see the crate's README section in the top-level README.

@@ -1,0 +1,1 @@
+//! manifests: see the crate's README section in the top-level README.
