@@ -1,0 +1,894 @@
+//! Tests of the bootstrap node content under `templates/bootstrap/`.
+//!
+//! The tree is rendered here with minijinja directly (same settings as the renderer:
+//! strict undefined, no auto-escaping, trailing newline kept) against the sample contexts
+//! in `tests/scripts/context-*.json`, so these tests check the templates themselves:
+//! they render, the scripts pass shellcheck, the units are well-formed, and the main
+//! scripts behave as specified when driven in a scratch root with stand-in tools
+//! (`tests/scripts/standins/`) first on PATH.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use serde_json::Value;
+
+/// Units the renderer enables; every other unit must come without an `[Install]` section.
+const ENABLED_UNITS: [&str; 7] = [
+    "progress.service",
+    "kubelet.service",
+    "approve-csr.service",
+    "chown-gatewayd-key.service",
+    "systemd-journal-gatewayd.socket",
+    "install-to-disk.service",
+    "bootstrap-pivot.service",
+];
+
+/// Programs units may run that come with the OS rather than with the bootstrap config.
+const OS_PROGRAMS: [&str; 5] = [
+    "/usr/bin/mkdir",
+    "/usr/bin/chown",
+    "/usr/bin/systemd-sysusers",
+    "/usr/lib/systemd/systemd-journal-gatewayd",
+    "/usr/bin/kubelet",
+];
+
+/// Stages of bootkube.sh for a multi-node cluster, in the order they must run.
+const HA_STAGES: [&str; 14] = [
+    "openshift-manifests",
+    "cvo-bootstrap",
+    "etcd-bootstrap",
+    "config-bootstrap",
+    "kube-apiserver-bootstrap",
+    "kube-controller-manager-bootstrap",
+    "kube-scheduler-bootstrap",
+    "ingress-operator-bootstrap",
+    "mco-bootstrap",
+    "cco-bootstrap",
+    "wait-for-etcd",
+    "cb-bootstrap",
+    "restore-cvo-overrides",
+    "wait-for-ceo",
+];
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn templates_dir() -> PathBuf {
+    crate_dir().join("../../templates/bootstrap")
+}
+
+fn fixtures_dir() -> PathBuf {
+    crate_dir().join("tests/scripts")
+}
+
+/// One sample template context.
+struct Sample {
+    name: String,
+    ctx: Value,
+}
+
+impl Sample {
+    fn variants(&self) -> Vec<&'static str> {
+        let mut variants = vec!["common"];
+        if !self.ctx["bootstrap_in_place"].is_null() {
+            variants.push("single-node");
+        }
+        variants
+    }
+}
+
+fn samples() -> Vec<Sample> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(fixtures_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("context-") && name.ends_with(".json") {
+            let ctx = serde_json::from_str(&fs::read_to_string(&path).unwrap())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            out.push(Sample { name, ctx });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    assert_eq!(out.len(), 3, "expected three sample contexts");
+    out
+}
+
+fn sample(name: &str) -> Sample {
+    samples()
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no sample {name}"))
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    env.set_syntax(
+        SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .build()
+            .unwrap(),
+    );
+    env
+}
+
+/// Bytes of a tree file, rendered if it is a template; the second value is the target name.
+fn render_source(path: &Path, ctx: &Value) -> Result<(String, Vec<u8>), String> {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let bytes = fs::read(path).unwrap();
+    match name.strip_suffix(".j2") {
+        Some(target) => {
+            let source = String::from_utf8(bytes).map_err(|e| format!("{name}: {e}"))?;
+            let text = environment()
+                .render_named_str(&path.display().to_string(), &source, ctx)
+                .map_err(|e| format!("{}: {e:#}", path.display()))?;
+            Ok((target.to_string(), text.into_bytes()))
+        }
+        None => Ok((name, bytes)),
+    }
+}
+
+fn is_doc(name: &str) -> bool {
+    name == "README.md" || name == "CONTEXT.md"
+}
+
+/// Every regular file below `dir`, sorted.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A rendered tree: node files below `root`, units (and `<unit>.d/` drop-ins) below `units`.
+struct Rendered {
+    root: PathBuf,
+    units: PathBuf,
+    /// Node paths (absolute, e.g. `/usr/local/bin/bootkube.sh`) of all rendered files.
+    files: BTreeSet<String>,
+}
+
+impl Rendered {
+    fn path(&self, node_path: &str) -> PathBuf {
+        self.root.join(node_path.trim_start_matches('/'))
+    }
+
+    fn text(&self, node_path: &str) -> String {
+        fs::read_to_string(self.path(node_path))
+            .unwrap_or_else(|e| panic!("{node_path} was not rendered: {e}"))
+    }
+}
+
+/// Render the given variants into `out`, failing with every error found.
+fn render_tree(ctx: &Value, variants: &[&str], out: &Path) -> Rendered {
+    let rendered = Rendered {
+        root: out.join("node"),
+        units: out.join("units"),
+        files: BTreeSet::new(),
+    };
+    let mut files = BTreeSet::new();
+    let mut errors = Vec::new();
+    for variant in variants {
+        for (kind, target_base) in [("files", &rendered.root), ("units", &rendered.units)] {
+            let base = templates_dir().join(variant).join(kind);
+            for source in walk(&base) {
+                let name = source.file_name().unwrap().to_string_lossy().to_string();
+                if is_doc(&name) {
+                    continue;
+                }
+                let rel_dir = source.parent().unwrap().strip_prefix(&base).unwrap();
+                match render_source(&source, ctx) {
+                    Ok((target, bytes)) => {
+                        let dest = target_base.join(rel_dir).join(&target);
+                        fs::create_dir_all(dest.parent().unwrap()).unwrap();
+                        fs::write(&dest, bytes).unwrap();
+                        if kind == "files" {
+                            let node = format!("/{}", rel_dir.join(&target).display());
+                            let mode = if rel_dir.ends_with("bin") { 0o555 } else { 0o600 };
+                            fs::set_permissions(&dest, fs::Permissions::from_mode(mode)).unwrap();
+                            files.insert(node);
+                        }
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+    }
+    assert!(errors.is_empty(), "templates failed to render:\n{}", errors.join("\n"));
+    Rendered { files, ..rendered }
+}
+
+/// Whether a test tool is installed. Missing tools fail the test in CI and skip it locally.
+fn have_tool(tool: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{tool} is required in CI (apt-get install {tool})"
+        );
+        eprintln!("SKIPPED: {tool} is not installed");
+    }
+    found
+}
+
+#[test]
+fn every_template_renders_strictly_for_every_sample() {
+    for sample in samples() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Even the single-node templates must render for multi-node contexts.
+        let rendered = render_tree(&sample.ctx, &["common", "single-node"], tmp.path());
+        let ctx = &sample.ctx;
+
+        let pull_secret = rendered.text("/root/.docker/config.json");
+        assert_eq!(pull_secret, ctx["pull_secret"].as_str().unwrap());
+        serde_json::from_str::<Value>(&pull_secret).expect("pull secret is JSON");
+        serde_json::from_str::<Value>(&rendered.text("/etc/ignition-machine-config-encapsulated.json"))
+            .expect("encapsulated MachineConfig is JSON");
+        assert_eq!(
+            rendered.text("/etc/pki/ca-trust/source/anchors/ca.crt"),
+            ctx["additional_trust_bundle"].as_str().unwrap()
+        );
+
+        let registries = rendered.text("/etc/containers/registries.conf");
+        let sources = ctx["registries"].as_array().unwrap();
+        assert_eq!(registries.matches("[[registry]]").count(), sources.len(), "{}", sample.name);
+        assert_eq!(registries.matches("mirror-by-digest-only = true").count(), sources.len());
+        for source in sources {
+            assert!(registries.contains(&format!("location = \"{}\"", source["source"].as_str().unwrap())));
+            for mirror in source["mirrors"].as_array().unwrap() {
+                assert!(registries.contains(&format!("location = \"{}\"", mirror.as_str().unwrap())));
+            }
+        }
+
+        let default_env = rendered.text("/etc/systemd/system.conf.d/10-default-env.conf");
+        let proxy = rendered.text("/etc/profile.d/proxy.sh");
+        let http_proxy = ctx["proxy"]["http_proxy"].as_str().unwrap();
+        assert_eq!(default_env.contains("HTTP_PROXY="), !http_proxy.is_empty());
+        assert_eq!(proxy.contains(&format!("export HTTP_PROXY='{http_proxy}'")), !http_proxy.is_empty());
+
+        let bootkube = rendered.text("/usr/local/bin/bootkube.sh");
+        let in_place = !ctx["bootstrap_in_place"].is_null();
+        assert!(bootkube.contains(&format!("BOOTSTRAP_INPLACE={in_place}")));
+        let install = rendered.text("/usr/local/bin/install-to-disk.sh");
+        if in_place {
+            let disk = ctx["bootstrap_in_place"]["installation_disk"].as_str().unwrap();
+            assert!(install.contains(&format!("INSTALLATION_DISK='{disk}'")));
+        }
+
+        let kubelet = rendered.text("/usr/local/bin/kubelet.sh");
+        let node_ip = ctx["bootstrap_node_ip"].as_str().unwrap();
+        if !node_ip.is_empty() {
+            assert!(kubelet.contains(&format!("--node-ip='{node_ip}'")));
+        } else if ctx["use_ipv6_for_node_ip"].as_bool().unwrap() {
+            assert!(kubelet.contains("--node-ip=::"));
+        } else {
+            assert!(!kubelet.contains("--node-ip"));
+        }
+        let gather = rendered.text("/usr/local/bin/installer-gather.sh");
+        let image_mode = ctx["image_mode"].as_bool().unwrap();
+        assert!(gather.contains(&format!("IMAGE_MODE={image_mode}")));
+    }
+}
+
+#[test]
+fn strict_mode_rejects_unknown_keys() {
+    let ctx = &samples()[0].ctx;
+    let err = environment().render_str("{{ release_imag }}", ctx).unwrap_err();
+    assert_eq!(err.kind(), minijinja::ErrorKind::UndefinedError);
+}
+
+/// Paths of rendered files that are shell scripts (by shebang).
+fn shell_scripts(rendered: &Rendered) -> Vec<PathBuf> {
+    rendered
+        .files
+        .iter()
+        .map(|f| rendered.path(f))
+        .filter(|p| fs::read(p).map(|b| b.starts_with(b"#!/usr/bin/env bash")).unwrap_or(false))
+        .collect()
+}
+
+#[test]
+fn rendered_scripts_pass_shellcheck() {
+    if !have_tool("shellcheck") {
+        return;
+    }
+    for sample in samples() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
+        let scripts = shell_scripts(&rendered);
+        assert!(scripts.len() >= 14, "{}: only {} scripts", sample.name, scripts.len());
+        let output = Command::new("shellcheck")
+            .args(["-S", "warning", "-s", "bash"])
+            .args(&scripts)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}: shellcheck found problems:\n{}",
+            sample.name,
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+}
+
+/// Keys this test accepts per unit section (the ones the tree uses, plus close relatives).
+fn known_key(section: &str, key: &str) -> bool {
+    let keys: &[&str] = match section {
+        "Unit" => &[
+            "Description", "Documentation", "Wants", "Requires", "After", "Before",
+            "BindsTo", "PartOf", "Conflicts", "ConditionPathExists",
+            "ConditionKernelCommandLine", "DefaultDependencies",
+        ],
+        "Service" => &[
+            "Type", "NotifyAccess", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecStop",
+            "Environment", "EnvironmentFile", "WorkingDirectory", "Restart", "RestartSec",
+            "RemainAfterExit", "TimeoutStartSec", "User", "Group",
+        ],
+        "Socket" => &["ListenStream", "Service", "Accept"],
+        "Install" => &["WantedBy", "RequiredBy", "Also"],
+        _ => &[],
+    };
+    keys.contains(&key)
+}
+
+/// Parse a unit file strictly; returns (section, key, value) triples or the first problem.
+fn parse_unit(text: &str) -> Result<Vec<(String, String, String)>, String> {
+    let mut section = String::new();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim_end();
+        let at = |msg: &str| format!("line {}: {msg}: {line:?}", n + 1);
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if line.ends_with('\\') {
+            return Err(at("continuation lines are not used in this tree"));
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            if !["Unit", "Service", "Socket", "Install"].contains(&name) {
+                return Err(at("unknown section"));
+            }
+            section = name.to_string();
+            continue;
+        }
+        let (key, value) = line.split_once('=').ok_or_else(|| at("not key=value"))?;
+        if section.is_empty() {
+            return Err(at("key outside a section"));
+        }
+        if !known_key(&section, key) {
+            return Err(at(&format!("key unknown in [{section}]")));
+        }
+        out.push((section.clone(), key.to_string(), value.to_string()));
+    }
+    Ok(out)
+}
+
+/// The program an Exec line runs, after systemd's prefix characters.
+fn exec_program(value: &str) -> &str {
+    value
+        .trim_start_matches(['-', '@', ':', '+', '!'])
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+}
+
+fn check_unit(name: &str, text: &str, dropin: bool, files: &BTreeSet<String>) -> Result<(), String> {
+    let entries = parse_unit(text)?;
+    let has = |section: &str, key: &str| entries.iter().any(|(s, k, _)| s == section && k == key);
+    for (section, key, value) in &entries {
+        if key.starts_with("Exec") && !(dropin && value.is_empty()) {
+            let program = exec_program(value);
+            if !program.starts_with('/') {
+                return Err(format!("[{section}] {key}: {program:?} is not absolute"));
+            }
+            if !files.contains(program) && !OS_PROGRAMS.contains(&program) {
+                return Err(format!("[{section}] {key}: {program} is neither shipped nor an OS program"));
+            }
+        }
+    }
+    if dropin {
+        return Ok(());
+    }
+    if !has("Unit", "Description") {
+        return Err("no Description".into());
+    }
+    if name.ends_with(".service") && !has("Service", "ExecStart") {
+        return Err("a service without ExecStart".into());
+    }
+    let installable = entries.iter().any(|(s, _, _)| s == "Install");
+    let enabled = ENABLED_UNITS.contains(&name);
+    if installable != enabled && !name.starts_with("bootstrap-in-place-post-reboot") {
+        return Err(format!("[Install] present: {installable}, but enabled by the renderer: {enabled}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn units_parse_and_run_shipped_programs() {
+    for sample in samples() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
+        let mut checked = Vec::new();
+        let mut errors = Vec::new();
+        for path in walk(&rendered.units) {
+            let dropin = path.parent().unwrap().extension().is_some_and(|e| e == "d");
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if let Err(e) = check_unit(&name, &fs::read_to_string(&path).unwrap(), dropin, &rendered.files) {
+                errors.push(format!("{}: {e}", path.display()));
+            }
+            checked.push(name);
+        }
+        // The unit master-update.fcc installs after the single-node reboot.
+        for file in rendered.files.iter().filter(|f| f.ends_with(".service")) {
+            let name = file.rsplit('/').next().unwrap();
+            let mut files = rendered.files.clone();
+            files.insert(format!("/usr/local/bin/{}", name.replace(".service", ".sh")));
+            if let Err(e) = check_unit(name, &rendered.text(file), false, &files) {
+                errors.push(format!("{file}: {e}"));
+            }
+        }
+        assert!(errors.is_empty(), "{}:\n{}", sample.name, errors.join("\n"));
+        for unit in ["kubelet.service", "bootkube.service", "certs.conf", "systemd-journal-gatewayd.socket"] {
+            assert!(checked.iter().any(|c| c == unit), "{unit} missing");
+        }
+        systemd_analyze_verify(&rendered);
+    }
+}
+
+/// Cross-check with systemd's own parser where it is installed (optional: fresh Debian
+/// containers have no systemd). Shipped programs are pointed at the rendered copies and
+/// OS programs missing here at /bin/true, so only the unit syntax and semantics count.
+fn systemd_analyze_verify(rendered: &Rendered) {
+    if !Path::new("/usr/bin/systemd-analyze").exists() {
+        eprintln!("systemd-analyze not installed; relying on the unit parser test alone");
+        return;
+    }
+    let dir = rendered.units.parent().unwrap().join("verify");
+    let mut names = Vec::new();
+    for path in walk(&rendered.units) {
+        let rel = path.strip_prefix(&rendered.units).unwrap();
+        let mut text = fs::read_to_string(&path).unwrap();
+        for file in &rendered.files {
+            text = text.replace(&format!("={file}"), &format!("={}", rendered.path(file).display()));
+        }
+        for program in OS_PROGRAMS {
+            if !Path::new(program).exists() {
+                text = text.replace(program, "/bin/true");
+            }
+        }
+        let dest = dir.join(rel);
+        fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        fs::write(&dest, text).unwrap();
+        if rel.components().count() == 1 {
+            names.push(format!("./{}", rel.display()));
+        }
+    }
+    // Units that only get drop-ins exist on the OS; stand in for them here.
+    for base in ["systemd-journal-gatewayd.service", "zincati.service"] {
+        fs::write(dir.join(base), "[Unit]\nDescription=stand-in\n[Service]\nExecStart=/bin/true\n").unwrap();
+        names.push(format!("./{base}"));
+    }
+    let output = Command::new("systemd-analyze")
+        .args(["verify", "--man=no", "--recursive-errors=no"])
+        .args(&names)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "systemd-analyze verify failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A scratch bootstrap host: rendered scripts, an asset tree, stand-in tools on PATH.
+struct Host {
+    tmp: tempfile::TempDir,
+    rendered: Rendered,
+}
+
+impl Host {
+    fn new(sample: &Sample) -> Host {
+        let tmp = tempfile::tempdir().unwrap();
+        let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
+        let host = Host { tmp, rendered };
+        let assets = host.openshift();
+        for dir in ["auth", "tls", "openshift", "manifests", "bootstrap-in-place"] {
+            fs::create_dir_all(assets.join(dir)).unwrap();
+        }
+        for (file, text) in [
+            ("auth/kubeconfig", "kubeconfig admin"),
+            ("auth/kubeconfig-loopback", "kubeconfig loopback"),
+            ("auth/kubeconfig-kubelet", "kubeconfig kubelet"),
+            ("tls/root-ca.crt", "root ca"),
+            ("tls/machine-config-server.crt", "mcs crt"),
+            ("tls/machine-config-server.key", "mcs key"),
+            ("openshift/99_openshift-machineconfig_99-master-ssh.yaml", "kind: MachineConfig"),
+            ("manifests/cluster-config.yaml", "kind: ConfigMap"),
+            ("original_cvo_overrides.patch", "{\"spec\":{\"overrides\":null}}"),
+        ] {
+            fs::write(assets.join(file), text).unwrap();
+        }
+        for dir in ["etc/kubernetes", "state", "records", "standins", "artifacts"] {
+            fs::create_dir_all(host.dir(dir)).unwrap();
+        }
+        for standin in walk(&fixtures_dir().join("standins")) {
+            let dest = host.dir("standins").join(standin.file_name().unwrap());
+            fs::copy(&standin, &dest).unwrap();
+            fs::set_permissions(&dest, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let fifo = host.dir("state/fifo");
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        host
+    }
+
+    fn dir(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+
+    fn openshift(&self) -> PathBuf {
+        self.rendered.path("/opt/openshift")
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(self.dir("state/log")).unwrap_or_default()
+    }
+
+    fn mark_log(&self, text: &str) {
+        let mut log = self.log();
+        log.push_str(&format!("=== {text}\n"));
+        fs::write(self.dir("state/log"), log).unwrap();
+    }
+
+    /// `bash /usr/local/bin/<script> args...` on the scratch host, as unit `service`.
+    fn command(&self, script: &str, args: &[&str], service: &str) -> Command {
+        self.command_for(&self.rendered.path(&format!("/usr/local/bin/{script}")), args, service)
+    }
+
+    /// `bash <program> args...` with the scratch paths and stand-ins, as unit `service`.
+    fn command_for(&self, program: &Path, args: &[&str], service: &str) -> Command {
+        let path = format!("{}:{}", self.dir("standins").display(), std::env::var("PATH").unwrap());
+        let mut cmd = Command::new("bash");
+        cmd.arg(program)
+            .args(args)
+            .current_dir(self.openshift())
+            .env("PATH", path)
+            .env("HOME", self.tmp.path())
+            .env("OPENSHIFT_ROOT", self.openshift())
+            .env("ETC_KUBERNETES", self.dir("etc/kubernetes"))
+            .env("HOST_ETC", self.dir("etc"))
+            .env("BOOTSTRAP_BIN_DIR", self.rendered.path("/usr/local/bin"))
+            .env("SERVICE_RECORDS_DIR", self.dir("records"))
+            .env("SERVICE_NAME", service)
+            .env("ARTIFACTS_BASE", self.dir("artifacts"))
+            .env("PRE_REBOOT_BUNDLE", self.dir("state/no-pre-reboot-bundle"))
+            .env("STANDIN_LOG", self.dir("state/log"))
+            .env("STANDIN_STATE", self.dir("state"))
+            .env("STANDIN_FIFO", self.dir("state/fifo"))
+            .stdin(Stdio::null())
+            .stdout(fs::File::create(self.dir(&format!("state/{service}.out"))).unwrap())
+            .stderr(fs::File::create(self.dir(&format!("state/{service}.err"))).unwrap())
+            .process_group(0);
+        cmd
+    }
+
+    fn output(&self, service: &str) -> String {
+        let read = |ext: &str| fs::read_to_string(self.dir(&format!("state/{service}.{ext}"))).unwrap_or_default();
+        format!("stdout:\n{}\nstderr:\n{}", read("out"), read("err"))
+    }
+
+    fn records(&self, service: &str) -> Vec<Value> {
+        let path = self.dir(&format!("records/{service}.json"));
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{service}.json: {e}\n{text}"));
+        value.as_array().expect("records are an array").clone()
+    }
+
+    fn done(&self, marker: &str) -> bool {
+        self.openshift().join(marker).exists()
+    }
+}
+
+fn wait_for(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            kill_group(child);
+            panic!("{what} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn kill_group(child: &mut Child) {
+    let status = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(status.success(), "could not kill process group {}", child.id());
+    child.wait().unwrap();
+}
+
+fn wait_until(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Positions of `needles` in `haystack`, asserting they occur in this order.
+fn assert_in_order(haystack: &str, needles: &[&str]) {
+    let mut from = 0;
+    for needle in needles {
+        let at = haystack[from..]
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} missing (or out of order) in:\n{haystack}"));
+        from += at + needle.len();
+    }
+}
+
+/// The podman/oc call that identifies each stage in the stand-in log.
+fn stage_call(stage: &str) -> String {
+    match stage {
+        "openshift-manifests" => "=== unused".into(),
+        "cvo-bootstrap" => "--output-dir=/assets/cvo-bootstrap".into(),
+        "ingress-operator-bootstrap" => "--output-dir=/assets/ingress-operator-manifests".into(),
+        "mco-bootstrap" | "cco-bootstrap" => format!("--dest-dir=/assets/{stage}"),
+        "wait-for-etcd" => "etcdctl --dial-timeout=10m".into(),
+        "cb-bootstrap" => "start --tear-down-early=false".into(),
+        "restore-cvo-overrides" => "patch clusterversion.config.openshift.io version".into(),
+        "wait-for-ceo" => "wait-for-ceo --kubeconfig=/assets/auth/kubeconfig".into(),
+        other => format!("--asset-output-dir=/assets/{other}"),
+    }
+}
+
+/// Stage names of "stage end" records with result success, in order.
+fn succeeded_stages(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .filter(|r| r["phase"] == "stage end" && r["result"] == "success")
+        .map(|r| r["stage"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn check_record_shape(records: &[Value]) {
+    let keys = [
+        "timestamp", "preCommand", "postCommand", "stage", "phase", "result", "errorLine", "errorMessage",
+    ];
+    for record in records {
+        let object = record.as_object().expect("record is an object");
+        for (key, value) in object {
+            assert!(keys.contains(&key.as_str()), "unexpected key {key}");
+            assert!(!value.as_str().unwrap().is_empty(), "empty {key} kept");
+        }
+        let stamp = record["timestamp"].as_str().unwrap();
+        assert!(stamp.len() == 20 && stamp.ends_with('Z') && stamp.as_bytes()[10] == b'T', "{stamp}");
+    }
+}
+
+#[test]
+fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
+    let host = Host::new(&sample("context-ha-none.json"));
+
+    // Run 1: the stand-in podman blocks in the kube-apiserver render (stage 5); kill it there.
+    let mut first = host.command("bootkube.sh", &[], "bootkube");
+    first.env("STANDIN_BLOCK_MATCH", "--asset-output-dir=/assets/kube-apiserver-bootstrap");
+    let mut child = first.spawn().unwrap();
+    wait_until(Duration::from_secs(30), "podman to block", || host.log().contains("podman blocking"));
+    kill_group(&mut child);
+    for stage in &HA_STAGES[..4] {
+        assert!(host.done(&format!("{stage}.done")), "{stage}.done missing\n{}", host.output("bootkube"));
+    }
+    for stage in &HA_STAGES[4..] {
+        assert!(!host.done(&format!("{stage}.done")), "{stage}.done too early");
+    }
+    assert!(!host.done(".bootkube.done"));
+
+    // progress.service starts meanwhile; the first create attempt fails like an API not up yet.
+    fs::write(host.dir("state/oc-create-failures"), "1").unwrap();
+    let mut progress = host
+        .command("report-progress.sh", &["/opt/openshift/auth/kubeconfig"], "progress")
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(progress.try_wait().unwrap().is_none(), "report-progress must wait for bootkube");
+    assert!(!host.log().contains("create configmap"), "configmap created before .bootkube.done");
+
+    // Run 2: finished stages are skipped, the rest runs to the end.
+    host.mark_log("run 2");
+    let mut child = host.command("bootkube.sh", &[], "bootkube").spawn().unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
+    assert!(status.success(), "bootkube.sh failed:\n{}", host.output("bootkube"));
+    assert!(host.done(".bootkube.done"));
+    for stage in HA_STAGES {
+        assert!(host.done(&format!("{stage}.done")), "{stage}.done missing");
+    }
+
+    let log = host.log();
+    let (run1, run2) = log.split_once("=== run 2").unwrap();
+    let run1_calls: Vec<String> = HA_STAGES[1..4].iter().map(|s| stage_call(s)).collect();
+    assert_in_order(run1, &run1_calls.iter().map(String::as_str).collect::<Vec<_>>());
+    for stage in &HA_STAGES[1..4] {
+        assert!(!run2.contains(&stage_call(stage)), "{stage} ran again after the restart");
+    }
+    let run2_calls: Vec<String> = HA_STAGES[4..].iter().map(|s| stage_call(s)).collect();
+    assert_in_order(run2, &run2_calls.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(run2.contains(
+        "--required-pods=openshift-kube-apiserver/kube-apiserver,openshift-kube-scheduler/openshift-kube-scheduler,\
+         openshift-kube-controller-manager/kube-controller-manager,openshift-cluster-version/cluster-version-operator"
+    ));
+    assert!(run2.contains("curl --silent --show-error --fail --insecure --max-time 10 --output /dev/null https://api-int.demo.example.com:6443/readyz"));
+
+    // Files the stages place on the host.
+    let etc = host.dir("etc");
+    for file in [
+        "kubernetes/kubeconfig",
+        "kubernetes/bootstrap-configs/kube-apiserver-config.yaml",
+        "kubernetes/bootstrap-configs/cluster-policy-controller-config.yaml",
+        "kubernetes/manifests/etcd-member-pod.yaml",
+        "mcc/bootstrap/99_openshift-machineconfig_99-master-ssh.yaml",
+        "mcs/kubeconfig",
+        "ssl/mcs/tls.key",
+    ] {
+        assert!(etc.join(file).exists(), "{file} missing");
+    }
+    assert!(!etc.join("kubernetes/manifests/machineconfigoperator-bootstrap-pod.yaml").exists());
+    assert!(host.openshift().join("bootstrap-manifests/cluster-version-operator-bootstrap-pod.yaml").exists());
+
+    // Service records: run 1 ends with an open stage (killed), run 2 covers the rest.
+    let records = host.records("bootkube");
+    check_record_shape(&records);
+    let starts: Vec<usize> = (0..records.len()).filter(|&i| records[i]["phase"] == "service start").collect();
+    assert_eq!(starts.len(), 2, "two runs, two service starts");
+    let (run1, run2) = records.split_at(starts[1]);
+    assert_eq!(succeeded_stages(run1), HA_STAGES[..4]);
+    assert_eq!(run1.last().unwrap()["stage"], "kube-apiserver-bootstrap");
+    assert_eq!(run1.last().unwrap()["phase"], "stage start");
+    let mut expected: Vec<&str> = HA_STAGES[4..].to_vec();
+    expected.extend(["check-api-url", "check-api-int-url"]);
+    assert_eq!(succeeded_stages(run2), expected);
+    let last = run2.last().unwrap();
+    assert_eq!((last["phase"].as_str(), last["result"].as_str()), (Some("service end"), Some("success")));
+
+    // report-progress: one failed attempt, one successful create, then it stops.
+    let status = wait_for(&mut progress, Duration::from_secs(30), "report-progress.sh");
+    assert!(status.success(), "report-progress failed:\n{}", host.output("progress"));
+    assert_eq!(host.log().matches("create configmap bootstrap --namespace kube-system --from-literal status=complete").count(), 2);
+    let creations = fs::read_to_string(host.dir("state/configmap-creations")).unwrap();
+    assert_eq!(creations.lines().count(), 1);
+    let progress_records = host.records("progress");
+    check_record_shape(&progress_records);
+    assert_eq!(succeeded_stages(&progress_records), ["wait-for-bootstrap-complete", "report-bootstrap-complete"]);
+
+    // A restarted progress.service finds the ConfigMap and is done without creating another.
+    let mut again = host.command("report-progress.sh", &["/opt/openshift/auth/kubeconfig"], "progress").spawn().unwrap();
+    assert!(wait_for(&mut again, Duration::from_secs(30), "report-progress.sh").success());
+    assert_eq!(fs::read_to_string(host.dir("state/configmap-creations")).unwrap().lines().count(), 1);
+}
+
+#[test]
+fn single_node_bootkube_packs_master_config_then_installs_to_disk() {
+    let sample = sample("context-single-node.json");
+    let disk = sample.ctx["bootstrap_in_place"]["installation_disk"].as_str().unwrap().to_string();
+    let host = Host::new(&sample);
+    fs::copy(
+        host.rendered.path("/opt/openshift/bootstrap-in-place/master-update.fcc"),
+        host.openshift().join("bootstrap-in-place/master-update.fcc"),
+    )
+    .unwrap();
+
+    // install-to-disk.service starts with bootkube and must wait for it.
+    let mut install = host.command("install-to-disk.sh", &[], "install-to-disk").spawn().unwrap();
+    let mut bootkube = host.command("bootkube.sh", &[], "bootkube").spawn().unwrap();
+    let status = wait_for(&mut bootkube, Duration::from_secs(60), "bootkube.sh");
+    assert!(status.success(), "bootkube.sh failed:\n{}", host.output("bootkube"));
+    let status = wait_for(&mut install, Duration::from_secs(30), "install-to-disk.sh");
+    assert!(status.success(), "install-to-disk.sh failed:\n{}", host.output("install-to-disk"));
+
+    let log = host.log();
+    assert!(log.contains("--required-pods= "), "single node requires no pods:\n{log}");
+    assert!(!log.contains("wait-for-ceo"), "HA post steps ran on a single node");
+    assert_in_order(
+        &log,
+        &[
+            "start --tear-down-early=false",
+            "crictl ps --quiet --name ^etcd$",
+            "curl --fail --silent --show-error --header Accept: application/vnd.coreos.ignition+json;version=3.1.0",
+            "bootstrap-in-place --asset-dir=/rootfs --input=/assets/bootstrap-in-place/master-update.fcc --output=/assets/master.ign",
+            &format!("coreos-installer install --ignition-file {}/master.ign {disk}", host.openshift().display()),
+            "shutdown --reboot +1",
+        ],
+    );
+    for marker in ["stop-etcd.done", "master-ignition.done", ".bootkube.done", "coreos-installer.done", ".install-to-disk.done"] {
+        assert!(host.done(marker), "{marker} missing");
+    }
+    assert!(host.dir("etc/kubernetes/bootstrap-etcd/etcd-member-pod.yaml").exists());
+    assert!(host.openshift().join("log-bundle-bootstrap.tar.gz").exists());
+    assert_eq!(
+        succeeded_stages(&host.records("install-to-disk")),
+        ["wait-for-bootkube", "coreos-installer", "reboot"]
+    );
+
+    // A restart after the disk was written does not run coreos-installer again.
+    host.mark_log("restart");
+    let mut again = host.command("install-to-disk.sh", &[], "install-to-disk").spawn().unwrap();
+    assert!(wait_for(&mut again, Duration::from_secs(30), "install-to-disk.sh").success());
+    let log = host.log();
+    let (_, after) = log.split_once("=== restart").unwrap();
+    assert!(!after.contains("coreos-installer"), "coreos-installer ran twice");
+}
+
+/// Run a script that sources the service-record library and then runs `body`.
+fn record_script(host: &Host, body: &str, env: &[(&str, &str)]) -> std::process::Output {
+    let script = host.dir("state/script.sh");
+    let text = format!("set -euo pipefail\n. \"${{BOOTSTRAP_BIN_DIR}}/bootstrap-service-record.sh\"\n{body}\n");
+    fs::write(&script, text).unwrap();
+    let mut cmd = host.command_for(&script, &[], "demo");
+    cmd.envs(env.iter().copied()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.output().unwrap()
+}
+
+#[test]
+fn service_records_escape_text_and_reject_misuse() {
+    let host = Host::new(&sample("context-ha-none.json"));
+    let out = record_script(
+        &host,
+        "record_service_stage_start 'quote \" and \\\\ backslash'\nrecord_service_stage_failure \"$(printf 'two\\nlines\\ttab')\"\nrecord_service_stage_start next\nfalse",
+        &[],
+    );
+    assert!(!out.status.success());
+    let records = host.records("demo");
+    check_record_shape(&records);
+    let phases: Vec<&str> = records.iter().map(|r| r["phase"].as_str().unwrap()).collect();
+    assert_eq!(phases, ["service start", "stage start", "stage end", "stage start", "stage end", "service end"]);
+    assert_eq!(records[1]["stage"], "quote \" and \\ backslash");
+    assert_eq!(records[2]["errorMessage"], "two\nlines\ttab");
+    assert!(records[2]["errorLine"].as_str().unwrap().contains("script.sh"));
+    assert_eq!(records[4]["result"], "failure");
+    assert_eq!(records[5]["result"], "failure");
+    assert!(records[5]["errorMessage"].as_str().unwrap().contains("journal line three"));
+
+    // Ending a stage that was never started aborts the script.
+    fs::remove_file(host.dir("records/demo.json")).unwrap();
+    let out = record_script(&host, "record_service_stage_success\necho unreachable", &[]);
+    assert!(!out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("unreachable"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no open stage"));
+
+    // PRE_COMMAND turns the service phases into pre-command phases.
+    fs::remove_file(host.dir("records/demo.json")).unwrap();
+    let out = record_script(&host, "true", &[("PRE_COMMAND", "kubelet-pause-image")]);
+    assert!(out.status.success());
+    let records = host.records("demo");
+    let phases: Vec<&str> = records.iter().map(|r| r["phase"].as_str().unwrap()).collect();
+    assert_eq!(phases, ["pre-command start", "pre-command end"]);
+    assert!(records.iter().all(|r| r["preCommand"] == "kubelet-pause-image"));
+}
