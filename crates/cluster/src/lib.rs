@@ -1,1 +1,40 @@
-//! cluster: see the crate's README section in the top-level README.
+//! Waiting for an OKD cluster to come up: `wait-for bootstrap-complete` and
+//! `wait-for install-complete` as a library.
+//!
+//! The binary parses flags, builds a [`Cluster`] from the admin kubeconfig, calls
+//! [`wait_bootstrap_complete`] or [`wait_install_complete`] and renders the [`Event`]s it
+//! receives (a spinner for humans, one JSON object per line for `--output json`).
+//!
+//! Why this crate exists instead of a thin port: the upstream installer waits silently for up
+//! to an hour and then says "context deadline exceeded". Here every phase announces itself
+//! with its timeout, every change in what the cluster reports becomes a [`Event::Status`], and
+//! a failure carries a [`Diagnosis`]: what was last seen, which operators are unhealthy, the
+//! most likely cause in plain words, and the exact next command to run.
+//!
+//! Transport rules: the client trusts the kubeconfig's CA and nothing else (no OS trust store,
+//! no insecure fallback) and authenticates with the kubeconfig's client certificate. When TLS
+//! fails, a separate probe connection (see the `probe` module) records which certificate the server
+//! presented so the message can name it.
+#![deny(missing_docs)]
+
+mod bootstrap;
+mod client;
+mod conditions;
+mod diagnose;
+mod error;
+mod events;
+mod install;
+pub mod kubeconfig;
+mod probe;
+mod report;
+mod watch;
+
+#[cfg(feature = "test-support")]
+pub mod test_support;
+
+pub use bootstrap::{BootstrapWaitOptions, wait_bootstrap_complete};
+pub use client::Cluster;
+pub use conditions::UnhealthyCondition;
+pub use error::{Diagnosis, GatherHint, WaitError};
+pub use events::{Event, Phase, PhaseTiming, Summary};
+pub use install::{InstallWaitOptions, wait_install_complete};

@@ -1,0 +1,239 @@
+//! `wait-for bootstrap-complete`: API up, bootstrap ConfigMap complete, (pivot: control-plane
+//! nodes Ready), bootstrap etcd member removed. After this it is safe to delete the bootstrap
+//! machine.
+
+use std::future::Future;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use kube::Api;
+use kube::api::{DynamicObject, ListParams};
+use kube::core::{ApiResource, GroupVersionKind};
+use tokio::time::Instant;
+
+use crate::client::Cluster;
+use crate::conditions::{conditions, find};
+use crate::error::{GatherHint, WaitError};
+use crate::events::{Event, Phase, Summary};
+use crate::report::{Class, Reporter};
+use crate::watch::{Check, watch_named};
+
+const API_POLL: Duration = Duration::from_secs(2);
+const API_REQUEST: Duration = Duration::from_secs(10);
+const ETCD_POLL: Duration = Duration::from_secs(1);
+const NODES_POLL: Duration = Duration::from_secs(1);
+
+/// Budgets and mode of `wait-for bootstrap-complete`. The binary maps its flags onto these
+/// fields; tests shorten the same fields.
+#[derive(Debug, Clone)]
+pub struct BootstrapWaitOptions {
+    /// Phase "Kubernetes API" (default 20 min).
+    pub api_timeout: Duration,
+    /// Phase "bootstrap configmap", plus the control-plane nodes phase in pivot mode
+    /// (default 45 min, 60 min on baremetal and vSphere).
+    pub bootstrap_timeout: Duration,
+    /// Phase "etcd bootstrap member removed" (default 5 min).
+    pub etcd_timeout: Duration,
+    /// Bootstrap pivot mode: also wait for Ready control-plane nodes and report the pivot
+    /// stage from ConfigMap `kube-system/bootstrap-pivot`.
+    pub pivot: bool,
+    /// How many Ready control-plane nodes the pivot mode waits for (default 3).
+    pub control_plane_nodes: usize,
+    /// Addresses for the `gather bootstrap` command in a diagnosis.
+    pub gather: GatherHint,
+}
+
+impl BootstrapWaitOptions {
+    /// Upstream's budgets for the given platform (`baremetal`, `vsphere`, `aws`, `none`, ...).
+    pub fn for_platform(platform: &str, gather: GatherHint) -> Self {
+        let slow = matches!(platform, "baremetal" | "vsphere");
+        BootstrapWaitOptions {
+            api_timeout: Duration::from_secs(20 * 60),
+            bootstrap_timeout: Duration::from_secs(if slow { 60 } else { 45 } * 60),
+            etcd_timeout: Duration::from_secs(5 * 60),
+            pivot: false,
+            control_plane_nodes: 3,
+            gather,
+        }
+    }
+}
+
+/// Wait until bootstrapping is complete. `events` receives progress; `cancel` (e.g. Ctrl-C)
+/// stops the wait with [`WaitError::Interrupted`] (exit code 8). Every failure is also sent
+/// as [`Event::Failed`].
+pub async fn wait_bootstrap_complete(
+    cluster: &Cluster,
+    opts: &BootstrapWaitOptions,
+    events: &dyn Fn(Event),
+    cancel: impl Future<Output = ()>,
+) -> Result<Summary, WaitError> {
+    let rep = Reporter::new(events, cluster, Phase::Api);
+    let hint = &opts.gather;
+    let work = async {
+        let version = rep
+            .run(Phase::Api, opts.api_timeout, hint, wait_api(&rep))
+            .await?;
+        let deadline = Instant::now() + opts.bootstrap_timeout;
+        rep.run(
+            Phase::BootstrapConfigMap,
+            opts.bootstrap_timeout,
+            hint,
+            wait_configmap(&rep),
+        )
+        .await?;
+        let mut pivot_stage = None;
+        if opts.pivot {
+            let left = deadline.saturating_duration_since(Instant::now());
+            pivot_stage = rep
+                .run(
+                    Phase::ControlPlaneNodes,
+                    left,
+                    hint,
+                    wait_nodes(&rep, opts.control_plane_nodes),
+                )
+                .await?;
+        }
+        rep.run(
+            Phase::EtcdBootstrapMemberRemoved,
+            opts.etcd_timeout,
+            hint,
+            wait_etcd(&rep),
+        )
+        .await?;
+        Ok(Summary {
+            api_version: Some(version),
+            pivot_stage,
+            ..rep.summary()
+        })
+    };
+    rep.guard(hint, work, cancel).await
+}
+
+async fn wait_api(rep: &Reporter<'_>) -> Result<(String, String), String> {
+    loop {
+        match tokio::time::timeout(API_REQUEST, rep.cluster.client.apiserver_version()).await {
+            Ok(Ok(info)) => {
+                let detail = format!("API {} up", info.git_version);
+                return Ok((info.git_version, detail));
+            }
+            Ok(Err(e)) => rep.error(&e).await,
+            Err(_) => rep.observe(
+                format!("no answer to GET /version within {API_REQUEST:?}"),
+                Class::Unreachable,
+            ),
+        }
+        tokio::time::sleep(API_POLL).await;
+    }
+}
+
+async fn wait_configmap(rep: &Reporter<'_>) -> Result<((), String), String> {
+    let api: Api<ConfigMap> = Api::namespaced(rep.cluster.client.clone(), "kube-system");
+    let done = watch_named(&api, "bootstrap", rep, |cm| {
+        let Some(cm) = cm else {
+            return Check::Wait("configmap kube-system/bootstrap not created yet".into());
+        };
+        match cm.data.as_ref().and_then(|d| d.get("status")) {
+            Some(s) if s == "complete" => Check::Done(((), "bootstrap status: complete".into())),
+            Some(s) => Check::Wait(format!("bootstrap status: {s}")),
+            None => Check::Wait("configmap present, no status yet".into()),
+        }
+    })
+    .await;
+    Ok(done)
+}
+
+fn is_control_plane(n: &Node) -> bool {
+    n.metadata.labels.as_ref().is_some_and(|l| {
+        l.contains_key("node-role.kubernetes.io/master")
+            || l.contains_key("node-role.kubernetes.io/control-plane")
+    })
+}
+
+fn is_ready(n: &Node) -> bool {
+    n.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+}
+
+/// Poll nodes and the pivot stage until `want` control-plane nodes are Ready.
+async fn wait_nodes(
+    rep: &Reporter<'_>,
+    want: usize,
+) -> Result<(Option<String>, String), String> {
+    let nodes: Api<Node> = Api::all(rep.cluster.client.clone());
+    let maps: Api<ConfigMap> = Api::namespaced(rep.cluster.client.clone(), "kube-system");
+    let mut stage: Option<String> = None;
+    loop {
+        if let Ok(Some(cm)) = maps.get_opt("bootstrap-pivot").await {
+            stage = cm.data.and_then(|d| d.get("stage").cloned()).or(stage);
+        }
+        let stage_text = stage
+            .as_deref()
+            .map(|s| format!("; pivot stage: {s}"))
+            .unwrap_or_default();
+        match nodes.list(&ListParams::default()).await {
+            Ok(list) => {
+                let mut ready: Vec<String> = list
+                    .items
+                    .iter()
+                    .filter(|n| is_control_plane(n) && is_ready(n))
+                    .filter_map(|n| n.metadata.name.clone())
+                    .collect();
+                ready.sort();
+                let msg = format!(
+                    "{}/{want} control-plane nodes Ready [{}]{stage_text}",
+                    ready.len(),
+                    ready.join(", ")
+                );
+                if ready.len() >= want {
+                    return Ok((stage, msg));
+                }
+                rep.observe(msg, Class::Observation);
+            }
+            Err(e) => rep.error(&e).await,
+        }
+        tokio::time::sleep(NODES_POLL).await;
+    }
+}
+
+fn etcd_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("operator.openshift.io", "v1", "Etcd"),
+        "etcds",
+    )
+}
+
+async fn wait_etcd(rep: &Reporter<'_>) -> Result<((), String), String> {
+    let api: Api<DynamicObject> = Api::all_with(rep.cluster.client.clone(), &etcd_resource());
+    loop {
+        match api.get_opt("cluster").await {
+            Ok(None) => rep.observe(
+                "etcds.operator.openshift.io/cluster not found yet",
+                Class::Observation,
+            ),
+            Ok(Some(obj)) => {
+                let value = serde_json::to_value(&obj).unwrap_or_default();
+                let conds = conditions(&value);
+                match find(&conds, "EtcdBootstrapMemberRemoved") {
+                    Some(c) if c.status == "True" => {
+                        return Ok(((), "bootstrap etcd member removed".into()));
+                    }
+                    Some(c) => rep.observe(
+                        format!(
+                            "EtcdBootstrapMemberRemoved={} {}: {}",
+                            c.status, c.reason, c.message
+                        ),
+                        Class::Observation,
+                    ),
+                    None => rep.observe(
+                        "etcd operator has not reported EtcdBootstrapMemberRemoved yet",
+                        Class::Observation,
+                    ),
+                }
+            }
+            Err(e) => rep.error(&e).await,
+        }
+        tokio::time::sleep(ETCD_POLL).await;
+    }
+}

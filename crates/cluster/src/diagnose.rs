@@ -1,0 +1,102 @@
+//! Turning "what was last seen in which phase" into a likely cause and a next command.
+//!
+//! The causes follow how installs actually fail: an API that never answers is a bootstrap-host
+//! problem (DNS, load balancer, the machine itself); a bootstrap that never completes is a
+//! control-plane-host problem; TLS errors mean the kubeconfig and the server come from
+//! different installations.
+
+use crate::client::Cluster;
+use crate::conditions::UnhealthyCondition;
+use crate::error::{GatherHint, shell_word};
+use crate::events::Phase;
+use crate::report::Class;
+
+pub(crate) fn likely_cause(phase: Phase, seen: Option<&(String, Class)>, cluster: &Cluster) -> String {
+    let ep = &cluster.endpoint;
+    if let Some((msg, class)) = seen
+        && let Some(cause) = transport_cause(*class, msg, &ep.server, &ep.host)
+    {
+        return cause;
+    }
+    let seen = seen.map(|s| s.0.as_str()).unwrap_or("nothing");
+    match phase {
+        Phase::Api => format!(
+            "the API at {} did not answer; this usually is a problem on the bootstrap host \
+             (is the bootstrap machine booted with its Ignition config, does bootkube.service \
+             run?)",
+            ep.server
+        ),
+        Phase::BootstrapConfigMap => format!(
+            "the temporary control plane is up but bootstrapping did not complete (last seen: \
+             {seen}); this usually is a problem with the control-plane hosts: they did not \
+             boot, could not fetch their Ignition config from api-int:22623, or the control \
+             plane operators could not start on them"
+        ),
+        Phase::ControlPlaneNodes => format!(
+            "not enough control-plane nodes became Ready (last seen: {seen}); check that every \
+             control-plane host booted and that its kubelet joined (pending CSRs, networking)"
+        ),
+        Phase::EtcdBootstrapMemberRemoved => format!(
+            "the etcd operator did not remove the bootstrap etcd member (last seen: {seen}); \
+             usually an etcd member on a control-plane host is not healthy yet"
+        ),
+        Phase::ClusterInitialized => format!(
+            "the cluster version operator did not finish (last seen: {seen}); see the \
+             unhealthy operators"
+        ),
+        Phase::RouterCa => format!(
+            "the router CA could not be added to the kubeconfig: {seen}"
+        ),
+        Phase::OperatorsStable => format!("{seen}; these operators kept progressing"),
+        Phase::Console => format!("no console: {seen}"),
+    }
+}
+
+/// Causes that do not depend on the phase: the network or TLS is the problem.
+fn transport_cause(class: Class, msg: &str, server: &str, host: &str) -> Option<String> {
+    Some(match class {
+        Class::Refused | Class::Unreachable => format!(
+            "nothing answered at {server} ({msg}): the API is not being served. Check that \
+             {host} resolves to the API load balancer, that the load balancer forwards port \
+             6443 to the bootstrap machine (and later the control-plane machines), and that \
+             the bootstrap machine booted"
+        ),
+        Class::Dns => format!(
+            "{host} does not resolve ({msg}): create the DNS record for the API name pointing \
+             at the API load balancer (or the bootstrap host)"
+        ),
+        Class::ServerCert => format!(
+            "the kubeconfig and the server disagree: {msg}. The kubeconfig most likely belongs \
+             to another installation directory than the cluster, or something else answers \
+             at {server}"
+        ),
+        Class::ClientCert => format!(
+            "{msg}. The API server does not accept this kubeconfig's client certificate: use \
+             the auth/kubeconfig of the installation directory the cluster was created from"
+        ),
+        Class::Observation | Class::Http | Class::Other => return None,
+    })
+}
+
+pub(crate) fn next_command(
+    phase: Phase,
+    operators: &[UnhealthyCondition],
+    hint: &GatherHint,
+    cluster: &Cluster,
+) -> String {
+    let kc = shell_word(&cluster.kubeconfig_path().display().to_string());
+    match phase {
+        Phase::Api
+        | Phase::BootstrapConfigMap
+        | Phase::ControlPlaneNodes
+        | Phase::EtcdBootstrapMemberRemoved => hint.gather_command(),
+        Phase::RouterCa => format!(
+            "oc --kubeconfig {kc} -n openshift-config-managed get configmap \
+             default-ingress-cert -o yaml"
+        ),
+        _ => match operators.first() {
+            Some(op) => format!("oc --kubeconfig {kc} describe clusteroperator {}", op.name),
+            None => hint.install_complete_command(),
+        },
+    }
+}

@@ -1,0 +1,333 @@
+//! Phase bookkeeping shared by both waits: events, de-duplicated status, what was last seen,
+//! classification of errors, and the diagnosis at the end.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::time::Duration;
+
+use kube::Api;
+use kube::api::{DynamicObject, ListParams};
+use kube::core::{ApiResource, GroupVersionKind};
+use tokio::time::Instant;
+
+use crate::client::Cluster;
+use crate::conditions::{UnhealthyCondition, unhealthy_operators};
+use crate::error::{Diagnosis, GatherHint, WaitError};
+use crate::events::{Event, Phase, PhaseTiming, Summary};
+use crate::probe::{ProbeOutcome, probe};
+
+/// Rough kind of the last problem, used to pick the likely cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// Nothing seen that is an error: the cluster answered, just not "done" yet.
+    Observation,
+    Refused,
+    Dns,
+    Unreachable,
+    ServerCert,
+    ClientCert,
+    Http,
+    Other,
+}
+
+struct State {
+    phase: Phase,
+    started: Instant,
+    last_message: Option<String>,
+    last_seen: Option<(String, Class)>,
+    /// Last kube error text and what the probe made of it, to probe once per distinct error.
+    described: Option<(String, String, Class)>,
+    timings: Vec<PhaseTiming>,
+}
+
+pub(crate) struct Reporter<'a> {
+    sink: &'a dyn Fn(Event),
+    pub cluster: &'a Cluster,
+    state: RefCell<State>,
+}
+
+impl<'a> Reporter<'a> {
+    pub fn new(sink: &'a dyn Fn(Event), cluster: &'a Cluster, first: Phase) -> Self {
+        Reporter {
+            sink,
+            cluster,
+            state: RefCell::new(State {
+                phase: first,
+                started: Instant::now(),
+                last_message: None,
+                last_seen: None,
+                described: None,
+                timings: Vec::new(),
+            }),
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.state.borrow().phase
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.state.borrow().started.elapsed()
+    }
+
+    pub fn last_seen(&self) -> Option<(String, Class)> {
+        self.state.borrow().last_seen.clone()
+    }
+
+    pub fn start(&self, phase: Phase, timeout: Duration) {
+        {
+            let mut s = self.state.borrow_mut();
+            s.phase = phase;
+            s.started = Instant::now();
+            s.last_message = None;
+            s.last_seen = None;
+        }
+        (self.sink)(Event::PhaseStarted { phase, timeout });
+    }
+
+    fn emit_status(&self, message: String) {
+        let (phase, elapsed) = {
+            let mut s = self.state.borrow_mut();
+            if s.last_message.as_deref() == Some(message.as_str()) {
+                return;
+            }
+            s.last_message = Some(message.clone());
+            (s.phase, s.started.elapsed())
+        };
+        (self.sink)(Event::Status {
+            phase,
+            message,
+            elapsed,
+        });
+    }
+
+    /// What the cluster reports now; kept as "last seen" for the diagnosis.
+    pub fn observe(&self, message: impl Into<String>, class: Class) {
+        let message = message.into();
+        self.state.borrow_mut().last_seen = Some((message.clone(), class));
+        self.emit_status(message);
+    }
+
+    /// A transport event (watch resumed, re-list) worth showing, not worth diagnosing.
+    pub fn note(&self, message: impl Into<String>) {
+        self.emit_status(message.into());
+    }
+
+    /// Explain a kube error (probing TLS when it is a connection problem) and observe it.
+    pub async fn error(&self, err: &kube::Error) {
+        let key = err.to_string();
+        let cached = self
+            .state
+            .borrow()
+            .described
+            .as_ref()
+            .filter(|(k, _, _)| *k == key)
+            .map(|(_, m, c)| (m.clone(), *c));
+        let (message, class) = match cached {
+            Some(found) => found,
+            None => {
+                let found = self.describe(err).await;
+                self.state.borrow_mut().described = Some((key, found.0.clone(), found.1));
+                found
+            }
+        };
+        self.observe(message, class);
+    }
+
+    async fn describe(&self, err: &kube::Error) -> (String, Class) {
+        if let kube::Error::Api(status) = err {
+            return match status.code {
+                401 | 403 => {
+                    let outcome = probe(&self.cluster.endpoint).await;
+                    (outcome.message(), Class::ClientCert)
+                }
+                code => (
+                    format!("HTTP {code} {}: {}", status.reason, status.message),
+                    Class::Http,
+                ),
+            };
+        }
+        let outcome = probe(&self.cluster.endpoint).await;
+        let class = match &outcome {
+            ProbeOutcome::Refused => Class::Refused,
+            ProbeOutcome::Dns(_) => Class::Dns,
+            ProbeOutcome::Unreachable(_) => Class::Unreachable,
+            ProbeOutcome::ServerCertRejected { .. } => Class::ServerCert,
+            ProbeOutcome::ClientCertRejected { .. } => Class::ClientCert,
+            ProbeOutcome::Http(_) => return (short_kube_error(err), Class::Other),
+            ProbeOutcome::Other(_) => Class::Other,
+        };
+        (outcome.message(), class)
+    }
+
+    pub fn done(&self, detail: impl Into<String>) {
+        let (phase, elapsed) = {
+            let mut s = self.state.borrow_mut();
+            let elapsed = s.started.elapsed();
+            let phase = s.phase;
+            s.timings.push(PhaseTiming { phase, elapsed });
+            (phase, elapsed)
+        };
+        (self.sink)(Event::PhaseDone {
+            phase,
+            elapsed,
+            detail: detail.into(),
+        });
+    }
+
+    pub fn summary(&self) -> Summary {
+        Summary {
+            phases: self.state.borrow().timings.clone(),
+            ..Summary::default()
+        }
+    }
+
+    pub fn failed(&self, err: &WaitError) {
+        if let Some(d) = err.diagnosis() {
+            (self.sink)(Event::Failed {
+                phase: d.phase,
+                elapsed: self.elapsed(),
+                error: err.to_string(),
+                exit_code: err.exit_code(),
+                diagnosis: Box::new(d.clone()),
+            });
+        }
+    }
+
+    /// Run one phase with its budget; on timeout build the diagnosis.
+    pub async fn run<T>(
+        &self,
+        phase: Phase,
+        timeout: Duration,
+        hint: &GatherHint,
+        fut: impl Future<Output = Result<(T, String), String>>,
+    ) -> Result<T, WaitError> {
+        self.start(phase, timeout);
+        match tokio::time::timeout(timeout, fut).await {
+            Ok(Ok((value, detail))) => {
+                self.done(detail);
+                Ok(value)
+            }
+            Ok(Err(message)) => {
+                self.observe(message.clone(), Class::Other);
+                let diagnosis = Box::new(self.diagnose(hint).await);
+                Err(WaitError::Failed {
+                    phase,
+                    message,
+                    diagnosis,
+                })
+            }
+            Err(_) => Err(WaitError::Timeout {
+                phase,
+                timeout,
+                diagnosis: Box::new(self.diagnose(hint).await),
+            }),
+        }
+    }
+
+    /// Race `work` against the caller's cancellation; report a failure as an event too.
+    pub async fn guard<T>(
+        &self,
+        hint: &GatherHint,
+        work: impl Future<Output = Result<T, WaitError>>,
+        cancel: impl Future<Output = ()>,
+    ) -> Result<T, WaitError> {
+        let result = tokio::select! {
+            r = work => r,
+            () = cancel => {
+                let mut diagnosis = self.diagnose_quick(hint, Vec::new());
+                diagnosis.likely_cause =
+                    "interrupted; the cluster keeps installing on its own".into();
+                diagnosis.next_command = resume_command(self.phase(), hint);
+                Err(WaitError::Interrupted {
+                    phase: self.phase(),
+                    elapsed: self.elapsed(),
+                    diagnosis: Box::new(diagnosis),
+                })
+            }
+        };
+        if let Err(e) = &result {
+            self.failed(e);
+        }
+        result
+    }
+
+    /// Diagnosis including the cluster's unhealthy operators (fetched with a short timeout).
+    pub async fn diagnose(&self, hint: &GatherHint) -> Diagnosis {
+        let reachable = !matches!(
+            self.last_seen().map(|s| s.1),
+            Some(Class::Refused | Class::Dns | Class::Unreachable | Class::ServerCert | Class::ClientCert)
+        );
+        let operators = if reachable {
+            fetch_unhealthy(self.cluster).await
+        } else {
+            Vec::new()
+        };
+        self.diagnose_quick(hint, operators)
+    }
+
+    fn diagnose_quick(&self, hint: &GatherHint, operators: Vec<UnhealthyCondition>) -> Diagnosis {
+        let phase = self.phase();
+        let seen = self.last_seen();
+        let likely_cause = crate::diagnose::likely_cause(phase, seen.as_ref(), self.cluster);
+        let next_command = crate::diagnose::next_command(phase, &operators, hint, self.cluster);
+        Diagnosis {
+            phase,
+            last_seen: seen.map(|s| s.0),
+            unhealthy_operators: operators,
+            likely_cause,
+            next_command,
+        }
+    }
+}
+
+fn resume_command(phase: Phase, hint: &GatherHint) -> String {
+    if phase.exit_code() == 5 {
+        format!(
+            "okd-install wait-for bootstrap-complete --dir {}",
+            crate::error::shell_word(&hint.dir.display().to_string())
+        )
+    } else {
+        hint.install_complete_command()
+    }
+}
+
+/// kube's error texts nest "ServiceError: client error (Connect)"; keep the innermost cause.
+fn short_kube_error(err: &kube::Error) -> String {
+    let mut text = err.to_string();
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(err);
+    while let Some(s) = src {
+        text = s.to_string();
+        src = s.source();
+    }
+    text
+}
+
+pub(crate) fn cluster_operator_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("config.openshift.io", "v1", "ClusterOperator"),
+        "clusteroperators",
+    )
+}
+
+/// All ClusterOperators as JSON, or the error text.
+pub(crate) async fn list_operators(cluster: &Cluster) -> Result<Vec<serde_json::Value>, String> {
+    let api: Api<DynamicObject> =
+        Api::all_with(cluster.client.clone(), &cluster_operator_resource());
+    let list = tokio::time::timeout(Duration::from_secs(5), api.list(&ListParams::default()))
+        .await
+        .map_err(|_| "listing clusteroperators timed out".to_string())?
+        .map_err(|e| format!("listing clusteroperators: {e}"))?;
+    Ok(list
+        .items
+        .iter()
+        .filter_map(|o| serde_json::to_value(o).ok())
+        .collect())
+}
+
+async fn fetch_unhealthy(cluster: &Cluster) -> Vec<UnhealthyCondition> {
+    list_operators(cluster)
+        .await
+        .map(|ops| unhealthy_operators(&ops))
+        .unwrap_or_default()
+}

@@ -1,0 +1,129 @@
+//! Watching one named object until a predicate says done, surviving what real API servers do
+//! to watches: closing them (resume from the last resourceVersion), dropping the connection
+//! (resume; if the server is gone, re-list once it is back), and expiring old
+//! resourceVersions with 410 Gone (re-list). A watch sees a change as soon as the server
+//! sends it, so completion is detected within milliseconds instead of a poll interval.
+
+use std::fmt::Debug;
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::api::{ListParams, WatchEvent, WatchParams};
+use kube::{Api, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+use crate::report::Reporter;
+
+/// Pause before retrying after an error, so a dead server is not hammered.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// What the predicate says about the object's current state.
+pub(crate) enum Check<T> {
+    Done(T),
+    /// Not yet; the message is shown (de-duplicated) and kept for the diagnosis.
+    Wait(String),
+}
+
+fn is_gone(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 410)
+}
+
+/// Watch `name` through `api` until `check` returns `Done`. Never returns otherwise: the
+/// caller bounds it with the phase timeout.
+pub(crate) async fn watch_named<K, T>(
+    api: &Api<K>,
+    name: &str,
+    rep: &Reporter<'_>,
+    mut check: impl FnMut(Option<&K>) -> Check<T>,
+) -> T
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+{
+    let fields = format!("metadata.name={name}");
+    let mut observe = |obj: Option<&K>| match check(obj) {
+        Check::Done(t) => Some(t),
+        Check::Wait(msg) => {
+            rep.observe(msg, crate::report::Class::Observation);
+            None
+        }
+    };
+    loop {
+        let list = match api.list(&ListParams::default().fields(&fields)).await {
+            Ok(l) => l,
+            Err(e) => {
+                rep.error(&e).await;
+                tokio::time::sleep(RETRY).await;
+                continue;
+            }
+        };
+        if let Some(done) = observe(list.items.first()) {
+            return done;
+        }
+        let rv = list.metadata.resource_version.unwrap_or_default();
+        if let Some(done) = watch_from(api, &fields, rv, rep, &mut observe).await {
+            return done;
+        }
+    }
+}
+
+/// Follow the watch from `rv`, resuming after closed or dropped connections. Returns `None`
+/// when the caller must re-list (410 Gone, or the server could not be reached).
+async fn watch_from<K, T>(
+    api: &Api<K>,
+    fields: &str,
+    mut rv: String,
+    rep: &Reporter<'_>,
+    observe: &mut impl FnMut(Option<&K>) -> Option<T>,
+) -> Option<T>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+{
+    let params = WatchParams::default().fields(fields);
+    loop {
+        let stream = match api.watch(&params, &rv).await {
+            Ok(s) => s,
+            Err(e) if is_gone(&e) => {
+                rep.note(format!("resourceVersion {rv} expired (410 Gone), re-listing"));
+                return None;
+            }
+            Err(e) => {
+                rep.error(&e).await;
+                tokio::time::sleep(RETRY).await;
+                return None;
+            }
+        };
+        let mut stream = std::pin::pin!(stream);
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(WatchEvent::Added(o) | WatchEvent::Modified(o)) => {
+                    rv = o.resource_version().unwrap_or(rv);
+                    if let Some(done) = observe(Some(&o)) {
+                        return Some(done);
+                    }
+                }
+                Ok(WatchEvent::Deleted(o)) => {
+                    rv = o.resource_version().unwrap_or(rv);
+                    if let Some(done) = observe(None) {
+                        return Some(done);
+                    }
+                }
+                Ok(WatchEvent::Bookmark(b)) => rv = b.metadata.resource_version,
+                Ok(WatchEvent::Error(status)) if status.code == 410 => {
+                    rep.note(format!("resourceVersion {rv} expired (410 Gone), re-listing"));
+                    return None;
+                }
+                Ok(WatchEvent::Error(status)) => {
+                    rep.note(format!("watch error {}: {}, re-listing", status.code, status.message));
+                    tokio::time::sleep(RETRY).await;
+                    return None;
+                }
+                Err(e) => {
+                    rep.note(format!(
+                        "watch connection dropped ({e}), resuming from resourceVersion {rv}"
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+}
