@@ -1,1 +1,21 @@
-//! gather: see the crate's README section in the top-level README.
+//! gather: collect the bootstrap host's log bundle over SSH and explain what it shows.
+//!
+//! When an installation stalls, the bootstrap host holds the evidence: service records written
+//! by the bootstrap scripts, journals and a dump of the cluster objects. This crate
+//! [connects to it](gather_bootstrap), runs the gather script there, downloads the bundle, and
+//! [analyses](analyze_bundle) the bundle so the user reads a cause instead of a tarball.
+//!
+//! The binary owns flags and printing; this library takes plain options, reports progress
+//! through a callback and returns typed errors that say what to check.
+
+#![deny(missing_docs)]
+
+mod analysis;
+mod error;
+
+pub use analysis::{
+    Analysis, FailedUnit, Failure, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState,
+    MachineOsState, Problem, ServiceStatus, ServiceSummary, UnreadableRecord, Verdict,
+    analyze_bundle,
+};
+pub use error::AnalysisError;

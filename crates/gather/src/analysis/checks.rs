@@ -1,0 +1,197 @@
+//! The ordered checks: each bootstrap service depends on the one before it, so the first
+//! service that did not succeed explains the rest.
+
+use serde::Serialize;
+
+use super::UnreadableRecord;
+use super::records::{ServiceStatus, ServiceSummary};
+
+/// The first problem the ordered checks found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Service name without `.service`.
+    pub service: String,
+    /// One sentence saying what went wrong.
+    pub summary: String,
+    /// Status of the service when the logs were gathered (`not-started` when its record
+    /// file is missing).
+    pub status: ServiceStatus,
+    /// How often the service started.
+    pub starts: usize,
+    /// The failing stage (or the stage it was still in).
+    pub stage: Option<String>,
+    /// The last error lines the service recorded.
+    pub error_lines: Vec<String>,
+    /// What to look at next.
+    pub hint: String,
+}
+
+/// One check: the service, whether a missing record file is a problem, what it does, and
+/// what to check when it fails.
+struct Check {
+    service: &'static str,
+    required: bool,
+    task: &'static str,
+    hint: &'static str,
+}
+
+const CHECKS: &[Check] = &[
+    Check {
+        service: "node-image-pull",
+        required: false,
+        task: "pull the node (operating system) image",
+        hint: "check the pull secret, DNS, proxy or mirror settings and that the bootstrap host \
+               can reach the registry of the node image",
+    },
+    Check {
+        service: "release-image",
+        required: true,
+        task: "pull the release image",
+        hint: "check the pull secret, DNS, proxy or mirror settings (imageDigestSources) and \
+               that the bootstrap host can reach the registry of the release image",
+    },
+    Check {
+        service: "bootkube",
+        required: true,
+        task: "bring up the bootstrap control plane",
+        hint: "",
+    },
+];
+
+/// The record of `name`; with several copies (nested single-node layout) the most recent.
+pub(crate) fn pick<'a>(services: &'a [ServiceSummary], name: &str) -> Option<&'a ServiceSummary> {
+    services
+        .iter()
+        .filter(|s| s.name == name)
+        .max_by(|a, b| a.last_timestamp.cmp(&b.last_timestamp))
+}
+
+/// Runs the checks in order and returns the first problem.
+pub(crate) fn first_problem(
+    services: &[ServiceSummary],
+    unreadable: &[UnreadableRecord],
+) -> Option<Problem> {
+    CHECKS.iter().find_map(|check| {
+        let record_unreadable = unreadable.iter().any(|u| {
+            u.file
+                .ends_with(&format!("services/{}.json", check.service))
+        });
+        match pick(services, check.service) {
+            Some(summary) => judge(check, summary),
+            None if check.required && !record_unreadable => Some(never_started(check)),
+            None => None,
+        }
+    })
+}
+
+fn never_started(check: &Check) -> Problem {
+    Problem {
+        service: check.service.to_string(),
+        summary: format!(
+            "{}.service never ran on the bootstrap host (no service record), so it could not {}",
+            check.service, check.task
+        ),
+        status: ServiceStatus::NotStarted,
+        starts: 0,
+        stage: None,
+        error_lines: Vec::new(),
+        hint: "check that the bootstrap host booted with the bootstrap Ignition config and that \
+               the services before it succeeded (see the failed units below)"
+            .to_string(),
+    }
+}
+
+fn judge(check: &Check, s: &ServiceSummary) -> Option<Problem> {
+    let failure = s.last_failure.as_ref();
+    let (summary, stage) = match s.status {
+        ServiceStatus::Succeeded => return None,
+        ServiceStatus::NotStarted => {
+            return Some(never_started(check));
+        }
+        ServiceStatus::Failed => {
+            let stage = failure.and_then(|f| f.stage.clone());
+            let at = stage
+                .as_ref()
+                .map(|st| format!(" at stage {st}"))
+                .unwrap_or_default();
+            let text = format!(
+                "{}.service failed{at} and could not {} (started {} time(s))",
+                s.name, check.task, s.starts
+            );
+            (text, stage)
+        }
+        ServiceStatus::Running => running_summary(check, s),
+    };
+    let error_lines = failure
+        .and_then(|f| f.error_message.as_deref())
+        .map(|m| m.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    let hint = if check.hint.is_empty() {
+        bootkube_hint(stage.as_deref())
+    } else {
+        check.hint.to_string()
+    };
+    Some(Problem {
+        service: s.name.clone(),
+        summary,
+        status: s.status,
+        starts: s.starts,
+        stage,
+        error_lines,
+        hint,
+    })
+}
+
+fn running_summary(check: &Check, s: &ServiceSummary) -> (String, Option<String>) {
+    let at = s
+        .current_stage
+        .as_ref()
+        .map(|st| format!(" (in stage {st})"))
+        .unwrap_or_default();
+    let mut text = format!(
+        "{}.service had not finished{at} when the logs were gathered; it did not yet {}",
+        s.name, check.task
+    );
+    if s.failed_runs > 0 {
+        let before = s
+            .last_failure
+            .as_ref()
+            .and_then(|f| f.stage.as_ref())
+            .map(|st| format!(", last at stage {st}"))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "; {} earlier run(s) failed{before}",
+            s.failed_runs
+        ));
+    }
+    (text, s.current_stage.clone())
+}
+
+/// What to look at for a bootkube stage; the stages are those of our bootkube script.
+fn bootkube_hint(stage: Option<&str>) -> String {
+    let hint = match stage {
+        Some("wait-for-etcd") => {
+            "the bootstrap etcd did not become healthy: look at the etcd container logs under \
+             bootstrap/containers/ and at the etcd certificates"
+        }
+        Some("cb-bootstrap") => {
+            "cluster-bootstrap could not start the control plane or create the manifests: look at \
+             bootstrap/containers/ (kube-apiserver) and at the control-plane hosts' kubelet \
+             journals; check that the masters booted and can reach api-int"
+        }
+        Some("wait-for-ceo") => {
+            "etcd did not move to the control-plane hosts: check that the masters joined \
+             (control-plane/*/journals) and that they reach each other on ports 2379/2380"
+        }
+        Some(s) if s.ends_with("-bootstrap") => {
+            "an operator render step failed: usually a manifest the operator rejected or an \
+             image it could not run; the journal lines below name it"
+        }
+        Some(s) if s.contains("api") => {
+            "the api / api-int names did not resolve or answer: check DNS records and the load \
+             balancer for ports 6443 and 22623"
+        }
+        _ => "see the bootkube journal lines below and bootstrap/journals/bootkube.log",
+    };
+    hint.to_string()
+}

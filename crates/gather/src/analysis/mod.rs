@@ -1,0 +1,183 @@
+//! Analysis of a bootstrap log bundle: which bootstrap service went wrong, where, and why.
+//!
+//! The checks follow the order in which the services depend on each other on the bootstrap
+//! host (node image, release image, bootkube), so the first problem found is the cause and
+//! later ones are consequences. Beyond that first problem the analysis collects the evidence a
+//! person would look for next: every failed unit, other failed services, the end of the
+//! bootkube journal and the state of on-cluster layering builds.
+
+mod bundle;
+mod checks;
+mod extras;
+mod records;
+mod render;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use checks::Problem;
+pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
+pub use records::{Failure, ServiceStatus, ServiceSummary};
+
+use crate::AnalysisError;
+use bundle::{BundleFile, Wanted};
+
+/// How many lines of the bootkube journal are shown when bootkube did not succeed.
+pub const JOURNAL_TAIL_LINES: usize = 20;
+
+/// The overall finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The bundle holds no service records, so nothing can be said about the bootstrap
+    /// services (old bootstrap scripts, or the host was not reachable).
+    NoServiceRecords,
+    /// The ordered checks found nothing wrong.
+    Healthy,
+    /// The first problem found by the ordered checks.
+    Problem(Problem),
+}
+
+/// A record file that could not be parsed; the other files are still analysed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnreadableRecord {
+    /// Path inside the bundle.
+    pub file: String,
+    /// Why it could not be parsed.
+    pub error: String,
+}
+
+/// Everything the analysis found in one bundle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Analysis {
+    /// The analysed bundle.
+    pub bundle: PathBuf,
+    /// The first problem, or why there is none.
+    pub verdict: Verdict,
+    /// One summary per service record file, sorted by service name.
+    pub services: Vec<ServiceSummary>,
+    /// Services other than the one named in the verdict that recorded a failure.
+    pub other_failures: Vec<String>,
+    /// Record files that could not be parsed.
+    pub unreadable_records: Vec<UnreadableRecord>,
+    /// Failed systemd units from every `failed-units.txt` (bootstrap and masters).
+    pub failed_units: Vec<FailedUnit>,
+    /// The last lines of the bootkube journal, when bootkube did not succeed.
+    pub bootkube_journal_tail: Vec<String>,
+    /// On-cluster layering objects, when the cluster dump contains them.
+    pub machine_os: Option<MachineOsState>,
+    /// Other remarks: damaged archive, unreadable resource dumps.
+    pub notes: Vec<String>,
+}
+
+/// Reads the bundle at `path` and analyses it.
+///
+/// Fails only when the file cannot be opened or is not a gzip-compressed tar archive at all;
+/// a damaged tail or an unparsable record file is reported inside the [`Analysis`].
+pub fn analyze_bundle(path: &Path) -> Result<Analysis, AnalysisError> {
+    let contents = bundle::read_bundle(path)?;
+    let mut analysis = analyze_files(path, &contents.files);
+    analysis.notes.extend(contents.damaged);
+    Ok(analysis)
+}
+
+fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
+    let mut unreadable_records = Vec::new();
+    let mut services: Vec<ServiceSummary> = Vec::new();
+    for file in files {
+        let Wanted::ServiceRecord(name) = &file.kind else {
+            continue;
+        };
+        match records::parse_records(&file.text) {
+            Ok(entries) => services.push(records::summarize(name, &file.path, &entries)),
+            Err(e) => unreadable_records.push(UnreadableRecord {
+                file: file.path.clone(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    services.sort_by(|a, b| a.name.cmp(&b.name).then(a.file.cmp(&b.file)));
+    let found_records = !services.is_empty() || !unreadable_records.is_empty();
+    let verdict = if found_records {
+        checks::first_problem(&services, &unreadable_records)
+            .map_or(Verdict::Healthy, Verdict::Problem)
+    } else {
+        Verdict::NoServiceRecords
+    };
+    let problem_service = match &verdict {
+        Verdict::Problem(p) => Some(p.service.as_str()),
+        _ => None,
+    };
+    let mut other_failures: Vec<String> = services
+        .iter()
+        .filter(|s| s.has_failure() && Some(s.name.as_str()) != problem_service)
+        .map(|s| s.name.clone())
+        .collect();
+    other_failures.dedup();
+    let bootkube = checks::pick(&services, "bootkube");
+    let bootkube_journal_tail = match bootkube {
+        Some(s) if s.succeeded() => Vec::new(),
+        _ if found_records => journal_tail(files, bootkube.map(|s| s.file.as_str())),
+        _ => Vec::new(),
+    };
+    let mut notes = Vec::new();
+    Analysis {
+        bundle: path.to_path_buf(),
+        verdict,
+        services,
+        other_failures,
+        unreadable_records,
+        failed_units: failed_units(files),
+        bootkube_journal_tail,
+        machine_os: machine_os(files, &mut notes),
+        notes,
+    }
+}
+
+fn failed_units(files: &[BundleFile]) -> Vec<FailedUnit> {
+    files
+        .iter()
+        .filter(|f| f.kind == Wanted::FailedUnits)
+        .flat_map(|f| extras::parse_failed_units(&extras::host_of(&f.path), &f.text))
+        .collect()
+}
+
+/// The tail of the bootkube journal, preferring the copy next to the bootkube record file
+/// (the nested single-node layout can hold two).
+fn journal_tail(files: &[BundleFile], record_file: Option<&str>) -> Vec<String> {
+    let prefix = record_file.and_then(|f| f.strip_suffix("services/bootkube.json"));
+    let journals: Vec<&BundleFile> = files
+        .iter()
+        .filter(|f| f.kind == Wanted::BootkubeJournal)
+        .collect();
+    let chosen = journals
+        .iter()
+        .find(|f| prefix.is_some_and(|p| f.path.starts_with(p)))
+        .or(journals.first());
+    let Some(journal) = chosen else {
+        return Vec::new();
+    };
+    let lines: Vec<&str> = journal.text.lines().collect();
+    let start = lines.len().saturating_sub(JOURNAL_TAIL_LINES);
+    lines[start..].iter().map(|l| l.to_string()).collect()
+}
+
+fn machine_os(files: &[BundleFile], notes: &mut Vec<String>) -> Option<MachineOsState> {
+    let mut state = MachineOsState::default();
+    let mut found = false;
+    for file in files {
+        let is_config = match file.kind {
+            Wanted::MachineOsConfigs => true,
+            Wanted::MachineOsBuilds => false,
+            _ => continue,
+        };
+        found = true;
+        match extras::items(&file.text) {
+            Ok(items) if is_config => state.configs.extend(items.iter().map(extras::config_state)),
+            Ok(items) => state.builds.extend(items.iter().map(extras::build_state)),
+            Err(e) => notes.push(format!("could not read {}: {e}", file.path)),
+        }
+    }
+    found.then_some(state)
+}

@@ -1,0 +1,257 @@
+//! Service records: the JSON arrays that the bootstrap scripts append to while they run.
+//!
+//! Every bootstrap service (bootkube, release-image, ...) writes one record per phase change.
+//! Reading them back tells us how often a service started, whether its last run finished, and
+//! which stage failed with which journal lines, without having to read whole journals.
+
+use serde::{Deserialize, Serialize};
+
+/// One entry of a service record file. Unknown keys are ignored so that newer bootstrap
+/// scripts with extra fields can still be analysed.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RecordEntry {
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    #[serde(default)]
+    pub stage: Option<String>,
+    #[serde(default)]
+    pub phase: Option<String>,
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub error_line: Option<String>,
+    #[serde(default)]
+    pub error_message: Option<String>,
+}
+
+impl RecordEntry {
+    fn phase_is(&self, phase: &str) -> bool {
+        self.phase.as_deref() == Some(phase)
+    }
+
+    fn failed(&self) -> bool {
+        self.result.as_deref() == Some("failure")
+    }
+
+    fn succeeded(&self) -> bool {
+        self.result.as_deref() == Some("success")
+    }
+
+    fn stage_name(&self) -> Option<String> {
+        self.stage.clone().filter(|s| !s.is_empty())
+    }
+}
+
+/// Where a service stood when the logs were gathered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServiceStatus {
+    /// The record file exists but holds no entries: the service never got going.
+    NotStarted,
+    /// The last entry is the end of the service (or of its post-command) with success.
+    Succeeded,
+    /// The last run recorded a failure and did not finish successfully afterwards.
+    Failed,
+    /// The last run has neither finished nor failed: it was still busy (or was killed).
+    Running,
+}
+
+/// The most recent failure a service recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    /// The stage that failed, when the failure happened inside a stage.
+    pub stage: Option<String>,
+    /// Where in the script the failure was raised (`errorLine`).
+    pub error_line: Option<String>,
+    /// The last journal lines of the unit at the time of the failure (`errorMessage`).
+    pub error_message: Option<String>,
+    /// When the failure was recorded (UTC, as written by the host).
+    pub timestamp: Option<String>,
+}
+
+/// What one service record file says about its service.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServiceSummary {
+    /// Service name without `.service` (the record file's stem).
+    pub name: String,
+    /// Path of the record file inside the bundle.
+    pub file: String,
+    /// How many times the service started (`service start` entries).
+    pub starts: usize,
+    /// Status of the last run.
+    pub status: ServiceStatus,
+    /// The stage the last run was in, when it is still running.
+    pub current_stage: Option<String>,
+    /// How many entries recorded a failed service end, i.e. how many runs failed.
+    pub failed_runs: usize,
+    /// The most recent failure, from any run.
+    pub last_failure: Option<Failure>,
+    /// Timestamp of the last entry.
+    pub last_timestamp: Option<String>,
+}
+
+impl ServiceSummary {
+    /// Whether the service counts as healthy: its last entry ended it successfully.
+    pub fn succeeded(&self) -> bool {
+        self.status == ServiceStatus::Succeeded
+    }
+
+    /// Whether the service failed at some point (now or in an earlier run).
+    pub fn has_failure(&self) -> bool {
+        self.status == ServiceStatus::Failed || self.last_failure.is_some()
+    }
+}
+
+/// Parses a record file. The error is serde_json's, which names line and column.
+pub(crate) fn parse_records(text: &str) -> Result<Vec<RecordEntry>, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// Summarises the entries of one service.
+pub(crate) fn summarize(name: &str, file: &str, entries: &[RecordEntry]) -> ServiceSummary {
+    let last_run_start = entries
+        .iter()
+        .rposition(|e| e.phase_is("service start"))
+        .unwrap_or(0);
+    let last_run = &entries[last_run_start.min(entries.len())..];
+    let status = status_of(entries, last_run);
+    ServiceSummary {
+        name: name.to_string(),
+        file: file.to_string(),
+        starts: entries
+            .iter()
+            .filter(|e| e.phase_is("service start"))
+            .count(),
+        status,
+        current_stage: (status == ServiceStatus::Running)
+            .then(|| open_stage(last_run))
+            .flatten(),
+        failed_runs: entries
+            .iter()
+            .filter(|e| e.phase_is("service end") && e.failed())
+            .count(),
+        last_failure: last_failure(entries),
+        last_timestamp: entries.last().and_then(|e| e.timestamp.clone()),
+    }
+}
+
+fn status_of(entries: &[RecordEntry], last_run: &[RecordEntry]) -> ServiceStatus {
+    let Some(last) = entries.last() else {
+        return ServiceStatus::NotStarted;
+    };
+    let ends = last.phase_is("service end") || last.phase_is("post-command end");
+    if ends && last.succeeded() {
+        ServiceStatus::Succeeded
+    } else if last_run.iter().any(RecordEntry::failed) {
+        ServiceStatus::Failed
+    } else {
+        ServiceStatus::Running
+    }
+}
+
+/// The stage that was started in this run and not ended yet.
+fn open_stage(run: &[RecordEntry]) -> Option<String> {
+    let mut open = None;
+    for entry in run {
+        if entry.phase_is("stage start") {
+            open = entry.stage_name();
+        } else if entry.phase_is("stage end") {
+            open = None;
+        }
+    }
+    open
+}
+
+/// The most recent failure. A failed `service end` usually follows a failed `stage end`
+/// and carries no stage of its own: the stage of the earlier entry in the same run is kept.
+fn last_failure(entries: &[RecordEntry]) -> Option<Failure> {
+    let mut failure: Option<Failure> = None;
+    let mut stage_in_run: Option<String> = None;
+    for entry in entries {
+        if entry.phase_is("service start") {
+            stage_in_run = None;
+        }
+        if !entry.failed() {
+            continue;
+        }
+        if let Some(stage) = entry.stage_name() {
+            stage_in_run = Some(stage);
+        }
+        let previous = failure.take();
+        let keep = |new: Option<String>, old: Option<String>| new.filter(|s| !s.is_empty()).or(old);
+        let (old_line, old_message) = match previous {
+            Some(p) if p.stage == stage_in_run => (p.error_line, p.error_message),
+            _ => (None, None),
+        };
+        failure = Some(Failure {
+            stage: stage_in_run.clone(),
+            error_line: keep(entry.error_line.clone(), old_line),
+            error_message: keep(entry.error_message.clone(), old_message),
+            timestamp: entry.timestamp.clone(),
+        });
+    }
+    failure
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(phase: &str, stage: &str, result: &str, message: &str) -> RecordEntry {
+        let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        RecordEntry {
+            timestamp: Some("2026-01-01T00:00:00Z".into()),
+            stage: some(stage),
+            phase: some(phase),
+            result: some(result),
+            error_line: None,
+            error_message: some(message),
+        }
+    }
+
+    #[test]
+    fn failed_stage_survives_the_service_end_entry() {
+        let entries = vec![
+            entry("service start", "", "", ""),
+            entry("stage start", "cb-bootstrap", "", ""),
+            entry("stage end", "cb-bootstrap", "failure", "timed out"),
+            entry("service end", "", "failure", "exit 1"),
+        ];
+        let s = summarize("bootkube", "x", &entries);
+        assert_eq!(s.status, ServiceStatus::Failed);
+        assert_eq!(s.failed_runs, 1);
+        let f = s.last_failure.unwrap();
+        assert_eq!(f.stage.as_deref(), Some("cb-bootstrap"));
+        assert_eq!(f.error_message.as_deref(), Some("exit 1"));
+    }
+
+    #[test]
+    fn a_restarted_run_in_progress_is_running_and_keeps_the_old_failure() {
+        let entries = vec![
+            entry("service start", "", "", ""),
+            entry("stage start", "wait-for-etcd", "", ""),
+            entry("stage end", "wait-for-etcd", "failure", "etcd down"),
+            entry("service end", "", "failure", ""),
+            entry("service start", "", "", ""),
+            entry("stage start", "wait-for-etcd", "", ""),
+        ];
+        let s = summarize("bootkube", "x", &entries);
+        assert_eq!(s.status, ServiceStatus::Running);
+        assert_eq!(s.starts, 2);
+        assert_eq!(s.current_stage.as_deref(), Some("wait-for-etcd"));
+        let f = s.last_failure.unwrap();
+        assert_eq!(f.error_message.as_deref(), Some("etcd down"));
+    }
+
+    #[test]
+    fn post_command_end_counts_as_success() {
+        let entries = vec![
+            entry("service start", "", "", ""),
+            entry("service end", "", "success", ""),
+            entry("post-command end", "", "success", ""),
+        ];
+        assert!(summarize("a", "x", &entries).succeeded());
+        assert_eq!(summarize("a", "x", &[]).status, ServiceStatus::NotStarted);
+    }
+}

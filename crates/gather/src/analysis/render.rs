@@ -1,0 +1,165 @@
+//! Human-readable report of an [`Analysis`].
+
+use std::fmt::Write;
+
+use super::{Analysis, ServiceStatus, ServiceSummary, Verdict};
+
+impl Analysis {
+    /// Renders the analysis for a terminal: the verdict first, then the supporting evidence.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        self.render_verdict(&mut out);
+        self.render_other_failures(&mut out);
+        self.render_unreadable(&mut out);
+        self.render_failed_units(&mut out);
+        self.render_journal(&mut out);
+        self.render_machine_os(&mut out);
+        self.render_services(&mut out);
+        for note in &self.notes {
+            let _ = writeln!(out, "Note: {note}");
+        }
+        out
+    }
+
+    fn render_verdict(&self, out: &mut String) {
+        match &self.verdict {
+            Verdict::NoServiceRecords => {
+                let _ = writeln!(
+                    out,
+                    "No service records in {}: the bundle has no bootstrap/services/*.json, so the \
+                     bootstrap services cannot be judged (the host may have been unreachable, or \
+                     its scripts do not write service records). Look at the journals in the \
+                     bundle instead.",
+                    self.bundle.display()
+                );
+            }
+            Verdict::Healthy => {
+                let _ = writeln!(
+                    out,
+                    "No problem found: the bootstrap services recorded in the bundle succeeded."
+                );
+            }
+            Verdict::Problem(p) => {
+                let _ = writeln!(out, "Problem: {}.", p.summary);
+                if !p.error_lines.is_empty() {
+                    let _ = writeln!(out, "  Last error lines:");
+                    for line in &p.error_lines {
+                        let _ = writeln!(out, "    | {line}");
+                    }
+                }
+                let _ = writeln!(out, "  Next: {}.", p.hint);
+            }
+        }
+    }
+
+    fn render_other_failures(&self, out: &mut String) {
+        if self.other_failures.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "Other services that recorded a failure:");
+        for name in &self.other_failures {
+            for s in self.services.iter().filter(|s| &s.name == name) {
+                let _ = writeln!(out, "  - {}", describe(s));
+            }
+        }
+    }
+
+    fn render_unreadable(&self, out: &mut String) {
+        for u in &self.unreadable_records {
+            let _ = writeln!(
+                out,
+                "Could not read service record {}: {} (the other records were analysed)",
+                u.file, u.error
+            );
+        }
+    }
+
+    fn render_failed_units(&self, out: &mut String) {
+        if self.failed_units.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "Failed systemd units:");
+        for u in &self.failed_units {
+            let _ = write!(out, "  - {}: {}", u.host, u.unit);
+            if !u.description.is_empty() {
+                let _ = write!(out, " ({})", u.description);
+            }
+            out.push('\n');
+        }
+    }
+
+    fn render_journal(&self, out: &mut String) {
+        if self.bootkube_journal_tail.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            out,
+            "End of the bootkube journal (bootstrap/journals/bootkube.log):"
+        );
+        for line in &self.bootkube_journal_tail {
+            let _ = writeln!(out, "    | {line}");
+        }
+    }
+
+    fn render_machine_os(&self, out: &mut String) {
+        let Some(mos) = &self.machine_os else {
+            return;
+        };
+        let _ = writeln!(
+            out,
+            "On-cluster layering: {} MachineOSConfig(s), {} MachineOSBuild(s)",
+            mos.configs.len(),
+            mos.builds.len()
+        );
+        for c in &mos.configs {
+            let pool = c.pool.as_deref().unwrap_or("?");
+            let image = c.current_image.as_deref().unwrap_or("no image yet");
+            let _ = writeln!(out, "  - MachineOSConfig {} (pool {pool}): {image}", c.name);
+            if let Some(w) = &c.warning {
+                let _ = writeln!(out, "    warning: {w}");
+            }
+        }
+        for b in mos.builds.iter().filter(|b| !b.succeeded()) {
+            let _ = write!(out, "  - MachineOSBuild {} is {}", b.name, b.state);
+            if let Some(r) = &b.reason {
+                let _ = write!(out, " ({r})");
+            }
+            if let Some(m) = &b.message {
+                let _ = write!(out, ": {m}");
+            }
+            out.push('\n');
+        }
+    }
+
+    fn render_services(&self, out: &mut String) {
+        if self.services.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "Service records:");
+        for s in &self.services {
+            let _ = writeln!(out, "  - {}", describe(s));
+        }
+    }
+}
+
+/// One line about a service.
+fn describe(s: &ServiceSummary) -> String {
+    let status = match s.status {
+        ServiceStatus::Succeeded => "succeeded".to_string(),
+        ServiceStatus::NotStarted => "never started".to_string(),
+        ServiceStatus::Failed => "failed".to_string(),
+        ServiceStatus::Running => match &s.current_stage {
+            Some(stage) => format!("still running (stage {stage})"),
+            None => "still running".to_string(),
+        },
+    };
+    let mut line = format!("{}: {status}, started {} time(s)", s.name, s.starts);
+    if let Some(f) = &s.last_failure {
+        let stage = f.stage.as_deref().unwrap_or("outside any stage");
+        let _ = write!(line, "; last failure at {stage}");
+        if let Some(first) = f.error_message.as_deref().and_then(|m| m.lines().last()) {
+            let _ = write!(line, ": {first}");
+        }
+    }
+    line
+}

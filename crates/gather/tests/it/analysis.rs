@@ -1,0 +1,309 @@
+//! Analysis of bundles built by the tests.
+
+use gather::{ServiceStatus, Verdict, analyze_bundle};
+
+use crate::bundle::{Bundle, entry, healthy};
+
+fn failing_bootkube(stage: &str, message: &str) -> Vec<serde_json::Value> {
+    vec![
+        entry("service start", "", "", ""),
+        entry("stage start", "openshift-manifests", "", ""),
+        entry("stage end", "openshift-manifests", "success", ""),
+        entry("stage start", stage, "", ""),
+        entry("stage end", stage, "failure", message),
+        entry("service end", "", "failure", ""),
+    ]
+}
+
+fn problem(verdict: &Verdict) -> &gather::Problem {
+    match verdict {
+        Verdict::Problem(p) => p,
+        other => panic!("expected a problem, got {other:?}"),
+    }
+}
+
+#[test]
+fn release_image_failure_is_the_first_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("1")
+        .service(
+            "release-image",
+            vec![
+                entry("service start", "", "", ""),
+                entry(
+                    "service end",
+                    "",
+                    "failure",
+                    "Error: initializing source quay.io/okd/release: unauthorized\nPull failed, retrying",
+                ),
+            ],
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "release-image");
+    assert_eq!(p.status, ServiceStatus::Failed);
+    assert_eq!(p.error_lines.len(), 2);
+    assert!(p.error_lines[0].contains("unauthorized"));
+    let text = analysis.render();
+    assert!(text.contains("release-image.service failed and could not pull the release image"));
+    assert!(text.contains("| Error: initializing source"), "{text}");
+    assert!(text.contains("pull secret"), "{text}");
+}
+
+#[test]
+fn bootkube_that_never_started_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("2")
+        .service("release-image", healthy())
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "bootkube");
+    assert_eq!(p.status, ServiceStatus::NotStarted);
+    assert!(analysis.render().contains("bootkube.service never ran"));
+}
+
+#[test]
+fn bootkube_failure_names_stage_message_and_journal_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal: String = (1..=30).map(|i| format!("journal line {i}\n")).collect();
+    let path = Bundle::new("3")
+        .service("release-image", healthy())
+        .service(
+            "bootkube",
+            failing_bootkube("cb-bootstrap", "error: timed out waiting for pods"),
+        )
+        .file("bootstrap/journals/bootkube.log", journal)
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "bootkube");
+    assert_eq!(p.stage.as_deref(), Some("cb-bootstrap"));
+    assert_eq!(p.error_lines, vec!["error: timed out waiting for pods"]);
+    assert_eq!(analysis.bootkube_journal_tail.len(), 20);
+    assert_eq!(analysis.bootkube_journal_tail[0], "journal line 11");
+    assert_eq!(analysis.bootkube_journal_tail[19], "journal line 30");
+    let text = analysis.render();
+    assert!(
+        text.contains("bootkube.service failed at stage cb-bootstrap"),
+        "{text}"
+    );
+    assert!(text.contains("| journal line 30"), "{text}");
+    assert!(text.contains("cluster-bootstrap could not start"), "{text}");
+}
+
+#[test]
+fn a_healthy_bundle_has_no_problem_and_no_journal_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("4")
+        .service("node-image-pull", healthy())
+        .service("release-image", healthy())
+        .service("bootkube", healthy())
+        .file("bootstrap/journals/bootkube.log", "all good\n")
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert_eq!(analysis.verdict, Verdict::Healthy);
+    assert!(analysis.bootkube_journal_tail.is_empty());
+    assert!(analysis.other_failures.is_empty());
+    assert_eq!(analysis.services.len(), 3);
+    assert!(analysis.render().starts_with("No problem found"));
+}
+
+#[test]
+fn a_bundle_without_records_says_so_without_a_diagnosis() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("5")
+        .file("gather.log", "gathering\n")
+        .file("bootstrap/journals/bootkube.log", "something\n")
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert_eq!(analysis.verdict, Verdict::NoServiceRecords);
+    assert!(analysis.bootkube_journal_tail.is_empty());
+    let text = analysis.render();
+    assert!(text.starts_with("No service records in"), "{text}");
+    assert!(!text.contains("Problem"), "{text}");
+}
+
+#[test]
+fn the_nested_single_node_layout_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("6")
+        .file("gather.log", "x\n")
+        .service("kubelet", healthy())
+        .file(
+            "log-bundle-bootstrap/bootstrap/services/release-image.json",
+            serde_json::to_string(&healthy()).unwrap(),
+        )
+        .file(
+            "log-bundle-bootstrap/bootstrap/services/bootkube.json",
+            serde_json::to_string(&failing_bootkube("wait-for-etcd", "etcd unhealthy")).unwrap(),
+        )
+        .file(
+            "log-bundle-bootstrap/bootstrap/journals/bootkube.log",
+            "pre-reboot bootkube\n",
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.stage.as_deref(), Some("wait-for-etcd"));
+    assert_eq!(analysis.services.len(), 3);
+    assert_eq!(analysis.bootkube_journal_tail, vec!["pre-reboot bootkube"]);
+}
+
+#[test]
+fn a_corrupt_record_is_named_and_the_others_still_analysed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("7")
+        .service("release-image", healthy())
+        .file("bootstrap/services/approve-csr.json", "[{\"phase\": ")
+        .service(
+            "bootkube",
+            failing_bootkube("mco-bootstrap", "render failed"),
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert_eq!(analysis.unreadable_records.len(), 1);
+    assert!(
+        analysis.unreadable_records[0]
+            .file
+            .ends_with("approve-csr.json")
+    );
+    assert_eq!(
+        problem(&analysis.verdict).stage.as_deref(),
+        Some("mco-bootstrap")
+    );
+    let text = analysis.render();
+    assert!(
+        text.contains(
+            "Could not read service record log-bundle-7/bootstrap/services/approve-csr.json"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn failed_units_and_other_failed_services_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let failed = "  UNIT LOAD ACTIVE SUB DESCRIPTION\n\
+● bootkube.service loaded failed failed Bootstrap a Kubernetes cluster\n\
+● bootstrap-pivot.service loaded failed failed Pivot the bootstrap host\n\n2 loaded units listed.\n";
+    let path = Bundle::new("8")
+        .service("release-image", healthy())
+        .service("bootkube", failing_bootkube("cb-bootstrap", "boom"))
+        .service(
+            "bootstrap-pivot",
+            vec![
+                entry("service start", "", "", ""),
+                entry("stage start", "bootstrap-pivot", "", ""),
+                entry(
+                    "stage end",
+                    "bootstrap-pivot",
+                    "failure",
+                    "rpm-ostree rebase failed",
+                ),
+                entry("service end", "", "failure", ""),
+            ],
+        )
+        .file("failed-units.txt", failed)
+        .file(
+            "control-plane/10.0.0.5/failed-units.txt",
+            "● kubelet.service loaded failed failed Kubernetes Kubelet\n",
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert_eq!(analysis.other_failures, vec!["bootstrap-pivot"]);
+    let units: Vec<(&str, &str)> = analysis
+        .failed_units
+        .iter()
+        .map(|u| (u.host.as_str(), u.unit.as_str()))
+        .collect();
+    assert_eq!(
+        units,
+        vec![
+            ("bootstrap", "bootkube.service"),
+            ("bootstrap", "bootstrap-pivot.service"),
+            ("10.0.0.5", "kubelet.service")
+        ]
+    );
+    let text = analysis.render();
+    assert!(text.contains("bootstrap-pivot: failed, started 1 time(s); last failure at bootstrap-pivot: rpm-ostree rebase failed"), "{text}");
+    assert!(
+        text.contains("- 10.0.0.5: kubelet.service (Kubernetes Kubelet)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn machine_os_configs_and_unfinished_builds_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let configs = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"metadata": {"name": "master", "annotations": {
+            "machineconfiguration.openshift.io/pre-built-image": "quay.io/me/os:latest"}},
+         "spec": {"machineConfigPool": {"name": "master"}}},
+        {"metadata": {"name": "worker"}, "spec": {"machineConfigPool": {"name": "worker"}},
+         "status": {"currentImagePullSpec": "quay.io/me/os@sha256:abc"}}
+    ]});
+    let builds = serde_json::json!({"items": [
+        {"metadata": {"name": "worker-build-1"}, "spec": {"machineOSConfig": {"name": "worker"}},
+         "status": {"conditions": [
+            {"type": "Building", "status": "False"},
+            {"type": "Failed", "status": "True", "reason": "BuildFailed", "message": "push denied"}]}},
+        {"metadata": {"name": "worker-build-0"}, "status": {"conditions": [
+            {"type": "Succeeded", "status": "True", "reason": "PreBuiltImageSeeded"}]}}
+    ]});
+    let path = Bundle::new("9")
+        .service("release-image", healthy())
+        .service("bootkube", healthy())
+        .file("resources/machineosconfigs.json", configs.to_string())
+        .file("resources/machineosbuilds.json", builds.to_string())
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let mos = analysis.machine_os.as_ref().unwrap();
+    assert_eq!(mos.configs.len(), 2);
+    assert!(
+        mos.configs[0]
+            .warning
+            .as_ref()
+            .unwrap()
+            .contains("not pinned by digest")
+    );
+    assert_eq!(mos.builds[0].state, "Failed");
+    assert!(mos.builds[1].succeeded());
+    let text = analysis.render();
+    assert!(
+        text.contains("MachineOSBuild worker-build-1 is Failed (BuildFailed): push denied"),
+        "{text}"
+    );
+    assert!(!text.contains("worker-build-0"), "{text}");
+    assert!(
+        text.contains("MachineOSConfig worker (pool worker): quay.io/me/os@sha256:abc"),
+        "{text}"
+    );
+}
+
+#[test]
+fn analysis_serializes_to_json_with_a_tagged_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("10")
+        .service("release-image", healthy())
+        .service(
+            "bootkube",
+            failing_bootkube("cvo-bootstrap", "bad manifest"),
+        )
+        .write(dir.path(), "b.tar.gz");
+    let value = serde_json::to_value(analyze_bundle(&path).unwrap()).unwrap();
+    assert_eq!(value["verdict"]["kind"], "problem");
+    assert_eq!(value["verdict"]["stage"], "cvo-bootstrap");
+    assert_eq!(value["services"][0]["status"], "failed");
+}
+
+#[test]
+fn a_file_that_is_not_a_bundle_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log-bundle-x.tar.gz");
+    std::fs::write(&path, "not gzip").unwrap();
+    let err = analyze_bundle(&path).unwrap_err().to_string();
+    assert!(err.contains("log-bundle-x.tar.gz"), "{err}");
+    assert!(err.contains("tar.gz"), "{err}");
+}
