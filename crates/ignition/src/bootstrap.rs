@@ -1,0 +1,210 @@
+//! Assembly of `bootstrap.ign` and its single-node and pivot variants.
+
+use std::collections::HashMap;
+
+use ignition_config::v3_2::{
+    Dropin, File, NodeUser, Passwd, Resource, Storage, Systemd, Unit, User,
+};
+
+use crate::render::{RenderedFile, RenderedUnit, TemplateTree, embedded_templates};
+use crate::{Config, Result, TemplateContext, encode_data_url};
+
+/// Units that are enabled when the processed template directories contain them; all
+/// other units only run when something pulls them in (e.g. `bootkube.service` via Wants).
+pub const ENABLED_UNITS: [&str; 11] = [
+    "progress.service",
+    "kubelet.service",
+    "approve-csr.service",
+    "chown-gatewayd-key.service",
+    "systemd-journal-gatewayd.socket",
+    "install-to-disk.service",
+    "bootstrap-pivot.service",
+    "keepalived.service",
+    "coredns.service",
+    "ironic.service",
+    "master-bmh-update.service",
+];
+
+/// Which bootstrap config to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// `bootstrap.ign` for the temporary bootstrap machine.
+    Bootstrap,
+    /// `bootstrap-in-place-for-live-iso.ign`: a single node that installs itself to disk.
+    SingleNode,
+    /// The bootstrap host later pivots into a control-plane node.
+    Pivot,
+}
+
+impl Variant {
+    /// Template directories processed for this variant, in order.
+    pub fn template_dirs(self) -> &'static [&'static str] {
+        match self {
+            Variant::Bootstrap => &["common"],
+            Variant::SingleNode => &["common", "single-node"],
+            Variant::Pivot => &["common", "pivot"],
+        }
+    }
+}
+
+/// A file from another asset (manifest, certificate, kubeconfig) to place on the node.
+///
+/// The caller decides the mode (manifests 0644, keys and kubeconfigs 0600, the root CA
+/// certificate 0644) because only it knows what the bytes are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeFile {
+    /// Absolute path on the node.
+    pub path: String,
+    /// Permission bits, e.g. `0o644`.
+    pub mode: u32,
+    /// Bytes of the file.
+    pub contents: Vec<u8>,
+    /// Append to an existing file instead of replacing it.
+    pub append: bool,
+}
+
+impl NodeFile {
+    /// A root-owned file that replaces whatever is at `path`.
+    pub fn new(path: impl Into<String>, mode: u32, contents: impl Into<Vec<u8>>) -> Self {
+        Self {
+            path: path.into(),
+            mode,
+            contents: contents.into(),
+            append: false,
+        }
+    }
+}
+
+impl From<RenderedFile> for NodeFile {
+    fn from(f: RenderedFile) -> Self {
+        Self {
+            path: f.path,
+            mode: f.mode,
+            contents: f.contents,
+            append: f.append,
+        }
+    }
+}
+
+/// Build a bootstrap config from the templates embedded in this build.
+///
+/// Order: template files of each processed directory (`common`, then the variant's), then
+/// `extra_files`; a later file with the same path replaces the earlier one in its original
+/// position. Units follow the same rule by name. `ssh_keys` become the `core` user's
+/// authorized keys in the given order (empty strings are skipped).
+pub fn bootstrap_config(
+    variant: Variant,
+    ctx: &TemplateContext,
+    extra_files: Vec<NodeFile>,
+    ssh_keys: Vec<String>,
+) -> Result<Config> {
+    let tree = embedded_templates()?;
+    bootstrap_config_from(&tree, variant, ctx, extra_files, ssh_keys)
+}
+
+/// [`bootstrap_config`] with an explicit template tree (fixtures, or templates on disk).
+pub fn bootstrap_config_from(
+    tree: &TemplateTree,
+    variant: Variant,
+    ctx: &TemplateContext,
+    extra_files: Vec<NodeFile>,
+    ssh_keys: Vec<String>,
+) -> Result<Config> {
+    let mut files = FileList::default();
+    let mut units: Vec<RenderedUnit> = Vec::new();
+    for dir in variant.template_dirs() {
+        for file in tree.render_files(dir, ctx)? {
+            files.upsert(file.into());
+        }
+        for unit in tree.render_units(dir, ctx)? {
+            upsert_unit(&mut units, unit);
+        }
+    }
+    for file in extra_files {
+        files.upsert(file);
+    }
+    let mut config = Config::default();
+    config.passwd = Some(Passwd {
+        groups: None,
+        users: Some(vec![core_user(ssh_keys)]),
+    });
+    config.storage = Some(Storage {
+        files: Some(files.0.iter().map(ignition_file).collect()),
+        ..Storage::default()
+    });
+    config.systemd = Some(Systemd {
+        units: Some(units.into_iter().map(ignition_unit).collect()),
+    });
+    Ok(config)
+}
+
+/// The `core` user with the given authorized keys (empty entries dropped, order kept).
+pub fn core_user(ssh_keys: Vec<String>) -> User {
+    let keys: Vec<String> = ssh_keys
+        .into_iter()
+        .filter(|k| !k.trim().is_empty())
+        .collect();
+    let mut user = User::new("core".to_string());
+    user.ssh_authorized_keys = (!keys.is_empty()).then_some(keys);
+    user
+}
+
+/// Files in order, with replacement by path that keeps the first position.
+#[derive(Default)]
+struct FileList(Vec<NodeFile>, HashMap<String, usize>);
+
+impl FileList {
+    fn upsert(&mut self, file: NodeFile) {
+        match self.1.get(&file.path) {
+            Some(&i) => self.0[i] = file,
+            None => {
+                self.1.insert(file.path.clone(), self.0.len());
+                self.0.push(file);
+            }
+        }
+    }
+}
+
+/// A unit of a later directory replaces an earlier one of the same name in place.
+fn upsert_unit(units: &mut Vec<RenderedUnit>, unit: RenderedUnit) {
+    match units.iter_mut().find(|u| u.name == unit.name) {
+        Some(slot) => *slot = unit,
+        None => units.push(unit),
+    }
+}
+
+/// Root-owned file; appended files carry their data in `append` and do not set
+/// `overwrite` (Ignition rejects `overwrite: true` without `contents`).
+fn ignition_file(f: &NodeFile) -> File {
+    let mut file = File::new(f.path.clone());
+    file.user = Some(NodeUser {
+        id: None,
+        name: Some("root".to_string()),
+    });
+    file.mode = Some(i64::from(f.mode));
+    let resource = Resource {
+        source: Some(encode_data_url(&f.contents)),
+        ..Resource::default()
+    };
+    if f.append {
+        file.append = Some(vec![resource]);
+    } else {
+        file.overwrite = Some(true);
+        file.contents = Some(resource);
+    }
+    file
+}
+
+fn ignition_unit(u: RenderedUnit) -> Unit {
+    let mut unit = Unit::new(u.name);
+    unit.enabled = ENABLED_UNITS.contains(&unit.name.as_str()).then_some(true);
+    unit.contents = u.contents;
+    if !u.dropins.is_empty() {
+        let dropins = u.dropins.into_iter().map(|(name, contents)| Dropin {
+            contents: Some(contents),
+            name,
+        });
+        unit.dropins = Some(dropins.collect());
+    }
+    unit
+}

@@ -1,0 +1,122 @@
+//! The data every bootstrap template can use.
+
+use serde::{Deserialize, Serialize};
+
+/// Variables available to the `.j2` templates under `templates/bootstrap/`.
+///
+/// Every key is always present (options render as `none`), so templates can rely on strict
+/// undefined checking: a misspelt variable is an error at generation time, not an empty
+/// string in a script on the bootstrap node.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateContext {
+    /// Release image pull spec after any override.
+    pub release_image: String,
+    /// `metadata.name` of the install-config.
+    pub cluster_name: String,
+    /// `baseDomain` of the install-config.
+    pub base_domain: String,
+    /// `<cluster_name>.<base_domain>`.
+    pub cluster_domain: String,
+    /// Host name of the external API (`api.<cluster_domain>`), no scheme or port.
+    pub api_server_url: String,
+    /// Host name of the internal API (`api-int.<cluster_domain>`), no scheme or port.
+    pub api_int_server_url: String,
+    /// The pull secret JSON as given in the install-config.
+    pub pull_secret: String,
+    /// The install-config `sshKey` (possibly several newline-separated keys).
+    pub ssh_key: String,
+    /// PEM bundle of extra trust anchors (empty when none).
+    pub additional_trust_bundle: String,
+    /// Whether FIPS mode was requested.
+    pub fips: bool,
+    /// Effective proxy settings (empty strings when no proxy is used).
+    pub proxy: ProxyContext,
+    /// Registry mirrors, one entry per source with at least one mirror.
+    pub registries: Vec<RegistryContext>,
+    /// Set only for the single-node bootstrap-in-place variant.
+    pub bootstrap_in_place: Option<InstallationDisk>,
+    /// Set only for the pivot variant (bootstrap host installs itself as a control-plane node).
+    pub bootstrap_pivot: Option<InstallationDisk>,
+    /// Fixed IP for the bootstrap kubelet (`OPENSHIFT_INSTALL_BOOTSTRAP_NODE_IP`), or empty.
+    pub bootstrap_node_ip: String,
+    /// The first service network is IPv6.
+    pub use_ipv6_for_node_ip: bool,
+    /// The service networks contain both address families.
+    pub use_dual_for_node_ip: bool,
+    /// Platform name as in the install-config (`none`, `baremetal`, `vsphere`, ...).
+    pub platform: String,
+    /// API virtual IPs (on-premise platforms), empty otherwise.
+    pub api_vips: Vec<String>,
+    /// Ingress virtual IPs (on-premise platforms), empty otherwise.
+    pub ingress_vips: Vec<String>,
+    /// Cluster profile (`OPENSHIFT_INSTALL_EXPERIMENTAL_CLUSTER_PROFILE`), usually empty.
+    pub cluster_profile: String,
+    /// install-config `featureSet` (empty for the default set).
+    pub feature_set: String,
+    /// Who ran the installer (`OPENSHIFT_INSTALL_INVOKER`), or empty.
+    pub invoker: String,
+    /// `controlPlane.replicas`.
+    pub control_plane_replicas: u32,
+    /// On-cluster image mode (OCL, a MachineOSConfig) is enabled for the cluster.
+    pub image_mode: bool,
+    /// JSON text of the encapsulated MachineConfig for the bootstrap host's first boot.
+    pub machine_config_encapsulated: String,
+}
+
+/// Proxy settings as templates see them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyContext {
+    /// `HTTP_PROXY` value, or empty.
+    pub http_proxy: String,
+    /// `HTTPS_PROXY` value, or empty.
+    pub https_proxy: String,
+    /// Computed `NO_PROXY` list (comma separated), or empty.
+    pub no_proxy: String,
+}
+
+/// One registry source and its mirrors, for `registries.conf`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegistryContext {
+    /// The repository the images are normally pulled from.
+    pub source: String,
+    /// Mirror locations, tried in order.
+    pub mirrors: Vec<String>,
+}
+
+/// The disk a self-installing bootstrap writes the final OS to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstallationDisk {
+    /// Device path, e.g. `/dev/sda` or a `/dev/disk/by-id/...` link.
+    pub installation_disk: String,
+}
+
+impl TemplateContext {
+    /// A complete, realistic context for a three-node cluster on platform `none`.
+    ///
+    /// Used by tests (here and in the template tests) and documentation, so that they all
+    /// render the templates against the same well-formed values.
+    pub fn example() -> Self {
+        let cluster_domain = "demo.example.com".to_string();
+        Self {
+            release_image: "quay.io/okd/scos-release@sha256:\
+                0000000000000000000000000000000000000000000000000000000000000000"
+                .into(),
+            cluster_name: "demo".into(),
+            base_domain: "example.com".into(),
+            api_server_url: format!("api.{cluster_domain}"),
+            api_int_server_url: format!("api-int.{cluster_domain}"),
+            cluster_domain,
+            pull_secret: r#"{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}"#.into(),
+            ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExample0 user@example"
+                .into(),
+            platform: "none".into(),
+            control_plane_replicas: 3,
+            machine_config_encapsulated: r#"{"apiVersion":"machineconfiguration.openshift.io/v1","kind":"MachineConfig","metadata":{"name":"bootstrap"},"spec":{}}"#.into(),
+            ..Self::default()
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Reading the bootstrap template tree and rendering its `.j2` files.
+//!
+//! Layout (per variant directory `common`, `single-node`, `pivot`):
+//! `files/<node path>[.j2]`, `units/<unit>[.j2]`, `units/<unit>.d/<name>.conf[.j2]`.
+//! Files named `README.md` or `CONTEXT.md` document the tree and are never shipped.
+
+use std::path::{Path, PathBuf};
+
+use include_dir::Dir;
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+
+use crate::{Error, Result, TemplateContext};
+
+/// Suffix marking a file as a minijinja template; it is dropped from the target name.
+const TEMPLATE_SUFFIX: &str = ".j2";
+
+/// File names that document the tree and are skipped.
+const DOC_FILES: [&str; 2] = ["README.md", "CONTEXT.md"];
+
+/// Where the bootstrap templates come from.
+#[derive(Debug, Clone)]
+pub enum TemplateTree {
+    /// Compiled into the binary (the normal case; see [`embedded_templates`]).
+    Embedded(&'static Dir<'static>),
+    /// A directory on disk: tests use fixture trees, developers can try template edits.
+    Disk(PathBuf),
+}
+
+/// One file of the tree after rendering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedFile {
+    /// Absolute path on the node.
+    pub path: String,
+    /// Permission bits.
+    pub mode: u32,
+    /// Append to an existing file instead of replacing it.
+    pub append: bool,
+    /// Final contents.
+    pub contents: Vec<u8>,
+}
+
+/// One systemd unit of the tree after rendering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedUnit {
+    /// Unit name, e.g. `kubelet.service`.
+    pub name: String,
+    /// Full unit text, if the tree has the unit file itself.
+    pub contents: Option<String>,
+    /// Drop-ins as (`name.conf`, text), from `<unit>.d/`.
+    pub dropins: Vec<(String, String)>,
+}
+
+/// A file read from the tree: path relative to the directory listed, and its bytes.
+struct SourceEntry {
+    rel: String,
+    bytes: Vec<u8>,
+}
+
+#[cfg(okd_templates)]
+static EMBEDDED: Dir<'static> =
+    include_dir::include_dir!("$CARGO_MANIFEST_DIR/../../templates/bootstrap");
+
+/// The template tree compiled into this build from `templates/bootstrap/`.
+pub fn embedded_templates() -> Result<TemplateTree> {
+    #[cfg(okd_templates)]
+    {
+        Ok(TemplateTree::Embedded(&EMBEDDED))
+    }
+    #[cfg(not(okd_templates))]
+    {
+        Err(Error::NoEmbeddedTemplates)
+    }
+}
+
+/// Mode and append flag of a file from the tree, from its node path.
+///
+/// Scripts (parent directory `bin` or `dispatcher.d`) are executable by everyone but
+/// writable by no one; `motd` and `containers.conf` extend the OS's own file; the registry
+/// configuration must be readable by unprivileged podman; everything else may hold secrets
+/// and stays private to root.
+pub fn file_mode(node_path: &str) -> (u32, bool) {
+    let path = Path::new(node_path);
+    let parent = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str());
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if matches!(parent, Some("bin" | "dispatcher.d")) {
+        (0o555, false)
+    } else if matches!(name, "motd" | "containers.conf") {
+        (0o644, true)
+    } else if name == "registries.conf" {
+        (0o644, false)
+    } else {
+        (0o600, false)
+    }
+}
+
+/// Render one template text against the context with the same settings the tree uses.
+///
+/// Settings: strict undefined (a typo is an error), no auto-escaping (these are scripts and
+/// config files, not HTML; use `|tojson` where JSON quoting is wanted), the trailing newline
+/// of the template is kept, and `replace(s, from, to)` is available as a function as well as
+/// minijinja's `|replace` filter.
+pub fn render_template(name: &str, source: &str, ctx: &TemplateContext) -> Result<String> {
+    let env = environment();
+    env.render_named_str(name, source, minijinja::value::Serde(ctx))
+        .map_err(|e| Error::Template {
+            template: name.to_string(),
+            source: Box::new(e),
+        })
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    let syntax = SyntaxConfig::builder()
+        .keep_trailing_newline(true)
+        .build()
+        .expect("default delimiters are valid");
+    env.set_syntax(syntax);
+    env.add_function("replace", |s: String, from: String, to: String| {
+        s.replace(&from, &to)
+    });
+    env
+}
+
+impl TemplateTree {
+    /// Rendered files of one variant directory, in tree order (sorted per directory).
+    pub fn render_files(&self, variant: &str, ctx: &TemplateContext) -> Result<Vec<RenderedFile>> {
+        self.require(variant)?;
+        let entries = self.list(&format!("{variant}/files"))?.unwrap_or_default();
+        let mut out = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let tree_path = format!("{variant}/files/{}", entry.rel);
+            let (target, contents) = render_entry(&tree_path, &entry.rel, entry.bytes, ctx)?;
+            let path = format!("/{target}");
+            let (mode, append) = file_mode(&path);
+            out.push(RenderedFile {
+                path,
+                mode,
+                append,
+                contents,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Rendered units of one variant directory, sorted by name; drop-in directories are
+    /// merged into the entry of their unit.
+    pub fn render_units(&self, variant: &str, ctx: &TemplateContext) -> Result<Vec<RenderedUnit>> {
+        self.require(variant)?;
+        let entries = self.list(&format!("{variant}/units"))?.unwrap_or_default();
+        let mut units: Vec<RenderedUnit> = Vec::new();
+        for entry in entries {
+            let tree_path = format!("{variant}/units/{}", entry.rel);
+            let (target, bytes) = render_entry(&tree_path, &entry.rel, entry.bytes, ctx)?;
+            let text = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+                path: tree_path.clone(),
+            })?;
+            add_unit_part(&mut units, &tree_path, &target, text)?;
+        }
+        Ok(units)
+    }
+
+    fn require(&self, variant: &str) -> Result<()> {
+        let present = match self {
+            TemplateTree::Embedded(dir) => dir.get_dir(variant).is_some(),
+            TemplateTree::Disk(root) => root.join(variant).is_dir(),
+        };
+        if present {
+            Ok(())
+        } else {
+            Err(Error::MissingVariant {
+                variant: variant.to_string(),
+            })
+        }
+    }
+
+    /// All files below `sub`, recursively, or `None` if `sub` does not exist.
+    fn list(&self, sub: &str) -> Result<Option<Vec<SourceEntry>>> {
+        let mut out = Vec::new();
+        match self {
+            TemplateTree::Embedded(dir) => match dir.get_dir(sub) {
+                Some(d) => walk_embedded(d, Path::new(sub), &mut out),
+                None => return Ok(None),
+            },
+            TemplateTree::Disk(root) => {
+                let start = root.join(sub);
+                if !start.is_dir() {
+                    return Ok(None);
+                }
+                walk_disk(&start, "", &mut out)?;
+            }
+        }
+        Ok(Some(out))
+    }
+}
+
+fn walk_embedded(dir: &Dir<'static>, base: &Path, out: &mut Vec<SourceEntry>) {
+    let mut entries: Vec<_> = dir.entries().iter().collect();
+    entries.sort_by_key(|e| e.path().file_name().map(|n| n.to_os_string()));
+    for entry in entries {
+        if let Some(sub) = entry.as_dir() {
+            walk_embedded(sub, base, out);
+        } else if let Some(file) = entry.as_file() {
+            let rel = file.path().strip_prefix(base).unwrap_or(file.path());
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if !is_doc_file(&rel) {
+                out.push(SourceEntry {
+                    rel,
+                    bytes: file.contents().to_vec(),
+                });
+            }
+        }
+    }
+}
+
+fn walk_disk(dir: &Path, rel: &str, out: &mut Vec<SourceEntry>) -> Result<()> {
+    let io = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut entries = std::fs::read_dir(dir)
+        .map_err(io)?
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(io)?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let child_rel = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        let path = entry.path();
+        if path.is_dir() {
+            walk_disk(&path, &child_rel, out)?;
+        } else if !is_doc_file(&child_rel) {
+            let bytes = std::fs::read(&path).map_err(|source| Error::Io { path, source })?;
+            out.push(SourceEntry {
+                rel: child_rel,
+                bytes,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn is_doc_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    DOC_FILES.contains(&name)
+}
+
+/// Render a `.j2` entry (dropping the suffix from the target) or pass bytes through.
+fn render_entry(
+    tree_path: &str,
+    rel: &str,
+    bytes: Vec<u8>,
+    ctx: &TemplateContext,
+) -> Result<(String, Vec<u8>)> {
+    let Some(target) = rel.strip_suffix(TEMPLATE_SUFFIX) else {
+        return Ok((rel.to_string(), bytes));
+    };
+    let source = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+        path: tree_path.to_string(),
+    })?;
+    let text = render_template(tree_path, &source, ctx)?;
+    Ok((target.to_string(), text.into_bytes()))
+}
+
+/// File `units/<unit>` sets the unit text; `units/<unit>.d/<name>` adds a drop-in.
+fn add_unit_part(
+    units: &mut Vec<RenderedUnit>,
+    tree_path: &str,
+    target: &str,
+    text: String,
+) -> Result<()> {
+    let layout = |message: &str| Error::Layout {
+        path: tree_path.to_string(),
+        message: message.to_string(),
+    };
+    let (name, dropin) = match target.split_once('/') {
+        None => (target, None),
+        Some((dir, file)) => {
+            let unit = dir
+                .strip_suffix(".d")
+                .ok_or_else(|| layout("sub-directories of units/ must be named <unit>.d"))?;
+            if file.contains('/') {
+                return Err(layout("drop-in directories must not contain directories"));
+            }
+            (unit, Some(file.to_string()))
+        }
+    };
+    let index = match units.iter().position(|u| u.name == name) {
+        Some(i) => i,
+        None => {
+            units.push(RenderedUnit {
+                name: name.to_string(),
+                contents: None,
+                dropins: Vec::new(),
+            });
+            units.len() - 1
+        }
+    };
+    match dropin {
+        Some(file) => units[index].dropins.push((file, text)),
+        None => units[index].contents = Some(text),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_follow_the_rules() {
+        assert_eq!(file_mode("/usr/local/bin/bootkube.sh"), (0o555, false));
+        assert_eq!(
+            file_mode("/etc/NetworkManager/dispatcher.d/30-x"),
+            (0o555, false)
+        );
+        assert_eq!(file_mode("/etc/motd"), (0o644, true));
+        assert_eq!(file_mode("/etc/containers/containers.conf"), (0o644, true));
+        assert_eq!(file_mode("/etc/containers/registries.conf"), (0o644, false));
+        assert_eq!(file_mode("/root/.docker/config.json"), (0o600, false));
+        assert_eq!(file_mode("/opt/bin-data/x"), (0o600, false));
+    }
+
+    #[test]
+    fn render_keeps_newline_and_is_strict() {
+        let ctx = TemplateContext::example();
+        let out = render_template("t", "{{ replace(cluster_name, 'de', 'DE') }}\n", &ctx).unwrap();
+        assert_eq!(out, "DEmo\n");
+        let out = render_template("t", "{{ cluster_name|replace('mo', 'MO') }}", &ctx).unwrap();
+        assert_eq!(out, "deMO");
+        let err = render_template("t.j2", "{{ no_such_key }}", &ctx).unwrap_err();
+        assert!(err.to_string().contains("t.j2"), "{err}");
+        let out = render_template("x.json.j2", "{{ pull_secret }}", &ctx).unwrap();
+        assert_eq!(out, ctx.pull_secret, "no JSON auto-escaping");
+    }
+}
