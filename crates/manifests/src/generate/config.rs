@@ -1,0 +1,356 @@
+//! The config.openshift.io objects and the install-config ConfigMap.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::{Dir, Out};
+use crate::error::Error;
+use crate::inputs::{ManifestInputs, Platform, TrustBundlePolicy, VSphere};
+use crate::objects::*;
+use crate::proxy::computed_no_proxy;
+use crate::topology;
+
+/// Name of the trust-bundle ConfigMap in openshift-config.
+pub(crate) const USER_CA_BUNDLE: &str = "user-ca-bundle";
+
+pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
+    let m = Dir::Manifests;
+    out.push(m, "cluster-config.yaml", &cluster_config(inputs))?;
+    out.push(m, "cluster-dns-02-config.yml", &dns(inputs))?;
+    out.push(
+        m,
+        "cluster-infrastructure-02-config.yml",
+        &infrastructure(inputs),
+    )?;
+    out.push(m, "cluster-ingress-02-config.yml", &ingress(inputs))?;
+    out.push(m, "cluster-network-02-config.yml", &network(inputs))?;
+    out.push(m, "cluster-proxy-01-config.yaml", &proxy(inputs))?;
+    let scheduler = scheduler(inputs, out);
+    out.push(m, "cluster-scheduler-02-config.yml", &scheduler)?;
+    out.push(m, "cvo-overrides.yaml", &cluster_version(inputs))?;
+    if !inputs.image_digest_sources.is_empty() {
+        out.push(m, "image-digest-mirror-set.yaml", &mirror_set(inputs))?;
+    }
+    out.push(
+        Dir::Openshift,
+        "99_feature-gate.yaml",
+        &feature_gate(inputs)?,
+    )?;
+    Ok(())
+}
+
+pub(crate) fn meta(namespace: &str, name: &str) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.to_string()),
+        namespace: Some(namespace.to_string()),
+        ..ObjectMeta::default()
+    }
+}
+
+fn cluster_config(inputs: &ManifestInputs) -> ConfigMap {
+    ConfigMap {
+        metadata: meta("kube-system", "cluster-config-v1"),
+        data: Some(BTreeMap::from([(
+            "install-config".to_string(),
+            inputs.install_config_redacted_yaml.clone(),
+        )])),
+        ..ConfigMap::default()
+    }
+}
+
+fn dns(inputs: &ManifestInputs) -> Dns {
+    let spec = DnsSpec {
+        base_domain: inputs.cluster_domain(),
+    };
+    Object::cluster_scoped(CONFIG_V1, "DNS", "cluster", spec)
+}
+
+fn strings<T: ToString>(items: &[T]) -> Vec<String> {
+    items.iter().map(ToString::to_string).collect()
+}
+
+fn platform_type(platform: &Platform) -> &'static str {
+    match platform {
+        Platform::None => "None",
+        Platform::BareMetal(_) => "BareMetal",
+        Platform::VSphere(_) => "VSphere",
+    }
+}
+
+fn infrastructure(inputs: &ManifestInputs) -> Infrastructure {
+    let domain = inputs.cluster_domain();
+    let type_ = platform_type(&inputs.platform).to_string();
+    let machine_networks = strings(&inputs.networking.machine_network);
+    let (baremetal_spec, vsphere_spec, vips) = match &inputs.platform {
+        Platform::None => (None, None, None),
+        Platform::BareMetal(bm) => (
+            Some(vip_spec(&bm.api_vips, &bm.ingress_vips, &machine_networks)),
+            None,
+            Some(vip_status(
+                &bm.api_vips,
+                &bm.ingress_vips,
+                bm.user_managed_load_balancer,
+                &machine_networks,
+            )),
+        ),
+        // Without VIPs (external load balancer, UPI) there is no VIP status to report.
+        Platform::VSphere(vs) => (
+            None,
+            Some(vsphere_spec(vs, &machine_networks)),
+            (!vs.api_vips.is_empty()).then(|| {
+                vip_status(
+                    &vs.api_vips,
+                    &vs.ingress_vips,
+                    vs.user_managed_load_balancer,
+                    &machine_networks,
+                )
+            }),
+        ),
+    };
+    let is_vsphere = matches!(inputs.platform, Platform::VSphere(_));
+    let spec = InfrastructureSpec {
+        cloud_config: ConfigMapFileReference::default(),
+        platform_spec: PlatformSpec {
+            type_: type_.clone(),
+            baremetal: baremetal_spec,
+            vsphere: vsphere_spec,
+        },
+    };
+    let mut obj = Object::cluster_scoped(CONFIG_V1, "Infrastructure", "cluster", spec);
+    obj.status = Some(InfrastructureStatus {
+        infrastructure_name: inputs.infra_id.clone(),
+        api_server_url: format!("https://api.{domain}:6443"),
+        api_server_internal_uri: format!("https://api-int.{domain}:6443"),
+        platform: type_.clone(),
+        platform_status: PlatformStatus {
+            type_,
+            vsphere: vips.clone().filter(|_| is_vsphere),
+            baremetal: vips.filter(|_| !is_vsphere),
+        },
+        control_plane_topology: topology::control_plane_topology(inputs).to_string(),
+        infrastructure_topology: topology::infrastructure_topology(inputs).to_string(),
+        cpu_partitioning: if inputs.cpu_partitioning_all_nodes {
+            "AllNodes"
+        } else {
+            "None"
+        }
+        .to_string(),
+    });
+    obj
+}
+
+fn vip_spec(api: &[IpAddr], ingress: &[IpAddr], machine_networks: &[String]) -> VipSpec {
+    VipSpec {
+        api_server_internal_i_ps: strings(api),
+        ingress_i_ps: strings(ingress),
+        machine_networks: machine_networks.to_vec(),
+    }
+}
+
+fn vip_status(
+    api: &[IpAddr],
+    ingress: &[IpAddr],
+    user_managed: bool,
+    machine_networks: &[String],
+) -> VipStatus {
+    let lb = if user_managed {
+        "UserManaged"
+    } else {
+        "OpenShiftManagedDefault"
+    };
+    VipStatus {
+        api_server_internal_ip: api.first().map(ToString::to_string),
+        api_server_internal_i_ps: strings(api),
+        ingress_ip: ingress.first().map(ToString::to_string),
+        ingress_i_ps: strings(ingress),
+        load_balancer: LoadBalancer {
+            type_: lb.to_string(),
+        },
+        machine_networks: machine_networks.to_vec(),
+    }
+}
+
+fn vsphere_spec(vs: &VSphere, machine_networks: &[String]) -> VSpherePlatformSpec {
+    let subnets = || NetworkSubnets {
+        network_subnet_cidr: machine_networks.to_vec(),
+    };
+    VSpherePlatformSpec {
+        vips: vip_spec(&vs.api_vips, &vs.ingress_vips, machine_networks),
+        vcenters: vs
+            .vcenters
+            .iter()
+            .map(|v| VSphereVCenter {
+                server: v.server.clone(),
+                port: v.port,
+                datacenters: v.datacenters.clone(),
+            })
+            .collect(),
+        failure_domains: vs
+            .failure_domains
+            .iter()
+            .map(|f| VSphereFailureDomain {
+                name: f.name.clone(),
+                region: f.region.clone(),
+                zone: f.zone.clone(),
+                server: f.server.clone(),
+                topology: VSphereTopology {
+                    datacenter: f.datacenter.clone(),
+                    compute_cluster: f.compute_cluster.clone(),
+                    networks: f.networks.clone(),
+                    datastore: f.datastore.clone(),
+                    resource_pool: f.resource_pool.clone(),
+                    folder: f.folder.clone(),
+                },
+            })
+            .collect(),
+        node_networking: VSphereNodeNetworking {
+            external: subnets(),
+            internal: subnets(),
+        },
+    }
+}
+
+fn ingress(inputs: &ManifestInputs) -> Ingress {
+    // A single control-plane node on platform none has no load balancer: ingress must stay on
+    // that node even after workers join, so its router is pinned to the control plane.
+    let pinned = matches!(inputs.platform, Platform::None)
+        && topology::control_plane_topology(inputs) == "SingleReplica";
+    let spec = IngressSpec {
+        domain: format!("apps.{}", inputs.cluster_domain()),
+    };
+    let mut obj = Object::cluster_scoped(CONFIG_V1, "Ingress", "cluster", spec);
+    obj.status = Some(IngressStatus {
+        default_placement: if pinned { "ControlPlane" } else { "Workers" }.to_string(),
+    });
+    obj
+}
+
+fn network(inputs: &ManifestInputs) -> Network {
+    let net = &inputs.networking;
+    let spec = NetworkSpec {
+        cluster_network: net
+            .cluster_network
+            .iter()
+            .map(|c| ClusterNetwork {
+                cidr: c.cidr.to_string(),
+                host_prefix: c.host_prefix,
+            })
+            .collect(),
+        service_network: strings(&net.service_network),
+        network_type: net.network_type.clone(),
+    };
+    Object::cluster_scoped(CONFIG_V1, "Network", "cluster", spec)
+}
+
+fn proxy(inputs: &ManifestInputs) -> ProxyObject {
+    let user = inputs.proxy.clone().unwrap_or_default();
+    let enabled = inputs.proxy_enabled();
+    let trusted = inputs.additional_trust_bundle.is_some()
+        && (enabled || inputs.trust_bundle_policy == TrustBundlePolicy::Always);
+    let spec = ProxySpec {
+        http_proxy: user.http_proxy.clone(),
+        https_proxy: user.https_proxy.clone(),
+        no_proxy: user.no_proxy.clone(),
+        trusted_ca: trusted.then(|| ConfigMapNameReference {
+            name: USER_CA_BUNDLE.to_string(),
+        }),
+    };
+    let mut obj = Object::cluster_scoped(CONFIG_V1, "Proxy", "cluster", spec);
+    if enabled {
+        obj.status = Some(ProxyStatus {
+            http_proxy: user.http_proxy,
+            https_proxy: user.https_proxy,
+            no_proxy: computed_no_proxy(inputs),
+        });
+    }
+    obj
+}
+
+fn scheduler(inputs: &ManifestInputs, out: &mut Out) -> Scheduler {
+    let schedulable = topology::masters_schedulable(inputs);
+    if schedulable {
+        out.warn(
+            "no compute replicas: control-plane nodes will also run workloads \
+             (mastersSchedulable: true in manifests/cluster-scheduler-02-config.yml; \
+             edit that file before creating ignition configs to change it)"
+                .to_string(),
+        );
+    }
+    let spec = SchedulerSpec {
+        masters_schedulable: schedulable,
+    };
+    Object::cluster_scoped(CONFIG_V1, "Scheduler", "cluster", spec)
+}
+
+fn cluster_version(inputs: &ManifestInputs) -> ClusterVersion {
+    let spec = ClusterVersionSpec {
+        channel: Some(inputs.release.channel.clone()).filter(|c| !c.is_empty()),
+        upstream: inputs.release.upstream.clone(),
+        cluster_id: inputs.cluster_id.clone(),
+        capabilities: inputs
+            .capabilities
+            .as_ref()
+            .map(|c| ClusterVersionCapabilities {
+                baseline_capability_set: c.baseline_capability_set.clone(),
+                additional_enabled_capabilities: c.additional_enabled_capabilities.clone(),
+            }),
+        overrides: None,
+        extra: BTreeMap::new(),
+    };
+    let mut obj = Object::cluster_scoped(CONFIG_V1, "ClusterVersion", "version", spec);
+    obj.metadata.namespace = Some("openshift-cluster-version".to_string());
+    obj
+}
+
+fn mirror_set(inputs: &ManifestInputs) -> ImageDigestMirrorSet {
+    let spec = ImageDigestMirrorSetSpec {
+        image_digest_mirrors: inputs
+            .image_digest_sources
+            .iter()
+            .map(|s| ImageDigestMirrors {
+                source: s.source.clone(),
+                mirrors: s.mirrors.clone(),
+                mirror_source_policy: s.source_policy.clone(),
+            })
+            .collect(),
+    };
+    Object::cluster_scoped(
+        CONFIG_V1,
+        "ImageDigestMirrorSet",
+        "image-digest-mirror",
+        spec,
+    )
+}
+
+fn feature_gate(inputs: &ManifestInputs) -> Result<FeatureGate, Error> {
+    let mut spec = FeatureGateSpec {
+        feature_set: Some(inputs.feature_set.clone()).filter(|s| !s.is_empty()),
+        custom_no_upgrade: None,
+    };
+    if inputs.feature_set == "CustomNoUpgrade" {
+        let mut gates = CustomFeatureGates::default();
+        for (i, entry) in inputs.feature_gates.iter().enumerate() {
+            let (name, value) = entry.split_once('=').unwrap_or((entry, ""));
+            match value.trim() {
+                "true" => gates.enabled.push(name.trim().to_string()),
+                "false" => gates.disabled.push(name.trim().to_string()),
+                _ => {
+                    return Err(Error::Input {
+                        field: format!("featureGates[{i}]"),
+                        reason: format!("{entry:?} is not of the form Name=true or Name=false"),
+                    });
+                }
+            }
+        }
+        spec.custom_no_upgrade = Some(gates);
+    }
+    Ok(Object::cluster_scoped(
+        CONFIG_V1,
+        "FeatureGate",
+        "cluster",
+        spec,
+    ))
+}

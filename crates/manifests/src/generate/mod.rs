@@ -1,0 +1,194 @@
+//! Rendering of the generated `manifests/` and `openshift/` files.
+
+mod baremetal;
+mod config;
+mod machineconfigs;
+mod secrets;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::inputs::{ManifestInputs, Platform};
+use crate::user::UserFile;
+use crate::yaml::to_yaml;
+
+/// The two output directories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Dir {
+    /// `manifests/`: applied by cluster-bootstrap.
+    Manifests,
+    /// `openshift/`: copied into `manifests/` on the bootstrap node, then applied.
+    Openshift,
+}
+
+impl Dir {
+    /// The directory name inside the install dir.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dir::Manifests => "manifests",
+            Dir::Openshift => "openshift",
+        }
+    }
+}
+
+impl fmt::Display for Dir {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestFile {
+    /// Target directory.
+    pub dir: Dir,
+    /// File name inside `dir`.
+    pub name: String,
+    /// File content.
+    pub data: Vec<u8>,
+}
+
+impl ManifestFile {
+    /// `<dir>/<name>`, the path relative to the install dir.
+    pub fn rel_path(&self) -> String {
+        format!("{}/{}", self.dir, self.name)
+    }
+
+    /// Whether the file holds private keys or credentials and must be written 0600.
+    pub fn is_secret(&self) -> bool {
+        SECRET_FILES.contains(&self.name.as_str())
+    }
+}
+
+/// Files that carry private keys, password hashes or the pull secret.
+const SECRET_FILES: &[&str] = &[
+    "machine-config-server-tls-secret.yaml",
+    "machine-config-server-ca-secret.yaml",
+    "openshift-config-secret-pull-secret.yaml",
+    "99_kubeadmin-password-secret.yaml",
+];
+
+/// Result of [`generate`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Generated {
+    /// Files sorted by relative path.
+    pub files: Vec<ManifestFile>,
+    /// Things the user should know (e.g. masters made schedulable).
+    pub warnings: Vec<String>,
+}
+
+impl Generated {
+    /// The file at `<dir>/<name>`, if generated.
+    pub fn get(&self, dir: Dir, name: &str) -> Option<&ManifestFile> {
+        self.files.iter().find(|f| f.dir == dir && f.name == name)
+    }
+}
+
+/// Accumulates files while the generators run.
+#[derive(Default)]
+pub(crate) struct Out {
+    files: Vec<ManifestFile>,
+    warnings: Vec<String>,
+}
+
+impl Out {
+    /// Render `obj` and add it as `<dir>/<name>`.
+    pub(crate) fn push<T: Serialize>(
+        &mut self,
+        dir: Dir,
+        name: &str,
+        obj: &T,
+    ) -> Result<(), Error> {
+        let text = to_yaml(obj).map_err(|source| Error::Render {
+            file: format!("{dir}/{name}"),
+            source,
+        })?;
+        self.files.push(ManifestFile {
+            dir,
+            name: name.to_string(),
+            data: text.into_bytes(),
+        });
+        Ok(())
+    }
+
+    pub(crate) fn warn(&mut self, message: String) {
+        self.warnings.push(message);
+    }
+}
+
+/// Render every manifest for `inputs`.
+///
+/// Pure and deterministic: the same inputs give byte-identical files, so a re-run can tell a
+/// user's edit from our own output by comparing bytes (see [`classify`]).
+pub fn generate(inputs: &ManifestInputs) -> Result<Generated, Error> {
+    let mut out = Out::default();
+    config::add(inputs, &mut out)?;
+    secrets::add(inputs, &mut out)?;
+    machineconfigs::add(inputs, &mut out)?;
+    if let Platform::BareMetal(bm) = &inputs.platform {
+        baremetal::add(bm, &mut out)?;
+    }
+    out.files.sort_by_key(ManifestFile::rel_path);
+    Ok(Generated {
+        files: out.files,
+        warnings: out.warnings,
+    })
+}
+
+/// How a file found on disk relates to what [`generate`] would write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Origin {
+    /// Byte-identical to the generated file.
+    Generated,
+    /// Same path as a generated file, different content: the user edited it.
+    Edited,
+    /// No generated file has this path: the user added it.
+    Added,
+}
+
+/// Result of [`classify`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Classification {
+    /// Every on-disk file with its origin, in the order given.
+    pub files: Vec<(String, Origin)>,
+    /// Generated files the user removed (they will not reach the cluster).
+    pub removed: Vec<String>,
+}
+
+/// Compare the files loaded from disk with freshly generated ones.
+///
+/// The caller uses this to log which manifests are user content, to warn about removed
+/// generated files, and to decide whether a stale on-disk copy can be refreshed.
+pub fn classify(generated: &Generated, on_disk: &[UserFile]) -> Classification {
+    let by_path: BTreeMap<String, &ManifestFile> =
+        generated.files.iter().map(|f| (f.rel_path(), f)).collect();
+    let mut seen = Vec::new();
+    let files = on_disk
+        .iter()
+        .map(|u| {
+            let path = u.rel_path();
+            let origin = match by_path.get(&path) {
+                Some(g) if g.data == u.data => Origin::Generated,
+                Some(_) => Origin::Edited,
+                None => Origin::Added,
+            };
+            seen.push(path.clone());
+            (path, origin)
+        })
+        .collect();
+    let removed = by_path.into_keys().filter(|p| !seen.contains(p)).collect();
+    Classification { files, removed }
+}
+
+/// Paths whose content is the user's (edited or added), for a one-line summary.
+pub fn user_added_or_edited(generated: &Generated, on_disk: &[UserFile]) -> Vec<String> {
+    classify(generated, on_disk)
+        .files
+        .into_iter()
+        .filter(|(_, o)| *o != Origin::Generated)
+        .map(|(p, _)| p)
+        .collect()
+}

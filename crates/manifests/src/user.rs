@@ -1,0 +1,250 @@
+//! Loading `manifests/` and `openshift/` from an install directory.
+//!
+//! Whatever is there — our generated files, the user's edits of them, files the user added —
+//! is delivered to the cluster unchanged. Loading only checks that every file is made of
+//! Kubernetes objects, reports every broken file at once with its position, and never
+//! deletes anything.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use serde_saphyr::Spanned;
+
+use crate::error::ManifestError;
+use crate::generate::Dir;
+
+/// The file whose presence makes `manifests/` count as an existing, user-owned directory.
+pub const MANIFESTS_MARKER: &str = "cluster-config.yaml";
+
+/// One file read from disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserFile {
+    /// Which directory it came from.
+    pub dir: Dir,
+    /// File name.
+    pub name: String,
+    /// Raw content, delivered unchanged.
+    pub data: Vec<u8>,
+    /// The objects it holds, in document order.
+    pub objects: Vec<ObjectRef>,
+}
+
+impl UserFile {
+    /// `<dir>/<name>`.
+    pub fn rel_path(&self) -> String {
+        format!("{}/{}", self.dir, self.name)
+    }
+}
+
+/// Identity of one Kubernetes object plus its full content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectRef {
+    /// `group/version` or `version`.
+    pub api_version: String,
+    /// Kind.
+    pub kind: String,
+    /// Namespace, if set.
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+    /// The whole object.
+    pub value: Value,
+    /// Line and column where the object's document starts.
+    pub position: Option<(u64, u64)>,
+}
+
+impl ObjectRef {
+    /// API group (empty for the core group).
+    pub fn group(&self) -> &str {
+        self.api_version
+            .rsplit_once('/')
+            .map_or("", |(group, _)| group)
+    }
+}
+
+/// What [`load_dir`] found.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LoadOutcome {
+    /// `manifests/` files, or `None` when `manifests/cluster-config.yaml` is absent: the
+    /// caller then regenerates the directory and tells the user why.
+    pub manifests: Option<Vec<UserFile>>,
+    /// `openshift/` files (`*.yaml`, `*.yml`, `*.json`), or `None` when there are none.
+    pub openshift: Option<Vec<UserFile>>,
+    /// Things skipped on purpose (subdirectories, other extensions in `openshift/`).
+    pub warnings: Vec<String>,
+}
+
+/// Read `manifests/` and `openshift/` under `install_dir`.
+///
+/// Every file directly in `manifests/` is read (any extension); in `openshift/` only YAML and
+/// JSON files. Files are sorted by name. All broken files are reported together.
+pub fn load_dir(install_dir: &Path) -> Result<LoadOutcome, Vec<ManifestError>> {
+    let mut outcome = LoadOutcome::default();
+    let mut errors = Vec::new();
+    let manifests = install_dir.join(Dir::Manifests.as_str());
+    if manifests.join(MANIFESTS_MARKER).is_file() {
+        let files = read_dir(
+            &manifests,
+            Dir::Manifests,
+            &mut outcome.warnings,
+            &mut errors,
+        );
+        outcome.manifests = Some(files);
+    }
+    let openshift = install_dir.join(Dir::Openshift.as_str());
+    if openshift.is_dir() {
+        let files = read_dir(
+            &openshift,
+            Dir::Openshift,
+            &mut outcome.warnings,
+            &mut errors,
+        );
+        outcome.openshift = Some(files).filter(|f| !f.is_empty());
+    }
+    if errors.is_empty() {
+        Ok(outcome)
+    } else {
+        Err(errors)
+    }
+}
+
+fn wanted(dir: Dir, name: &str) -> bool {
+    dir == Dir::Manifests || [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
+}
+
+fn read_dir(
+    path: &Path,
+    dir: Dir,
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<ManifestError>,
+) -> Vec<UserFile> {
+    let rel = |name: &str| PathBuf::from(dir.as_str()).join(name);
+    let entries = match fs::read_dir(path) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(io_error(PathBuf::from(dir.as_str()), &e));
+            return Vec::new();
+        }
+    };
+    let mut names: Vec<(String, bool)> = entries
+        .filter_map(Result::ok)
+        .map(|e| {
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            (e.file_name().to_string_lossy().into_owned(), is_dir)
+        })
+        .collect();
+    names.sort();
+    let mut files = Vec::new();
+    for (name, is_dir) in names {
+        if is_dir {
+            warnings.push(format!(
+                "{}: subdirectories are not read; move the files up",
+                rel(&name).display()
+            ));
+            continue;
+        }
+        if !wanted(dir, &name) {
+            warnings.push(format!(
+                "{}: ignored (only .yaml, .yml and .json are read here)",
+                rel(&name).display()
+            ));
+            continue;
+        }
+        match fs::read(path.join(&name)) {
+            Ok(data) => match parse_objects(&rel(&name), &data) {
+                Ok(objects) => files.push(UserFile {
+                    dir,
+                    name,
+                    data,
+                    objects,
+                }),
+                Err(e) => errors.push(e),
+            },
+            Err(e) => errors.push(io_error(rel(&name), &e)),
+        }
+    }
+    files
+}
+
+fn io_error(path: PathBuf, e: &std::io::Error) -> ManifestError {
+    ManifestError {
+        path,
+        position: None,
+        message: format!("cannot read: {e}"),
+    }
+}
+
+/// Parse a manifest file (YAML, possibly multi-document, or JSON) into objects.
+///
+/// `path` is only used in errors.
+pub fn parse_objects(path: &Path, data: &[u8]) -> Result<Vec<ObjectRef>, ManifestError> {
+    let err = |position, message: String| ManifestError {
+        path: path.to_path_buf(),
+        position,
+        message,
+    };
+    let text = std::str::from_utf8(data).map_err(|e| err(None, format!("not UTF-8 text: {e}")))?;
+    let docs: Vec<Spanned<Value>> = serde_saphyr::from_multiple(text).map_err(|e| {
+        let pos = e.location().map(|l| (l.line(), l.column()));
+        err(pos, format!("not valid YAML/JSON: {}", plain_message(&e)))
+    })?;
+    if docs.is_empty() {
+        return Err(err(
+            None,
+            "contains no Kubernetes object; delete the file or add one".into(),
+        ));
+    }
+    docs.into_iter()
+        .map(|doc| {
+            let pos = Some((doc.referenced.line(), doc.referenced.column()));
+            object_ref(doc.value, pos).map_err(|m| err(pos, m))
+        })
+        .collect()
+}
+
+/// The parser's message without the location prefix and source snippet (we add our own).
+fn plain_message(e: &serde_saphyr::Error) -> String {
+    let text = e.without_snippet().to_string();
+    let first = text.lines().next().unwrap_or_default().trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    match first.split_once(": ") {
+        Some((loc, rest)) if loc.starts_with("line ") => rest.to_string(),
+        _ => first.to_string(),
+    }
+}
+
+fn object_ref(value: Value, position: Option<(u64, u64)>) -> Result<ObjectRef, String> {
+    let Value::Object(map) = &value else {
+        return Err(
+            "a document is not a mapping; each document must be one Kubernetes object".into(),
+        );
+    };
+    let field = |key: &str| {
+        map.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let api_version = field("apiVersion")
+        .ok_or("object has no apiVersion")?
+        .to_string();
+    let kind = field("kind").ok_or("object has no kind")?.to_string();
+    let metadata = map.get("metadata").and_then(Value::as_object);
+    let meta = |key: &str| {
+        metadata
+            .and_then(|m| m.get(key))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+    };
+    let name = meta("name").ok_or_else(|| format!("{kind} has no metadata.name"))?;
+    let namespace = meta("namespace");
+    Ok(ObjectRef {
+        api_version,
+        kind,
+        namespace,
+        name,
+        value,
+        position,
+    })
+}
