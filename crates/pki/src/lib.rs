@@ -1,1 +1,29 @@
-//! pki: see the crate's README section in the top-level README.
+//! TLS material for an OKD installation: keys, signer and leaf certificates, CA bundles,
+//! kubeconfigs, the kubeadmin password and a secrets bundle for reproducible runs.
+//!
+//! The functions work per item (one key, one certificate, one bundle) so that the asset graph
+//! can run the expensive RSA key generation in parallel; [`generate_all`] strings them together
+//! for tests and benchmarks. Time and randomness always come from the caller.
+
+#![deny(missing_docs)]
+
+mod check;
+mod der;
+mod error;
+mod key;
+mod params;
+pub mod pem;
+mod sign;
+mod spec;
+
+pub use check::check_pair;
+pub use error::{Error, Result};
+pub use key::{KeyPem, RSA_PRIVATE_KEY, RSA_PUBLIC_KEY, generate_rsa_key};
+pub use params::{ClusterParams, San, first_host};
+pub use sign::{
+    CertKey, SERIAL_LIMIT, derive_serial, random_serial, sign_leaf, sign_self, subject_key_id,
+};
+pub use spec::{
+    BundleId, BundleMember, CertId, CertSpec, ExtKeyUsage, KeyUsage, SanRule, Subject,
+    ValidityScale, ValidityTier,
+};
