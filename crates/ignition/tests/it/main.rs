@@ -1,0 +1,10 @@
+//! Integration tests of the ignition crate (one test binary, one module per area).
+
+mod assembly;
+mod checks;
+mod compression;
+mod explain;
+mod parse;
+mod pointer;
+mod size;
+mod util;
