@@ -1,1 +1,106 @@
-//! asset-graph: see the crate's README section in the top-level README.
+//! A generic, typed asset graph: the engine behind `okd-install create`.
+//!
+//! Each [`Asset`] is a Rust type with a stable id, statically declared dependencies and a
+//! generator that receives its parents' values with their types ([`Parents::get`]). A
+//! [`Graph`] is checked up front (unknown dependencies, duplicate ids and cycles are errors)
+//! and can be rendered as a list, a tree or Graphviz dot. A [`Store`] resolves the assets a
+//! [`Target`] needs, generating independent ones in parallel, and writes the target's files.
+//!
+//! Between runs the store keeps a versioned state file ([`STATE_FILE`], mode 0600) with every
+//! value and two fingerprints:
+//! - the *content hash*: SHA-256 of the value's canonical JSON;
+//! - the *input fingerprint*: SHA-256 of the asset id and its parents' content hashes.
+//!
+//! A stored value is reused only when its input fingerprint still matches and the asset sees
+//! no reason to refresh it ([`Asset::refresh_reason`], e.g. a certificate near expiry). A
+//! user's edit of a loadable asset on disk wins and, through its new content hash, regenerates
+//! every dependant. Every [`RunReport`] says where each value came from and why.
+//!
+//! Nothing is ever deleted: user inputs stay on disk, and an output file that the user edited
+//! is moved aside to `<name>.user-edit-<secs>` before a new version replaces it.
+//!
+//! Generators take time and randomness only from the [`Context`], so a seeded context with a
+//! fixed clock makes every output byte-identical across runs, whatever the thread timing.
+//!
+//! # Example
+//!
+//! ```
+//! use asset_graph::{Asset, BoxError, Context, Dep, File, Graph, Parents, Store, Target, Source};
+//! use rand::Rng;
+//! use serde::{Deserialize, Serialize};
+//!
+//! /// A random token, internal to the graph.
+//! #[derive(Clone, Serialize, Deserialize)]
+//! struct Token(u64);
+//!
+//! impl Asset for Token {
+//!     const ID: &'static str = "example/token";
+//!     const NAME: &'static str = "Token";
+//!     fn dependencies() -> Vec<Dep> { Vec::new() }
+//!     fn generate(ctx: &Context, _: &Parents) -> Result<Self, BoxError> {
+//!         Ok(Token(ctx.rng(Self::ID).r#gen()))
+//!     }
+//! }
+//!
+//! /// A file built from the token; the file is secret, so it is written 0600.
+//! #[derive(Clone, Serialize, Deserialize)]
+//! struct TokenFile(String);
+//!
+//! impl Asset for TokenFile {
+//!     const ID: &'static str = "example/token-file";
+//!     const NAME: &'static str = "Token File";
+//!     fn dependencies() -> Vec<Dep> { vec![Dep::of::<Token>()] }
+//!     fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+//!         let token = parents.get::<Token>()?;
+//!         Ok(TokenFile(format!("token={:016x}\n", token.0)))
+//!     }
+//!     fn files(&self) -> Vec<File> {
+//!         vec![File::secret("auth/token", self.0.clone())]
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let graph = Graph::builder()
+//!     .asset::<Token>()
+//!     .asset::<TokenFile>()
+//!     .target(Target { name: "token", assets: vec![Dep::of::<TokenFile>()] })
+//!     .build()?;
+//! println!("{}", graph.render_list());
+//!
+//! let dir = tempfile::tempdir()?;
+//! let ctx = Context::seeded([1; 32], asset_graph::Clock::fixed_unix(1_700_000_000));
+//! let mut store = Store::open(graph, dir.path(), ctx.clone())?;
+//! let first = store.run("token")?;
+//! assert_eq!(first.generated().count(), 2);
+//! assert!(dir.path().join("auth/token").exists());
+//!
+//! // A second run reuses the state file: nothing is generated and nothing written.
+//! let graph = Graph::builder()
+//!     .asset::<Token>()
+//!     .asset::<TokenFile>()
+//!     .target(Target { name: "token", assets: vec![Dep::of::<TokenFile>()] })
+//!     .build()?;
+//! let again = Store::open(graph, dir.path(), ctx)?.run("token")?;
+//! assert!(again.assets.iter().all(|a| a.source == Source::State));
+//! assert_eq!(again.written().count(), 0);
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod asset;
+mod context;
+mod error;
+mod fsutil;
+mod graph;
+mod report;
+mod state;
+mod store;
+
+pub use asset::{Asset, Dep, Fetcher, File, MODE_DEFAULT, MODE_SECRET, Parents};
+pub use context::{Clock, Context};
+pub use error::{BoxError, GraphError};
+pub use graph::{Graph, GraphBuilder, Target};
+pub use report::{AssetReport, Event, FileAction, FileReport, Observer, Reason, RunReport, Source};
+pub use state::{STATE_FILE, STATE_VERSION};
+pub use store::Store;

@@ -1,0 +1,174 @@
+//! The one error type of the crate.
+//!
+//! Every message names the asset, file or path involved and says what the user (or the
+//! programmer wiring the graph) can do about it.
+
+use std::path::PathBuf;
+
+/// Boxed error returned by asset generators and loaders.
+///
+/// Assets live in other crates with their own error types; boxing keeps the trait object-safe
+/// and lets `?` work on any of them.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Everything that can go wrong while building or running an asset graph.
+#[derive(Debug, thiserror::Error)]
+pub enum GraphError {
+    /// The declared dependencies form a cycle, so no order can generate them.
+    #[error("asset dependencies form a cycle: {path}; remove one of these dependencies")]
+    Cycle {
+        /// The cycle, e.g. `A (a) -> B (b) -> A (a)`.
+        path: String,
+    },
+
+    /// An asset or target refers to an asset type that was never registered.
+    #[error(
+        "{asset} depends on {dependency} ({id}), which is not registered in the graph; \
+         register it with GraphBuilder::asset or GraphBuilder::input"
+    )]
+    UnknownDependency {
+        /// The asset (or `target <name>`) that declares the dependency.
+        asset: String,
+        /// Human name of the missing dependency.
+        dependency: &'static str,
+        /// Stable id of the missing dependency.
+        id: &'static str,
+    },
+
+    /// Two different types were registered with the same stable id.
+    #[error("asset id {id:?} is used by both {first} and {second}; every asset needs its own id")]
+    DuplicateId {
+        /// The id used twice.
+        id: &'static str,
+        /// Name of the first type registered with the id.
+        first: &'static str,
+        /// Name of the second type registered with the id.
+        second: &'static str,
+    },
+
+    /// Two targets share a name.
+    #[error("target {name:?} is defined twice; give every target its own name")]
+    DuplicateTarget {
+        /// The duplicated name.
+        name: String,
+    },
+
+    /// The caller asked for a target the graph does not define.
+    #[error("unknown target {name:?}; known targets: {known}")]
+    UnknownTarget {
+        /// The name that was asked for.
+        name: String,
+        /// Comma-separated list of the defined targets.
+        known: String,
+    },
+
+    /// An input asset (registered with `GraphBuilder::input`) was not provided before a run.
+    #[error("{name} ({id}) must be provided by the caller before the run (Store::provide)")]
+    MissingInput {
+        /// Human name of the input.
+        name: &'static str,
+        /// Stable id of the input.
+        id: &'static str,
+    },
+
+    /// A generator asked for a parent it did not declare in `dependencies()`.
+    #[error(
+        "{asset} asked for {parent}, which it does not declare; add Dep::of for it to {asset}'s dependencies()"
+    )]
+    MissingParent {
+        /// The asset whose generator asked.
+        asset: &'static str,
+        /// The undeclared parent.
+        parent: &'static str,
+    },
+
+    /// An asset's generator failed.
+    #[error("failed to generate {asset}: {source}")]
+    Generate {
+        /// Human name of the asset.
+        asset: &'static str,
+        /// What the generator reported.
+        #[source]
+        source: BoxError,
+    },
+
+    /// A user-editable asset exists on disk but could not be read back.
+    #[error("cannot load {asset} from {}: {source}; fix the file or move it away and run again", file.display())]
+    Load {
+        /// Human name of the asset.
+        asset: &'static str,
+        /// The file being read when loading failed (the install dir if none was read yet).
+        file: PathBuf,
+        /// What the loader reported.
+        #[source]
+        source: BoxError,
+    },
+
+    /// The state file cannot be parsed.
+    #[error(
+        "state file {} is unusable: {reason}; repair it, or move it away to start over \
+         (which generates new keys and certificates)",
+        path.display()
+    )]
+    State {
+        /// Path of the state file.
+        path: PathBuf,
+        /// What is wrong, with the parse position where known.
+        reason: String,
+    },
+
+    /// The state file was written by a release with another state format.
+    #[error(
+        "state file {} has format version {found}, but this okd-install reads version {supported}; \
+         use the release that wrote it",
+        path.display()
+    )]
+    UnsupportedStateVersion {
+        /// Path of the state file.
+        path: PathBuf,
+        /// Version found in the file.
+        found: u64,
+        /// Version this crate reads and writes.
+        supported: u64,
+    },
+
+    /// An asset declared a file path that would escape the install dir.
+    #[error("{asset} declares the file {}, which is not a plain relative path inside the install dir", path.display())]
+    BadFilePath {
+        /// Human name of the asset.
+        asset: &'static str,
+        /// The offending path.
+        path: PathBuf,
+    },
+
+    /// Two assets of one target want to write the same file.
+    #[error("both {first} and {second} write {}; only one asset may own a file", path.display())]
+    FileConflict {
+        /// The contested relative path.
+        path: PathBuf,
+        /// The first owner.
+        first: &'static str,
+        /// The second owner.
+        second: &'static str,
+    },
+
+    /// A filesystem operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path being read or written.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl GraphError {
+    /// Wraps an I/O error with the path it happened on.
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        GraphError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! Filesystem and hashing helpers: atomic writes, safe paths, canonical content hashes.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Component, Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::error::GraphError;
+
+/// Mode of directories we create: no access for others (the tree holds secrets).
+pub(crate) const DIR_MODE: u32 = 0o750;
+/// Prefix of our temporary files; [`is_backup_or_temp`] recognises it.
+const TEMP_PREFIX: &str = ".okd-tmp-";
+/// Marker in the name of a preserved user edit.
+pub(crate) const BACKUP_MARKER: &str = ".user-edit-";
+
+/// Lower-case hex SHA-256 of `data`.
+pub(crate) fn sha256_hex(data: &[u8]) -> String {
+    hex::encode(Sha256::digest(data))
+}
+
+/// SHA-256 of a JSON value with object keys sorted at every level.
+///
+/// Sorting makes the hash independent of map iteration order (a `HashMap` field would
+/// otherwise change the hash, and so trigger regeneration, on every run).
+pub(crate) fn content_hash(value: &serde_json::Value) -> String {
+    let bytes = serde_json::to_vec(&sorted(value)).unwrap_or_default();
+    sha256_hex(&bytes)
+}
+
+fn sorted(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Reads a file; `Ok(None)` when it does not exist.
+pub(crate) fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, GraphError> {
+    match fs::read(path) {
+        Ok(data) => Ok(Some(data)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(GraphError::io(path, e)),
+    }
+}
+
+/// Names of the regular files directly inside `dir` (empty when `dir` is missing).
+pub(crate) fn list_files(dir: &Path) -> Result<Vec<String>, GraphError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(GraphError::io(dir, e)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| GraphError::io(dir, e))?;
+        let path = entry.path();
+        if path.is_file() {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    Ok(names)
+}
+
+/// Whether a file name is one of our user-edit backups or temporary files.
+pub(crate) fn is_backup_or_temp(name: &str) -> bool {
+    name.contains(BACKUP_MARKER) || name.starts_with(TEMP_PREFIX)
+}
+
+/// Permission bits of an existing file.
+pub(crate) fn mode_of(path: &Path) -> Option<u32> {
+    fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777)
+}
+
+/// Whether `path` is relative and stays inside the directory it is joined to.
+pub(crate) fn is_safe_relative(path: &Path) -> bool {
+    path.components().next().is_some()
+        && path.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Creates `dir` and its missing parents with mode 0750.
+pub(crate) fn create_dirs(dir: &Path) -> Result<(), GraphError> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(DIR_MODE)
+        .create(dir)
+        .map_err(|e| GraphError::io(dir, e))
+}
+
+/// Replaces `path` with `data` atomically: temp file in the same dir, exact `mode` (independent
+/// of the umask), fsync, rename, fsync of the directory. A reader sees the old or the new
+/// content, never a mix, and a crash leaves no partial file.
+pub(crate) fn write_atomic(path: &Path, data: &[u8], mode: u32) -> Result<(), GraphError> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    create_dirs(&dir)?;
+    let io = |e| GraphError::io(path, e);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(&dir)
+        .map_err(io)?;
+    tmp.write_all(data).map_err(io)?;
+    tmp.as_file()
+        .set_permissions(fs::Permissions::from_mode(mode))
+        .map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    sync_dir(&dir)
+}
+
+fn sync_dir(dir: &Path) -> Result<(), GraphError> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| GraphError::io(dir, e))
+}
+
+/// Sets the permission bits of an existing file when they differ from `mode`.
+pub(crate) fn ensure_mode(path: &Path, mode: u32) -> Result<(), GraphError> {
+    if mode_of(path) != Some(mode) {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode))
+            .map_err(|e| GraphError::io(path, e))?;
+    }
+    Ok(())
+}
+
+/// Moves a user-edited file aside to `<name>.user-edit-<secs>` (with `-N` appended if that
+/// name is taken) and returns the new path. Nothing is ever deleted.
+pub(crate) fn preserve(path: &Path, unix_secs: u64) -> Result<PathBuf, GraphError> {
+    let base = format!("{}{BACKUP_MARKER}{unix_secs}", path.display());
+    let mut candidate = PathBuf::from(&base);
+    let mut n = 1;
+    while candidate.exists() {
+        candidate = PathBuf::from(format!("{base}-{n}"));
+        n += 1;
+    }
+    fs::rename(path, &candidate).map_err(|e| GraphError::io(path, e))?;
+    Ok(candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_hash_ignores_key_order() {
+        let a = serde_json::json!({"a": 1, "b": {"x": [1, 2], "y": null}});
+        let b = serde_json::json!({"b": {"y": null, "x": [1, 2]}, "a": 1});
+        assert_eq!(content_hash(&a), content_hash(&b));
+        assert_ne!(content_hash(&a), content_hash(&serde_json::json!({"a": 2})));
+    }
+
+    #[test]
+    fn safe_relative_paths() {
+        assert!(is_safe_relative(Path::new("auth/kubeconfig")));
+        assert!(!is_safe_relative(Path::new("/etc/passwd")));
+        assert!(!is_safe_relative(Path::new("../x")));
+        assert!(!is_safe_relative(Path::new("a/../../x")));
+        assert!(!is_safe_relative(Path::new("")));
+        assert!(!is_safe_relative(Path::new("./x")));
+    }
+
+    #[test]
+    fn write_atomic_sets_mode_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/dir/key.pem");
+        write_atomic(&path, b"secret", 0o600).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"secret");
+        assert_eq!(mode_of(&path), Some(0o600));
+        assert_eq!(
+            mode_of(&dir.path().join("sub")).map(|m| m & 0o777),
+            Some(0o750)
+        );
+        write_atomic(&path, b"other", 0o640).unwrap();
+        assert_eq!(mode_of(&path), Some(0o640));
+        let names = list_files(&dir.path().join("sub/dir")).unwrap();
+        assert_eq!(names, vec!["key.pem".to_string()]);
+    }
+
+    #[test]
+    fn preserve_never_overwrites_an_older_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "one").unwrap();
+        let first = preserve(&path, 5).unwrap();
+        fs::write(&path, "two").unwrap();
+        let second = preserve(&path, 5).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(fs::read_to_string(first).unwrap(), "one");
+        assert_eq!(fs::read_to_string(second).unwrap(), "two");
+        assert!(!path.exists());
+    }
+}

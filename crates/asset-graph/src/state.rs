@@ -1,0 +1,225 @@
+//! The versioned state file `<dir>/.okd-install-state.json`.
+//!
+//! It keeps every resolved asset value (including private keys, hence mode 0600) with two
+//! fingerprints, and the hash of every file we last wrote, so a later run can tell "unchanged"
+//! from "edited by the user".
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::GraphError;
+use crate::fsutil;
+
+/// Name of the state file inside the install dir.
+pub const STATE_FILE: &str = ".okd-install-state.json";
+/// The state format version this crate reads and writes.
+pub const STATE_VERSION: u64 = 1;
+
+/// Where a stored value originally came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Origin {
+    /// Produced by the asset's generator.
+    #[default]
+    Generated,
+    /// Read from the user's files: the user's input, never replaced behind their back.
+    Disk,
+}
+
+/// One asset's stored value and fingerprints.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Entry {
+    /// Fingerprint of the id and the parents' content hashes when the value was made.
+    pub input: String,
+    /// Hash of the value (canonical JSON).
+    pub content: String,
+    /// Generated or supplied by the user.
+    #[serde(default)]
+    pub origin: Origin,
+    /// Content hash of each parent by id, to say which input changed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parents: BTreeMap<String, String>,
+    /// The value itself.
+    pub value: serde_json::Value,
+}
+
+/// The whole state file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StateFile {
+    pub version: u64,
+    #[serde(default)]
+    pub assets: BTreeMap<String, Entry>,
+    /// Relative path -> SHA-256 of the bytes we last wrote there.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+}
+
+impl Default for StateFile {
+    fn default() -> Self {
+        StateFile {
+            version: STATE_VERSION,
+            assets: BTreeMap::new(),
+            files: BTreeMap::new(),
+        }
+    }
+}
+
+/// Path of the state file in `dir`.
+pub(crate) fn path_in(dir: &Path) -> PathBuf {
+    dir.join(STATE_FILE)
+}
+
+/// Reads the state file; an absent file is an empty state, anything unreadable is an error.
+pub(crate) fn load(path: &Path) -> Result<StateFile, GraphError> {
+    let Some(bytes) = fsutil::read_if_exists(path)? else {
+        return Ok(StateFile::default());
+    };
+    let bad = |reason: String| GraphError::State {
+        path: path.to_path_buf(),
+        reason,
+    };
+    // Check the version before the shape, so a newer format gets the version error rather
+    // than a confusing field error.
+    let raw: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| bad(format!("invalid JSON: {e}")))?;
+    let found = raw
+        .get("version")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| bad("no numeric \"version\" field at the top level".into()))?;
+    if found != STATE_VERSION {
+        return Err(GraphError::UnsupportedStateVersion {
+            path: path.to_path_buf(),
+            found,
+            supported: STATE_VERSION,
+        });
+    }
+    // Parse the bytes again (not `raw`) so errors carry line and column.
+    serde_json::from_slice(&bytes).map_err(|e| bad(format!("unexpected content: {e}")))
+}
+
+/// Writes the state atomically with mode 0600; skips the write when the bytes on disk are
+/// already identical. Returns whether it wrote.
+pub(crate) fn save(path: &Path, state: &StateFile) -> Result<bool, GraphError> {
+    let mut bytes = serde_json::to_vec_pretty(state).map_err(|e| GraphError::State {
+        path: path.to_path_buf(),
+        reason: format!("cannot serialize: {e}"),
+    })?;
+    bytes.push(b'\n');
+    let empty = state.assets.is_empty() && state.files.is_empty();
+    if empty && !path.exists() {
+        // Nothing to remember (e.g. the run failed before resolving anything).
+        return Ok(false);
+    }
+    if fsutil::read_if_exists(path)?.as_deref() == Some(&bytes[..]) {
+        fsutil::ensure_mode(path, 0o600)?;
+        return Ok(false);
+    }
+    fsutil::write_atomic(path, &bytes, 0o600)?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> StateFile {
+        let mut s = StateFile::default();
+        s.assets.insert(
+            "tls/root-ca".into(),
+            Entry {
+                input: "aa".into(),
+                content: "bb".into(),
+                origin: Origin::Generated,
+                parents: BTreeMap::new(),
+                value: serde_json::json!({"key": "k", "cert": "c"}),
+            },
+        );
+        s.files.insert("tls/root-ca.crt".into(), "cc".into());
+        s
+    }
+
+    #[test]
+    fn round_trips_with_mode_0600_and_no_temp_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_in(dir.path());
+        assert!(save(&path, &sample()).unwrap());
+        assert_eq!(fsutil::mode_of(&path), Some(0o600));
+        let back = load(&path).unwrap();
+        assert_eq!(
+            back.assets["tls/root-ca"].value,
+            sample().assets["tls/root-ca"].value
+        );
+        assert_eq!(back.files, sample().files);
+        assert!(
+            !save(&path, &back).unwrap(),
+            "identical state must not be rewritten"
+        );
+        let names = fsutil::list_files(dir.path()).unwrap();
+        assert_eq!(names, vec![STATE_FILE.to_string()]);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");
+    }
+
+    #[test]
+    fn existing_loose_mode_is_tightened() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_in(dir.path());
+        std::fs::write(&path, "{\"version\": 1}").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let state = load(&path).unwrap();
+        save(&path, &state).unwrap();
+        assert_eq!(fsutil::mode_of(&path), Some(0o600));
+    }
+
+    #[test]
+    fn absent_file_is_empty_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = load(&path_in(dir.path())).unwrap();
+        assert!(state.assets.is_empty());
+    }
+
+    #[test]
+    fn unknown_version_is_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_in(dir.path());
+        std::fs::write(&path, r#"{"version": 7, "assets": {}}"#).unwrap();
+        let err = load(&path).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                GraphError::UnsupportedStateVersion {
+                    found: 7,
+                    supported: 1,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("version 7"), "{err}");
+    }
+
+    #[test]
+    fn corrupt_file_names_path_and_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_in(dir.path());
+        std::fs::write(&path, "{\n  \"version\": 1,\n  \"assets\": {,\n}").unwrap();
+        let err = load(&path).unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, GraphError::State { .. }), "{msg}");
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("line 3"), "{msg}");
+    }
+
+    #[test]
+    fn wrong_shape_is_rejected_with_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_in(dir.path());
+        std::fs::write(&path, "{\"version\": 1,\n\"assets\": {\"x\": 3}}").unwrap();
+        let msg = load(&path).unwrap_err().to_string();
+        assert!(msg.contains("line 2"), "{msg}");
+    }
+}

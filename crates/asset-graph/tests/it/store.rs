@@ -1,0 +1,452 @@
+//! Reuse rules, on-disk overrides, state file and output files.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use asset_graph::{Dep, Event, FileAction, GraphError, STATE_FILE, Source, Store};
+
+use crate::assets::{Cert, Config, Leaf, Opts, full_graph};
+use crate::{T0, ctx, generated, open, outcome};
+
+fn mode(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// Every file under `dir`, relative, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(base, &path, out);
+            } else {
+                out.push(path.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn first_run_generates_everything_and_writes_the_target_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = open(dir.path(), T0, "alpha").run("all").unwrap();
+    assert_eq!(
+        outcome(&report, "t/opts"),
+        (Source::Provided, String::new())
+    );
+    assert_eq!(
+        outcome(&report, "t/root"),
+        (Source::Generated, "not in state".into())
+    );
+    assert_eq!(report.generated().count(), 8);
+    assert_eq!(report.written().count(), 4);
+    assert!(report.state_written);
+    assert_eq!(
+        tree(dir.path()),
+        [
+            STATE_FILE,
+            "config.json",
+            "derived.txt",
+            "out/leaf.txt",
+            "tls/cert.key"
+        ]
+    );
+    assert_eq!(mode(&dir.path().join("tls/cert.key")), 0o600);
+    assert_eq!(mode(&dir.path().join("config.json")), 0o640);
+    assert_eq!(mode(&dir.path().join("out")), 0o750);
+    assert_eq!(mode(&dir.path().join(STATE_FILE)), 0o600);
+}
+
+#[test]
+fn unchanged_rerun_generates_nothing_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let before: Vec<_> = tree(dir.path())
+        .iter()
+        .map(|f| {
+            fs::metadata(dir.path().join(f))
+                .unwrap()
+                .modified()
+                .unwrap()
+        })
+        .collect();
+    let report = open(dir.path(), T0 + 10, "alpha").run("all").unwrap();
+    assert_eq!(generated(&report), Vec::<&str>::new(), "{report}");
+    assert!(
+        report
+            .assets
+            .iter()
+            .all(|a| matches!(a.source, Source::State | Source::Provided))
+    );
+    assert_eq!(report.written().count(), 0);
+    assert_eq!(report.unchanged().count(), 4);
+    assert!(!report.state_written);
+    let after: Vec<_> = tree(dir.path())
+        .iter()
+        .map(|f| {
+            fs::metadata(dir.path().join(f))
+                .unwrap()
+                .modified()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn on_disk_edit_wins_and_regenerates_every_dependant() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let edited = "{\"name\": \"alpha\", \"replicas\": 5}";
+    fs::write(dir.path().join("config.json"), edited).unwrap();
+
+    let report = open(dir.path(), T0, "alpha").run("all").unwrap();
+    assert_eq!(
+        outcome(&report, "t/config"),
+        (Source::Disk, "edited on disk".into())
+    );
+    assert_eq!(
+        outcome(&report, "t/derived"),
+        (Source::Generated, "input Config changed".into())
+    );
+    assert_eq!(
+        outcome(&report, "t/deep"),
+        (Source::Generated, "input Derived changed".into())
+    );
+    assert_eq!(generated(&report), ["t/derived", "t/deep"]);
+    // The user's file is the input: left exactly as written.
+    assert_eq!(
+        fs::read_to_string(dir.path().join("config.json")).unwrap(),
+        edited
+    );
+    let config = report
+        .files
+        .iter()
+        .find(|f| f.path == Path::new("config.json"))
+        .unwrap();
+    assert_eq!(config.action, FileAction::Kept);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("derived.txt")).unwrap(),
+        "alpha x5\n"
+    );
+
+    // The next run sees the same edit again: nothing changes any more.
+    let again = open(dir.path(), T0, "alpha").run("all").unwrap();
+    assert_eq!(generated(&again), Vec::<&str>::new(), "{again}");
+    assert_eq!(outcome(&again, "t/config").0, Source::State);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("config.json")).unwrap(),
+        edited
+    );
+}
+
+#[test]
+fn identical_on_disk_copy_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    // Same content, other formatting: still the same value.
+    fs::write(
+        dir.path().join("config.json"),
+        "{\"replicas\":3,\"name\":\"alpha\"}",
+    )
+    .unwrap();
+    let report = open(dir.path(), T0, "alpha").run("all").unwrap();
+    assert_eq!(generated(&report), Vec::<&str>::new(), "{report}");
+    assert_eq!(outcome(&report, "t/config"), (Source::State, String::new()));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("config.json")).unwrap(),
+        "{\"replicas\":3,\"name\":\"alpha\"}"
+    );
+}
+
+#[test]
+fn user_file_found_before_the_first_run_is_used() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("config.json"),
+        "{\"name\": \"mine\", \"replicas\": 1}",
+    )
+    .unwrap();
+    let mut store = open(dir.path(), T0, "alpha");
+    let report = store.run("config").unwrap();
+    assert_eq!(
+        outcome(&report, "t/config"),
+        (Source::Disk, "found on disk".into())
+    );
+    assert_eq!(store.get::<Config>().unwrap().name, "mine");
+    // A changed option does not replace the user's own file.
+    let report = open(dir.path(), T0, "beta").run("all").unwrap();
+    assert_eq!(outcome(&report, "t/config").0, Source::State);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("kept Config from your files")),
+        "{report}"
+    );
+}
+
+#[test]
+fn unreadable_user_file_is_a_load_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("config.json"), "{\"name\": 1}").unwrap();
+    let err = open(dir.path(), T0, "alpha").run("config").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            GraphError::Load {
+                asset: "Config",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("config.json"), "{err}");
+}
+
+#[test]
+fn refresh_reason_regenerates_the_asset_and_its_dependants_only() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let old_key = fs::read_to_string(dir.path().join("tls/cert.key")).unwrap();
+    // Inside the margin: LIFETIME - MARGIN seconds later the cert must be renewed.
+    let later = T0 + Cert::LIFETIME - Cert::MARGIN;
+    let report = open(dir.path(), later, "alpha").run("all").unwrap();
+    assert_eq!(
+        outcome(&report, "t/cert"),
+        (Source::Generated, "expires within 60 s".into())
+    );
+    assert_eq!(
+        outcome(&report, "t/cert-user"),
+        (Source::Generated, "input Cert changed".into())
+    );
+    assert_eq!(generated(&report), ["t/cert", "t/cert-user"]);
+    assert_ne!(
+        fs::read_to_string(dir.path().join("tls/cert.key")).unwrap(),
+        old_key
+    );
+    let key = report
+        .files
+        .iter()
+        .find(|f| f.path == Path::new("tls/cert.key"))
+        .unwrap();
+    assert_eq!(key.action, FileAction::Written { backup: None });
+}
+
+#[test]
+fn provided_value_change_regenerates_its_dependants() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let report = open(dir.path(), T0, "beta").run("all").unwrap();
+    assert_eq!(
+        outcome(&report, "t/leaf"),
+        (Source::Generated, "input Opts changed".into())
+    );
+    assert_eq!(outcome(&report, "t/config").1, "input Opts changed");
+    assert_eq!(
+        generated(&report),
+        ["t/leaf", "t/config", "t/derived", "t/deep"]
+    );
+    assert!(
+        fs::read_to_string(dir.path().join("out/leaf.txt"))
+            .unwrap()
+            .starts_with("beta ")
+    );
+    // config.json was ours and unchanged on disk, so it is simply replaced.
+    assert!(report.warnings.is_empty(), "{report}");
+}
+
+#[test]
+fn missing_input_is_an_error_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(full_graph(), dir.path(), ctx(T0)).unwrap();
+    let err = store.run("all").unwrap_err();
+    assert!(
+        matches!(err, GraphError::MissingInput { id: "t/opts", .. }),
+        "{err}"
+    );
+    assert!(!dir.path().join(STATE_FILE).exists());
+}
+
+#[test]
+fn user_edited_output_is_preserved_before_rewrite() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let leaf = dir.path().join("out/leaf.txt");
+    let ours = fs::read_to_string(&leaf).unwrap();
+    fs::write(&leaf, "my notes\n").unwrap();
+
+    let report = open(dir.path(), T0 + 5, "alpha").run("all").unwrap();
+    let backup = Path::new("out").join(format!("leaf.txt.user-edit-{}", T0 + 5));
+    let file = report
+        .files
+        .iter()
+        .find(|f| f.path == Path::new("out/leaf.txt"))
+        .unwrap();
+    assert_eq!(
+        file.action,
+        FileAction::Written {
+            backup: Some(backup.clone())
+        }
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join(&backup)).unwrap(),
+        "my notes\n"
+    );
+    assert_eq!(fs::read_to_string(&leaf).unwrap(), ours);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("leaf.txt.user-edit-")),
+        "{report}"
+    );
+    assert_eq!(generated(&report), Vec::<&str>::new());
+}
+
+#[test]
+fn state_file_is_private_atomic_and_keeps_untouched_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let state = dir.path().join(STATE_FILE);
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o644)).unwrap();
+    // Force a rewrite, then check mode, leftovers and content.
+    let report = open(dir.path(), T0, "beta").run("config").unwrap();
+    assert!(report.state_written);
+    assert_eq!(mode(&state), 0o600);
+    assert!(tree(dir.path()).iter().all(|f| !f.contains(".okd-tmp-")));
+    let json: serde_json::Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
+    assert_eq!(json["version"], 1);
+    let assets = json["assets"].as_object().unwrap();
+    // "config" only touches Opts and Config; the others from the first run are kept.
+    for id in ["t/root", "t/leaf", "t/cert", "t/unrelated", "t/config"] {
+        assert!(assets.contains_key(id), "{id} missing from state");
+    }
+    assert!(
+        !assets.contains_key("t/opts"),
+        "provided values are not stored"
+    );
+    assert_eq!(assets["t/config"]["value"]["name"], "beta");
+    assert_eq!(json["files"]["config.json"].as_str().unwrap().len(), 64);
+    for key in ["input", "content", "value"] {
+        assert!(assets["t/root"].get(key).is_some(), "{key}");
+    }
+}
+
+#[test]
+fn unknown_state_version_and_corrupt_state_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join(STATE_FILE);
+    fs::write(&state, "{\"version\": 2, \"assets\": {}}").unwrap();
+    let err = Store::open(full_graph(), dir.path(), ctx(T0))
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            err,
+            GraphError::UnsupportedStateVersion {
+                found: 2,
+                supported: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    fs::write(&state, "{\"version\": 1, \"assets\": ").unwrap();
+    let err = Store::open(full_graph(), dir.path(), ctx(T0))
+        .err()
+        .unwrap();
+    let msg = err.to_string();
+    assert!(msg.contains(&state.display().to_string()), "{msg}");
+    assert!(msg.contains("line 1 column"), "{msg}");
+    // The broken file is left for the user to inspect.
+    assert_eq!(
+        fs::read_to_string(&state).unwrap(),
+        "{\"version\": 1, \"assets\": "
+    );
+}
+
+#[test]
+fn unreadable_state_entry_is_regenerated_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let state = dir.path().join(STATE_FILE);
+    let mut json: serde_json::Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
+    json["assets"]["t/unrelated"]["value"] = serde_json::json!({"n": "not a number"});
+    fs::write(&state, serde_json::to_vec(&json).unwrap()).unwrap();
+    let report = open(dir.path(), T0, "alpha").run("all").unwrap();
+    let (source, reason) = outcome(&report, "t/unrelated");
+    assert_eq!(source, Source::Generated);
+    assert!(reason.starts_with("state entry unreadable: "), "{reason}");
+    assert_eq!(generated(&report), ["t/unrelated"]);
+}
+
+#[test]
+fn deterministic_runs_are_byte_identical() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    open(a.path(), T0, "alpha").run("all").unwrap();
+    let mut store = open(b.path(), T0, "alpha");
+    store.set_jobs(1);
+    store.run("all").unwrap();
+    assert_eq!(tree(a.path()), tree(b.path()));
+    for f in tree(a.path()) {
+        assert_eq!(
+            fs::read(a.path().join(&f)).unwrap(),
+            fs::read(b.path().join(&f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn one_store_runs_several_targets_and_resolve_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path(), T0, "alpha");
+    let report = store.resolve(&[Dep::of::<Leaf>()]).unwrap();
+    assert_eq!(generated(&report), ["t/root", "t/leaf"]);
+    assert_eq!(tree(dir.path()), [STATE_FILE]);
+    assert!(store.get::<Leaf>().unwrap().text.starts_with("alpha "));
+    let report = store.run("all").unwrap();
+    assert!(
+        report.asset("t/root").is_none(),
+        "resolved by the earlier call: {report}"
+    );
+    assert_eq!(report.generated().count(), 6, "{report}");
+    assert_eq!(store.get::<Opts>().unwrap().name, "alpha");
+}
+
+#[test]
+fn observer_sees_plan_generation_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let mut store = open(dir.path(), T0, "alpha");
+    store.set_observer(move |e: &Event<'_>| {
+        let line = match e {
+            Event::Planned { total } => format!("plan {total}"),
+            Event::Generating { name, reason } => format!("gen {name} {reason}"),
+            Event::Resolved { name, source, .. } => format!("done {name} {source}"),
+            Event::File { path, .. } => format!("file {}", path.display()),
+        };
+        sink.lock().unwrap().push(line);
+    });
+    store.run("config").unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        *seen,
+        [
+            "plan 2",
+            "done Opts provided",
+            "gen Config not in state",
+            "done Config generated",
+            "file config.json",
+        ]
+    );
+}
