@@ -16,6 +16,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use minijinja::syntax::SyntaxConfig;
+use minijinja::value::Serde;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use serde_json::Value;
 
@@ -129,7 +130,7 @@ fn render_source(path: &Path, ctx: &Value) -> Result<(String, Vec<u8>), String> 
         Some(target) => {
             let source = String::from_utf8(bytes).map_err(|e| format!("{name}: {e}"))?;
             let text = environment()
-                .render_named_str(&path.display().to_string(), &source, ctx)
+                .render_named_str(&path.display().to_string(), &source, Serde(ctx))
                 .map_err(|e| format!("{}: {e:#}", path.display()))?;
             Ok((target.to_string(), text.into_bytes()))
         }
@@ -203,7 +204,11 @@ fn render_tree(ctx: &Value, variants: &[&str], out: &Path) -> Rendered {
                         fs::write(&dest, bytes).unwrap();
                         if kind == "files" {
                             let node = format!("/{}", rel_dir.join(&target).display());
-                            let mode = if rel_dir.ends_with("bin") { 0o555 } else { 0o600 };
+                            let mode = if rel_dir.ends_with("bin") {
+                                0o555
+                            } else {
+                                0o600
+                            };
                             fs::set_permissions(&dest, fs::Permissions::from_mode(mode)).unwrap();
                             files.insert(node);
                         }
@@ -213,7 +218,11 @@ fn render_tree(ctx: &Value, variants: &[&str], out: &Path) -> Rendered {
             }
         }
     }
-    assert!(errors.is_empty(), "templates failed to render:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "templates failed to render:\n{}",
+        errors.join("\n")
+    );
     Rendered { files, ..rendered }
 }
 
@@ -246,8 +255,10 @@ fn every_template_renders_strictly_for_every_sample() {
         let pull_secret = rendered.text("/root/.docker/config.json");
         assert_eq!(pull_secret, ctx["pull_secret"].as_str().unwrap());
         serde_json::from_str::<Value>(&pull_secret).expect("pull secret is JSON");
-        serde_json::from_str::<Value>(&rendered.text("/etc/ignition-machine-config-encapsulated.json"))
-            .expect("encapsulated MachineConfig is JSON");
+        serde_json::from_str::<Value>(
+            &rendered.text("/etc/ignition-machine-config-encapsulated.json"),
+        )
+        .expect("encapsulated MachineConfig is JSON");
         assert_eq!(
             rendered.text("/etc/pki/ca-trust/source/anchors/ca.crt"),
             ctx["additional_trust_bundle"].as_str().unwrap()
@@ -255,12 +266,25 @@ fn every_template_renders_strictly_for_every_sample() {
 
         let registries = rendered.text("/etc/containers/registries.conf");
         let sources = ctx["registries"].as_array().unwrap();
-        assert_eq!(registries.matches("[[registry]]").count(), sources.len(), "{}", sample.name);
-        assert_eq!(registries.matches("mirror-by-digest-only = true").count(), sources.len());
+        assert_eq!(
+            registries.matches("[[registry]]").count(),
+            sources.len(),
+            "{}",
+            sample.name
+        );
+        assert_eq!(
+            registries.matches("mirror-by-digest-only = true").count(),
+            sources.len()
+        );
         for source in sources {
-            assert!(registries.contains(&format!("location = \"{}\"", source["source"].as_str().unwrap())));
+            assert!(registries.contains(&format!(
+                "location = \"{}\"",
+                source["source"].as_str().unwrap()
+            )));
             for mirror in source["mirrors"].as_array().unwrap() {
-                assert!(registries.contains(&format!("location = \"{}\"", mirror.as_str().unwrap())));
+                assert!(
+                    registries.contains(&format!("location = \"{}\"", mirror.as_str().unwrap()))
+                );
             }
         }
 
@@ -268,14 +292,19 @@ fn every_template_renders_strictly_for_every_sample() {
         let proxy = rendered.text("/etc/profile.d/proxy.sh");
         let http_proxy = ctx["proxy"]["http_proxy"].as_str().unwrap();
         assert_eq!(default_env.contains("HTTP_PROXY="), !http_proxy.is_empty());
-        assert_eq!(proxy.contains(&format!("export HTTP_PROXY='{http_proxy}'")), !http_proxy.is_empty());
+        assert_eq!(
+            proxy.contains(&format!("export HTTP_PROXY='{http_proxy}'")),
+            !http_proxy.is_empty()
+        );
 
         let bootkube = rendered.text("/usr/local/bin/bootkube.sh");
         let in_place = !ctx["bootstrap_in_place"].is_null();
         assert!(bootkube.contains(&format!("BOOTSTRAP_INPLACE={in_place}")));
         let install = rendered.text("/usr/local/bin/install-to-disk.sh");
         if in_place {
-            let disk = ctx["bootstrap_in_place"]["installation_disk"].as_str().unwrap();
+            let disk = ctx["bootstrap_in_place"]["installation_disk"]
+                .as_str()
+                .unwrap();
             assert!(install.contains(&format!("INSTALLATION_DISK='{disk}'")));
         }
 
@@ -297,7 +326,9 @@ fn every_template_renders_strictly_for_every_sample() {
 #[test]
 fn strict_mode_rejects_unknown_keys() {
     let ctx = &samples()[0].ctx;
-    let err = environment().render_str("{{ release_imag }}", ctx).unwrap_err();
+    let err = environment()
+        .render_str("{{ release_imag }}", Serde(ctx))
+        .unwrap_err();
     assert_eq!(err.kind(), minijinja::ErrorKind::UndefinedError);
 }
 
@@ -307,7 +338,11 @@ fn shell_scripts(rendered: &Rendered) -> Vec<PathBuf> {
         .files
         .iter()
         .map(|f| rendered.path(f))
-        .filter(|p| fs::read(p).map(|b| b.starts_with(b"#!/usr/bin/env bash")).unwrap_or(false))
+        .filter(|p| {
+            fs::read(p)
+                .map(|b| b.starts_with(b"#!/usr/bin/env bash"))
+                .unwrap_or(false)
+        })
         .collect()
 }
 
@@ -320,7 +355,12 @@ fn rendered_scripts_pass_shellcheck() {
         let tmp = tempfile::tempdir().unwrap();
         let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
         let scripts = shell_scripts(&rendered);
-        assert!(scripts.len() >= 14, "{}: only {} scripts", sample.name, scripts.len());
+        assert!(
+            scripts.len() >= 13,
+            "{}: only {} scripts",
+            sample.name,
+            scripts.len()
+        );
         let output = Command::new("shellcheck")
             .args(["-S", "warning", "-s", "bash"])
             .args(&scripts)
@@ -339,14 +379,35 @@ fn rendered_scripts_pass_shellcheck() {
 fn known_key(section: &str, key: &str) -> bool {
     let keys: &[&str] = match section {
         "Unit" => &[
-            "Description", "Documentation", "Wants", "Requires", "After", "Before",
-            "BindsTo", "PartOf", "Conflicts", "ConditionPathExists",
-            "ConditionKernelCommandLine", "DefaultDependencies",
+            "Description",
+            "Documentation",
+            "Wants",
+            "Requires",
+            "After",
+            "Before",
+            "BindsTo",
+            "PartOf",
+            "Conflicts",
+            "ConditionPathExists",
+            "ConditionKernelCommandLine",
+            "DefaultDependencies",
         ],
         "Service" => &[
-            "Type", "NotifyAccess", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecStop",
-            "Environment", "EnvironmentFile", "WorkingDirectory", "Restart", "RestartSec",
-            "RemainAfterExit", "TimeoutStartSec", "User", "Group",
+            "Type",
+            "NotifyAccess",
+            "ExecStartPre",
+            "ExecStart",
+            "ExecStartPost",
+            "ExecStop",
+            "Environment",
+            "EnvironmentFile",
+            "WorkingDirectory",
+            "Restart",
+            "RestartSec",
+            "RemainAfterExit",
+            "TimeoutStartSec",
+            "User",
+            "Group",
         ],
         "Socket" => &["ListenStream", "Service", "Accept"],
         "Install" => &["WantedBy", "RequiredBy", "Also"],
@@ -396,7 +457,12 @@ fn exec_program(value: &str) -> &str {
         .unwrap_or("")
 }
 
-fn check_unit(name: &str, text: &str, dropin: bool, files: &BTreeSet<String>) -> Result<(), String> {
+fn check_unit(
+    name: &str,
+    text: &str,
+    dropin: bool,
+    files: &BTreeSet<String>,
+) -> Result<(), String> {
     let entries = parse_unit(text)?;
     let has = |section: &str, key: &str| entries.iter().any(|(s, k, _)| s == section && k == key);
     for (section, key, value) in &entries {
@@ -406,7 +472,9 @@ fn check_unit(name: &str, text: &str, dropin: bool, files: &BTreeSet<String>) ->
                 return Err(format!("[{section}] {key}: {program:?} is not absolute"));
             }
             if !files.contains(program) && !OS_PROGRAMS.contains(&program) {
-                return Err(format!("[{section}] {key}: {program} is neither shipped nor an OS program"));
+                return Err(format!(
+                    "[{section}] {key}: {program} is neither shipped nor an OS program"
+                ));
             }
         }
     }
@@ -422,7 +490,9 @@ fn check_unit(name: &str, text: &str, dropin: bool, files: &BTreeSet<String>) ->
     let installable = entries.iter().any(|(s, _, _)| s == "Install");
     let enabled = ENABLED_UNITS.contains(&name);
     if installable != enabled && !name.starts_with("bootstrap-in-place-post-reboot") {
-        return Err(format!("[Install] present: {installable}, but enabled by the renderer: {enabled}"));
+        return Err(format!(
+            "[Install] present: {installable}, but enabled by the renderer: {enabled}"
+        ));
     }
     Ok(())
 }
@@ -437,7 +507,12 @@ fn units_parse_and_run_shipped_programs() {
         for path in walk(&rendered.units) {
             let dropin = path.parent().unwrap().extension().is_some_and(|e| e == "d");
             let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if let Err(e) = check_unit(&name, &fs::read_to_string(&path).unwrap(), dropin, &rendered.files) {
+            if let Err(e) = check_unit(
+                &name,
+                &fs::read_to_string(&path).unwrap(),
+                dropin,
+                &rendered.files,
+            ) {
                 errors.push(format!("{}: {e}", path.display()));
             }
             checked.push(name);
@@ -446,13 +521,21 @@ fn units_parse_and_run_shipped_programs() {
         for file in rendered.files.iter().filter(|f| f.ends_with(".service")) {
             let name = file.rsplit('/').next().unwrap();
             let mut files = rendered.files.clone();
-            files.insert(format!("/usr/local/bin/{}", name.replace(".service", ".sh")));
+            files.insert(format!(
+                "/usr/local/bin/{}",
+                name.replace(".service", ".sh")
+            ));
             if let Err(e) = check_unit(name, &rendered.text(file), false, &files) {
                 errors.push(format!("{file}: {e}"));
             }
         }
         assert!(errors.is_empty(), "{}:\n{}", sample.name, errors.join("\n"));
-        for unit in ["kubelet.service", "bootkube.service", "certs.conf", "systemd-journal-gatewayd.socket"] {
+        for unit in [
+            "kubelet.service",
+            "bootkube.service",
+            "certs.conf",
+            "systemd-journal-gatewayd.socket",
+        ] {
             assert!(checked.iter().any(|c| c == unit), "{unit} missing");
         }
         systemd_analyze_verify(&rendered);
@@ -473,7 +556,10 @@ fn systemd_analyze_verify(rendered: &Rendered) {
         let rel = path.strip_prefix(&rendered.units).unwrap();
         let mut text = fs::read_to_string(&path).unwrap();
         for file in &rendered.files {
-            text = text.replace(&format!("={file}"), &format!("={}", rendered.path(file).display()));
+            text = text.replace(
+                &format!("={file}"),
+                &format!("={}", rendered.path(file).display()),
+            );
         }
         for program in OS_PROGRAMS {
             if !Path::new(program).exists() {
@@ -489,7 +575,11 @@ fn systemd_analyze_verify(rendered: &Rendered) {
     }
     // Units that only get drop-ins exist on the OS; stand in for them here.
     for base in ["systemd-journal-gatewayd.service", "zincati.service"] {
-        fs::write(dir.join(base), "[Unit]\nDescription=stand-in\n[Service]\nExecStart=/bin/true\n").unwrap();
+        fs::write(
+            dir.join(base),
+            "[Unit]\nDescription=stand-in\n[Service]\nExecStart=/bin/true\n",
+        )
+        .unwrap();
         names.push(format!("./{base}"));
     }
     let output = Command::new("systemd-analyze")
@@ -517,7 +607,13 @@ impl Host {
         let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
         let host = Host { tmp, rendered };
         let assets = host.openshift();
-        for dir in ["auth", "tls", "openshift", "manifests", "bootstrap-in-place"] {
+        for dir in [
+            "auth",
+            "tls",
+            "openshift",
+            "manifests",
+            "bootstrap-in-place",
+        ] {
             fs::create_dir_all(assets.join(dir)).unwrap();
         }
         for (file, text) in [
@@ -527,13 +623,25 @@ impl Host {
             ("tls/root-ca.crt", "root ca"),
             ("tls/machine-config-server.crt", "mcs crt"),
             ("tls/machine-config-server.key", "mcs key"),
-            ("openshift/99_openshift-machineconfig_99-master-ssh.yaml", "kind: MachineConfig"),
+            (
+                "openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+                "kind: MachineConfig",
+            ),
             ("manifests/cluster-config.yaml", "kind: ConfigMap"),
-            ("original_cvo_overrides.patch", "{\"spec\":{\"overrides\":null}}"),
+            (
+                "original_cvo_overrides.patch",
+                "{\"spec\":{\"overrides\":null}}",
+            ),
         ] {
             fs::write(assets.join(file), text).unwrap();
         }
-        for dir in ["etc/kubernetes", "state", "records", "standins", "artifacts"] {
+        for dir in [
+            "etc/kubernetes",
+            "state",
+            "records",
+            "standins",
+            "artifacts",
+        ] {
             fs::create_dir_all(host.dir(dir)).unwrap();
         }
         for standin in walk(&fixtures_dir().join("standins")) {
@@ -542,7 +650,13 @@ impl Host {
             fs::set_permissions(&dest, fs::Permissions::from_mode(0o755)).unwrap();
         }
         let fifo = host.dir("state/fifo");
-        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(
+            Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
         host
     }
 
@@ -566,12 +680,20 @@ impl Host {
 
     /// `bash /usr/local/bin/<script> args...` on the scratch host, as unit `service`.
     fn command(&self, script: &str, args: &[&str], service: &str) -> Command {
-        self.command_for(&self.rendered.path(&format!("/usr/local/bin/{script}")), args, service)
+        self.command_for(
+            &self.rendered.path(&format!("/usr/local/bin/{script}")),
+            args,
+            service,
+        )
     }
 
     /// `bash <program> args...` with the scratch paths and stand-ins, as unit `service`.
     fn command_for(&self, program: &Path, args: &[&str], service: &str) -> Command {
-        let path = format!("{}:{}", self.dir("standins").display(), std::env::var("PATH").unwrap());
+        let path = format!(
+            "{}:{}",
+            self.dir("standins").display(),
+            std::env::var("PATH").unwrap()
+        );
         let mut cmd = Command::new("bash");
         cmd.arg(program)
             .args(args)
@@ -597,14 +719,17 @@ impl Host {
     }
 
     fn output(&self, service: &str) -> String {
-        let read = |ext: &str| fs::read_to_string(self.dir(&format!("state/{service}.{ext}"))).unwrap_or_default();
+        let read = |ext: &str| {
+            fs::read_to_string(self.dir(&format!("state/{service}.{ext}"))).unwrap_or_default()
+        };
         format!("stdout:\n{}\nstderr:\n{}", read("out"), read("err"))
     }
 
     fn records(&self, service: &str) -> Vec<Value> {
         let path = self.dir(&format!("records/{service}.json"));
         let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{service}.json: {e}\n{text}"));
+        let value: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{service}.json: {e}\n{text}"));
         value.as_array().expect("records are an array").clone()
     }
 
@@ -632,7 +757,11 @@ fn kill_group(child: &mut Child) {
         .args(["-KILL", "--", &format!("-{}", child.id())])
         .status()
         .unwrap();
-    assert!(status.success(), "could not kill process group {}", child.id());
+    assert!(
+        status.success(),
+        "could not kill process group {}",
+        child.id()
+    );
     child.wait().unwrap();
 }
 
@@ -681,7 +810,14 @@ fn succeeded_stages(records: &[Value]) -> Vec<String> {
 
 fn check_record_shape(records: &[Value]) {
     let keys = [
-        "timestamp", "preCommand", "postCommand", "stage", "phase", "result", "errorLine", "errorMessage",
+        "timestamp",
+        "preCommand",
+        "postCommand",
+        "stage",
+        "phase",
+        "result",
+        "errorLine",
+        "errorMessage",
     ];
     for record in records {
         let object = record.as_object().expect("record is an object");
@@ -690,7 +826,10 @@ fn check_record_shape(records: &[Value]) {
             assert!(!value.as_str().unwrap().is_empty(), "empty {key} kept");
         }
         let stamp = record["timestamp"].as_str().unwrap();
-        assert!(stamp.len() == 20 && stamp.ends_with('Z') && stamp.as_bytes()[10] == b'T', "{stamp}");
+        assert!(
+            stamp.len() == 20 && stamp.ends_with('Z') && stamp.as_bytes()[10] == b'T',
+            "{stamp}"
+        );
     }
 }
 
@@ -700,33 +839,62 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
 
     // Run 1: the stand-in podman blocks in the kube-apiserver render (stage 5); kill it there.
     let mut first = host.command("bootkube.sh", &[], "bootkube");
-    first.env("STANDIN_BLOCK_MATCH", "--asset-output-dir=/assets/kube-apiserver-bootstrap");
+    first.env(
+        "STANDIN_BLOCK_MATCH",
+        "--asset-output-dir=/assets/kube-apiserver-bootstrap",
+    );
     let mut child = first.spawn().unwrap();
-    wait_until(Duration::from_secs(30), "podman to block", || host.log().contains("podman blocking"));
+    wait_until(Duration::from_secs(30), "podman to block", || {
+        host.log().contains("podman blocking")
+    });
     kill_group(&mut child);
     for stage in &HA_STAGES[..4] {
-        assert!(host.done(&format!("{stage}.done")), "{stage}.done missing\n{}", host.output("bootkube"));
+        assert!(
+            host.done(&format!("{stage}.done")),
+            "{stage}.done missing\n{}",
+            host.output("bootkube")
+        );
     }
     for stage in &HA_STAGES[4..] {
-        assert!(!host.done(&format!("{stage}.done")), "{stage}.done too early");
+        assert!(
+            !host.done(&format!("{stage}.done")),
+            "{stage}.done too early"
+        );
     }
     assert!(!host.done(".bootkube.done"));
 
     // progress.service starts meanwhile; the first create attempt fails like an API not up yet.
     fs::write(host.dir("state/oc-create-failures"), "1").unwrap();
     let mut progress = host
-        .command("report-progress.sh", &["/opt/openshift/auth/kubeconfig"], "progress")
+        .command(
+            "report-progress.sh",
+            &["/opt/openshift/auth/kubeconfig"],
+            "progress",
+        )
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    assert!(progress.try_wait().unwrap().is_none(), "report-progress must wait for bootkube");
-    assert!(!host.log().contains("create configmap"), "configmap created before .bootkube.done");
+    assert!(
+        progress.try_wait().unwrap().is_none(),
+        "report-progress must wait for bootkube"
+    );
+    assert!(
+        !host.log().contains("create configmap"),
+        "configmap created before .bootkube.done"
+    );
 
     // Run 2: finished stages are skipped, the rest runs to the end.
     host.mark_log("run 2");
-    let mut child = host.command("bootkube.sh", &[], "bootkube").spawn().unwrap();
+    let mut child = host
+        .command("bootkube.sh", &[], "bootkube")
+        .spawn()
+        .unwrap();
     let status = wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
-    assert!(status.success(), "bootkube.sh failed:\n{}", host.output("bootkube"));
+    assert!(
+        status.success(),
+        "bootkube.sh failed:\n{}",
+        host.output("bootkube")
+    );
     assert!(host.done(".bootkube.done"));
     for stage in HA_STAGES {
         assert!(host.done(&format!("{stage}.done")), "{stage}.done missing");
@@ -735,12 +903,21 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
     let log = host.log();
     let (run1, run2) = log.split_once("=== run 2").unwrap();
     let run1_calls: Vec<String> = HA_STAGES[1..4].iter().map(|s| stage_call(s)).collect();
-    assert_in_order(run1, &run1_calls.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_in_order(
+        run1,
+        &run1_calls.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
     for stage in &HA_STAGES[1..4] {
-        assert!(!run2.contains(&stage_call(stage)), "{stage} ran again after the restart");
+        assert!(
+            !run2.contains(&stage_call(stage)),
+            "{stage} ran again after the restart"
+        );
     }
     let run2_calls: Vec<String> = HA_STAGES[4..].iter().map(|s| stage_call(s)).collect();
-    assert_in_order(run2, &run2_calls.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_in_order(
+        run2,
+        &run2_calls.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
     assert!(run2.contains(
         "--required-pods=openshift-kube-apiserver/kube-apiserver,openshift-kube-scheduler/openshift-kube-scheduler,\
          openshift-kube-controller-manager/kube-controller-manager,openshift-cluster-version/cluster-version-operator"
@@ -760,13 +937,22 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
     ] {
         assert!(etc.join(file).exists(), "{file} missing");
     }
-    assert!(!etc.join("kubernetes/manifests/machineconfigoperator-bootstrap-pod.yaml").exists());
-    assert!(host.openshift().join("bootstrap-manifests/cluster-version-operator-bootstrap-pod.yaml").exists());
+    assert!(
+        !etc.join("kubernetes/manifests/machineconfigoperator-bootstrap-pod.yaml")
+            .exists()
+    );
+    assert!(
+        host.openshift()
+            .join("bootstrap-manifests/cluster-version-operator-bootstrap-pod.yaml")
+            .exists()
+    );
 
     // Service records: run 1 ends with an open stage (killed), run 2 covers the rest.
     let records = host.records("bootkube");
     check_record_shape(&records);
-    let starts: Vec<usize> = (0..records.len()).filter(|&i| records[i]["phase"] == "service start").collect();
+    let starts: Vec<usize> = (0..records.len())
+        .filter(|&i| records[i]["phase"] == "service start")
+        .collect();
     assert_eq!(starts.len(), 2, "two runs, two service starts");
     let (run1, run2) = records.split_at(starts[1]);
     assert_eq!(succeeded_stages(run1), HA_STAGES[..4]);
@@ -776,46 +962,101 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
     expected.extend(["check-api-url", "check-api-int-url"]);
     assert_eq!(succeeded_stages(run2), expected);
     let last = run2.last().unwrap();
-    assert_eq!((last["phase"].as_str(), last["result"].as_str()), (Some("service end"), Some("success")));
+    assert_eq!(
+        (last["phase"].as_str(), last["result"].as_str()),
+        (Some("service end"), Some("success"))
+    );
 
     // report-progress: one failed attempt, one successful create, then it stops.
     let status = wait_for(&mut progress, Duration::from_secs(30), "report-progress.sh");
-    assert!(status.success(), "report-progress failed:\n{}", host.output("progress"));
-    assert_eq!(host.log().matches("create configmap bootstrap --namespace kube-system --from-literal status=complete").count(), 2);
+    assert!(
+        status.success(),
+        "report-progress failed:\n{}",
+        host.output("progress")
+    );
+    assert_eq!(
+        host.log()
+            .matches(
+                "create configmap bootstrap --namespace kube-system --from-literal status=complete"
+            )
+            .count(),
+        2
+    );
     let creations = fs::read_to_string(host.dir("state/configmap-creations")).unwrap();
     assert_eq!(creations.lines().count(), 1);
     let progress_records = host.records("progress");
     check_record_shape(&progress_records);
-    assert_eq!(succeeded_stages(&progress_records), ["wait-for-bootstrap-complete", "report-bootstrap-complete"]);
+    assert_eq!(
+        succeeded_stages(&progress_records),
+        ["wait-for-bootstrap-complete", "report-bootstrap-complete"]
+    );
 
     // A restarted progress.service finds the ConfigMap and is done without creating another.
-    let mut again = host.command("report-progress.sh", &["/opt/openshift/auth/kubeconfig"], "progress").spawn().unwrap();
+    let mut again = host
+        .command(
+            "report-progress.sh",
+            &["/opt/openshift/auth/kubeconfig"],
+            "progress",
+        )
+        .spawn()
+        .unwrap();
     assert!(wait_for(&mut again, Duration::from_secs(30), "report-progress.sh").success());
-    assert_eq!(fs::read_to_string(host.dir("state/configmap-creations")).unwrap().lines().count(), 1);
+    assert_eq!(
+        fs::read_to_string(host.dir("state/configmap-creations"))
+            .unwrap()
+            .lines()
+            .count(),
+        1
+    );
 }
 
 #[test]
 fn single_node_bootkube_packs_master_config_then_installs_to_disk() {
     let sample = sample("context-single-node.json");
-    let disk = sample.ctx["bootstrap_in_place"]["installation_disk"].as_str().unwrap().to_string();
+    let disk = sample.ctx["bootstrap_in_place"]["installation_disk"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let host = Host::new(&sample);
     fs::copy(
-        host.rendered.path("/opt/openshift/bootstrap-in-place/master-update.fcc"),
-        host.openshift().join("bootstrap-in-place/master-update.fcc"),
+        host.rendered
+            .path("/opt/openshift/bootstrap-in-place/master-update.fcc"),
+        host.openshift()
+            .join("bootstrap-in-place/master-update.fcc"),
     )
     .unwrap();
 
     // install-to-disk.service starts with bootkube and must wait for it.
-    let mut install = host.command("install-to-disk.sh", &[], "install-to-disk").spawn().unwrap();
-    let mut bootkube = host.command("bootkube.sh", &[], "bootkube").spawn().unwrap();
+    let mut install = host
+        .command("install-to-disk.sh", &[], "install-to-disk")
+        .spawn()
+        .unwrap();
+    let mut bootkube = host
+        .command("bootkube.sh", &[], "bootkube")
+        .spawn()
+        .unwrap();
     let status = wait_for(&mut bootkube, Duration::from_secs(60), "bootkube.sh");
-    assert!(status.success(), "bootkube.sh failed:\n{}", host.output("bootkube"));
+    assert!(
+        status.success(),
+        "bootkube.sh failed:\n{}",
+        host.output("bootkube")
+    );
     let status = wait_for(&mut install, Duration::from_secs(30), "install-to-disk.sh");
-    assert!(status.success(), "install-to-disk.sh failed:\n{}", host.output("install-to-disk"));
+    assert!(
+        status.success(),
+        "install-to-disk.sh failed:\n{}",
+        host.output("install-to-disk")
+    );
 
     let log = host.log();
-    assert!(log.contains("--required-pods= "), "single node requires no pods:\n{log}");
-    assert!(!log.contains("wait-for-ceo"), "HA post steps ran on a single node");
+    assert!(
+        log.contains("--required-pods=\n"),
+        "single node requires no pods:\n{log}"
+    );
+    assert!(
+        !log.contains("wait-for-ceo"),
+        "HA post steps ran on a single node"
+    );
     assert_in_order(
         &log,
         &[
@@ -823,15 +1064,31 @@ fn single_node_bootkube_packs_master_config_then_installs_to_disk() {
             "crictl ps --quiet --name ^etcd$",
             "curl --fail --silent --show-error --header Accept: application/vnd.coreos.ignition+json;version=3.1.0",
             "bootstrap-in-place --asset-dir=/rootfs --input=/assets/bootstrap-in-place/master-update.fcc --output=/assets/master.ign",
-            &format!("coreos-installer install --ignition-file {}/master.ign {disk}", host.openshift().display()),
+            &format!(
+                "coreos-installer install --ignition-file {}/master.ign {disk}",
+                host.openshift().display()
+            ),
             "shutdown --reboot +1",
         ],
     );
-    for marker in ["stop-etcd.done", "master-ignition.done", ".bootkube.done", "coreos-installer.done", ".install-to-disk.done"] {
+    for marker in [
+        "stop-etcd.done",
+        "master-ignition.done",
+        ".bootkube.done",
+        "coreos-installer.done",
+        ".install-to-disk.done",
+    ] {
         assert!(host.done(marker), "{marker} missing");
     }
-    assert!(host.dir("etc/kubernetes/bootstrap-etcd/etcd-member-pod.yaml").exists());
-    assert!(host.openshift().join("log-bundle-bootstrap.tar.gz").exists());
+    assert!(
+        host.dir("etc/kubernetes/bootstrap-etcd/etcd-member-pod.yaml")
+            .exists()
+    );
+    assert!(
+        host.openshift()
+            .join("log-bundle-bootstrap.tar.gz")
+            .exists()
+    );
     assert_eq!(
         succeeded_stages(&host.records("install-to-disk")),
         ["wait-for-bootkube", "coreos-installer", "reboot"]
@@ -839,20 +1096,30 @@ fn single_node_bootkube_packs_master_config_then_installs_to_disk() {
 
     // A restart after the disk was written does not run coreos-installer again.
     host.mark_log("restart");
-    let mut again = host.command("install-to-disk.sh", &[], "install-to-disk").spawn().unwrap();
+    let mut again = host
+        .command("install-to-disk.sh", &[], "install-to-disk")
+        .spawn()
+        .unwrap();
     assert!(wait_for(&mut again, Duration::from_secs(30), "install-to-disk.sh").success());
     let log = host.log();
     let (_, after) = log.split_once("=== restart").unwrap();
-    assert!(!after.contains("coreos-installer"), "coreos-installer ran twice");
+    assert!(
+        !after.contains("coreos-installer"),
+        "coreos-installer ran twice"
+    );
 }
 
 /// Run a script that sources the service-record library and then runs `body`.
 fn record_script(host: &Host, body: &str, env: &[(&str, &str)]) -> std::process::Output {
     let script = host.dir("state/script.sh");
-    let text = format!("set -euo pipefail\n. \"${{BOOTSTRAP_BIN_DIR}}/bootstrap-service-record.sh\"\n{body}\n");
+    let text = format!(
+        "set -euo pipefail\n. \"${{BOOTSTRAP_BIN_DIR}}/bootstrap-service-record.sh\"\n{body}\n"
+    );
     fs::write(&script, text).unwrap();
     let mut cmd = host.command_for(&script, &[], "demo");
-    cmd.envs(env.iter().copied()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     cmd.output().unwrap()
 }
 
@@ -861,20 +1128,43 @@ fn service_records_escape_text_and_reject_misuse() {
     let host = Host::new(&sample("context-ha-none.json"));
     let out = record_script(
         &host,
-        "record_service_stage_start 'quote \" and \\\\ backslash'\nrecord_service_stage_failure \"$(printf 'two\\nlines\\ttab')\"\nrecord_service_stage_start next\nfalse",
+        "record_service_stage_start 'quote \" and \\ backslash'\nrecord_service_stage_failure \"$(printf 'two\\nlines\\ttab')\"\nrecord_service_stage_start next\nfalse",
         &[],
     );
     assert!(!out.status.success());
     let records = host.records("demo");
     check_record_shape(&records);
-    let phases: Vec<&str> = records.iter().map(|r| r["phase"].as_str().unwrap()).collect();
-    assert_eq!(phases, ["service start", "stage start", "stage end", "stage start", "stage end", "service end"]);
+    let phases: Vec<&str> = records
+        .iter()
+        .map(|r| r["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            "service start",
+            "stage start",
+            "stage end",
+            "stage start",
+            "stage end",
+            "service end"
+        ]
+    );
     assert_eq!(records[1]["stage"], "quote \" and \\ backslash");
     assert_eq!(records[2]["errorMessage"], "two\nlines\ttab");
-    assert!(records[2]["errorLine"].as_str().unwrap().contains("script.sh"));
+    assert!(
+        records[2]["errorLine"]
+            .as_str()
+            .unwrap()
+            .contains("script.sh")
+    );
     assert_eq!(records[4]["result"], "failure");
     assert_eq!(records[5]["result"], "failure");
-    assert!(records[5]["errorMessage"].as_str().unwrap().contains("journal line three"));
+    assert!(
+        records[5]["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("journal line three")
+    );
 
     // Ending a stage that was never started aborts the script.
     fs::remove_file(host.dir("records/demo.json")).unwrap();
@@ -888,7 +1178,14 @@ fn service_records_escape_text_and_reject_misuse() {
     let out = record_script(&host, "true", &[("PRE_COMMAND", "kubelet-pause-image")]);
     assert!(out.status.success());
     let records = host.records("demo");
-    let phases: Vec<&str> = records.iter().map(|r| r["phase"].as_str().unwrap()).collect();
+    let phases: Vec<&str> = records
+        .iter()
+        .map(|r| r["phase"].as_str().unwrap())
+        .collect();
     assert_eq!(phases, ["pre-command start", "pre-command end"]);
-    assert!(records.iter().all(|r| r["preCommand"] == "kubelet-pause-image"));
+    assert!(
+        records
+            .iter()
+            .all(|r| r["preCommand"] == "kubelet-pause-image")
+    );
 }
