@@ -123,18 +123,20 @@ pub fn bootstrap_config_from(
     for file in extra_files {
         files.upsert(file);
     }
-    let mut config = Config::default();
-    config.passwd = Some(Passwd {
-        groups: None,
-        users: Some(vec![core_user(ssh_keys)]),
-    });
-    config.storage = Some(Storage {
-        files: Some(files.0.iter().map(ignition_file).collect()),
-        ..Storage::default()
-    });
-    config.systemd = Some(Systemd {
-        units: Some(units.into_iter().map(ignition_unit).collect()),
-    });
+    let config = Config {
+        passwd: Some(Passwd {
+            groups: None,
+            users: Some(vec![core_user(ssh_keys)]),
+        }),
+        storage: Some(Storage {
+            files: Some(files.0.iter().map(ignition_file).collect()),
+            ..Storage::default()
+        }),
+        systemd: Some(Systemd {
+            units: Some(units.into_iter().map(ignition_unit).collect()),
+        }),
+        ..Config::default()
+    };
     Ok(config)
 }
 
