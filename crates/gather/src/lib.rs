@@ -10,12 +10,22 @@
 
 #![deny(missing_docs)]
 
+mod agent;
 mod analysis;
+mod auth;
+mod download;
 mod error;
+mod events;
+mod keys;
+mod options;
+mod session;
 
 pub use analysis::{
     Analysis, FailedUnit, Failure, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState,
     MachineOsState, Problem, ServiceStatus, ServiceSummary, UnreadableRecord, Verdict,
     analyze_bundle,
 };
-pub use error::AnalysisError;
+pub use error::{AnalysisError, GatherError};
+pub use events::{GatherEvent, RemoteStream};
+pub use options::{DEFAULT_REMOTE_COMMAND, GatherOptions, gather_id_now};
+pub use session::{GatherOutcome, gather_bootstrap};

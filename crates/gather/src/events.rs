@@ -1,0 +1,115 @@
+//! Progress events, so the binary decides what to print and at which log level.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// Which remote output stream a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RemoteStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// Something that happened during [`gather_bootstrap`](crate::gather_bootstrap).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum GatherEvent {
+    /// Opening the TCP connection.
+    Connecting {
+        /// `host:port`.
+        address: String,
+    },
+    /// The host key, accepted without verification (a fresh bootstrap host is unknown).
+    HostKey {
+        /// Key algorithm, e.g. `ssh-ed25519`.
+        algorithm: String,
+        /// OpenSSH-style `SHA256:...` fingerprint.
+        fingerprint: String,
+    },
+    /// A key that cannot be used, with the reason; one event per key.
+    KeySkipped {
+        /// File path or label.
+        key: String,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// One authentication attempt and whether the server accepted it.
+    AuthAttempt {
+        /// What was offered, e.g. `key file ~/.ssh/id_ed25519 (ED25519 SHA256:...)`.
+        method: String,
+        /// Whether it logged us in.
+        accepted: bool,
+    },
+    /// Agent forwarding state for the session.
+    AgentForwarding {
+        /// What the forwarded agent offers, or why forwarding is not available.
+        detail: String,
+    },
+    /// The remote command is starting.
+    Running {
+        /// The command line as sent.
+        command: String,
+    },
+    /// One line of remote output (the binary logs these at debug level).
+    RemoteLine {
+        /// stdout or stderr.
+        stream: RemoteStream,
+        /// The line without its newline.
+        line: String,
+    },
+    /// The bundle download is starting.
+    Downloading {
+        /// Remote path, relative to the login directory.
+        remote: String,
+        /// Size reported by the server.
+        size: Option<u64>,
+    },
+    /// The bundle is in place.
+    Downloaded {
+        /// Local path.
+        path: PathBuf,
+        /// Bytes written.
+        bytes: u64,
+    },
+}
+
+impl fmt::Display for GatherEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GatherEvent::Connecting { address } => write!(f, "connecting to {address}"),
+            GatherEvent::HostKey {
+                algorithm,
+                fingerprint,
+            } => write!(
+                f,
+                "accepted host key {algorithm} {fingerprint} without verification (a new bootstrap host cannot be known in advance)"
+            ),
+            GatherEvent::KeySkipped { key, reason } => write!(f, "skipping {key}: {reason}"),
+            GatherEvent::AuthAttempt { method, accepted } => {
+                let verdict = if *accepted { "accepted" } else { "rejected" };
+                write!(f, "{method}: {verdict}")
+            }
+            GatherEvent::AgentForwarding { detail } => write!(f, "agent forwarding: {detail}"),
+            GatherEvent::Running { command } => write!(f, "running {command}"),
+            GatherEvent::RemoteLine { stream, line } => {
+                let tag = match stream {
+                    RemoteStream::Stdout => "remote",
+                    RemoteStream::Stderr => "remote stderr",
+                };
+                write!(f, "{tag}: {line}")
+            }
+            GatherEvent::Downloading { remote, size } => match size {
+                Some(size) => write!(f, "downloading {remote} ({size} bytes)"),
+                None => write!(f, "downloading {remote}"),
+            },
+            GatherEvent::Downloaded { path, bytes } => {
+                write!(f, "saved {} ({bytes} bytes)", path.display())
+            }
+        }
+    }
+}
