@@ -612,7 +612,9 @@ impl Store {
                 continue;
             };
             for file in node.ops.files(&res.value) {
-                if !fsutil::is_safe_relative(&file.path) {
+                if !fsutil::is_safe_relative(&file.path)
+                    || file.path == Path::new(state::STATE_FILE)
+                {
                     return Err(GraphError::BadFilePath {
                         asset: node.dep.name,
                         path: file.path,

@@ -103,6 +103,10 @@ impl Asset for Config {
         data.push(b'\n');
         vec![File::new("config.json", data)]
     }
+    /// Zero replicas never come from the generator, only from a user's edit.
+    fn refresh_reason(&self, _: &Context) -> Option<String> {
+        (self.replicas == 0).then(|| "zero replicas cannot run anything".to_string())
+    }
     fn load(dir: &Fetcher) -> Result<Option<Self>, BoxError> {
         match dir.read_string("config.json")? {
             Some(text) => Ok(Some(serde_json::from_str(&text)?)),

@@ -450,3 +450,110 @@ fn observer_sees_plan_generation_and_files() {
         ]
     );
 }
+
+#[test]
+fn user_supplied_values_are_reported_not_refreshed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = "{\"name\": \"alpha\", \"replicas\": 0}";
+    fs::write(dir.path().join("config.json"), mine).unwrap();
+    for _ in 0..2 {
+        let report = open(dir.path(), T0, "alpha").run("config").unwrap();
+        assert!(
+            report.warnings.iter().any(|w| w
+                == "Config (supplied by you): zero replicas cannot run anything; \
+                    it is not replaced automatically"),
+            "{report}"
+        );
+        assert_eq!(generated(&report), Vec::<&str>::new());
+        assert_eq!(
+            fs::read_to_string(dir.path().join("config.json")).unwrap(),
+            mine
+        );
+    }
+}
+
+#[test]
+fn values_resolved_before_a_failure_are_kept() {
+    // With one worker Root resolves first, then Config fails to load.
+    let fresh = tempfile::tempdir().unwrap();
+    fs::write(fresh.path().join("config.json"), "not json").unwrap();
+    let mut store = open(fresh.path(), T0, "alpha");
+    store.set_jobs(1);
+    assert!(store.run("all").is_err());
+    let state = fs::read_to_string(fresh.path().join(STATE_FILE)).unwrap();
+    assert!(state.contains("\"t/root\""), "{state}");
+    assert!(!state.contains("\"t/config\""), "{state}");
+    // Nothing of the target was written after the failure.
+    assert_eq!(tree(fresh.path()), [STATE_FILE, "config.json"]);
+}
+
+#[test]
+fn provide_rejects_unregistered_types() {
+    let graph = asset_graph::Graph::builder()
+        .asset::<Leaf>()
+        .input::<Opts>()
+        .build();
+    assert!(graph.is_err(), "Leaf needs Root");
+    let graph = asset_graph::Graph::builder()
+        .input::<Opts>()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(graph, dir.path(), ctx(T0)).unwrap();
+    let err = store.provide(crate::assets::Root { token: 1 }).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Root (t/root), which is not registered"),
+        "{err}"
+    );
+}
+
+/// Writes wherever it is told to, to check that paths are confined to the install dir.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct Escaper(String);
+
+impl asset_graph::Asset for Escaper {
+    const ID: &'static str = "t/escaper";
+    const NAME: &'static str = "Escaper";
+    fn dependencies() -> Vec<Dep> {
+        Vec::new()
+    }
+    fn generate(
+        _: &asset_graph::Context,
+        _: &asset_graph::Parents,
+    ) -> Result<Self, asset_graph::BoxError> {
+        Ok(Escaper("../outside".into()))
+    }
+    fn files(&self) -> Vec<asset_graph::File> {
+        vec![asset_graph::File::new(&self.0, "x")]
+    }
+}
+
+#[test]
+fn files_outside_the_install_dir_are_refused() {
+    let graph = asset_graph::Graph::builder()
+        .asset::<Escaper>()
+        .target(asset_graph::Target {
+            name: "x",
+            assets: vec![Dep::of::<Escaper>()],
+        })
+        .build()
+        .unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("install");
+    let err = Store::open(graph, &dir, ctx(T0))
+        .unwrap()
+        .run("x")
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            GraphError::BadFilePath {
+                asset: "Escaper",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(!parent.path().join("outside").exists());
+}
