@@ -91,7 +91,8 @@ impl From<RenderedFile> for NodeFile {
 /// Order: template files of each processed directory (`common`, then the variant's), then
 /// `extra_files`; a later file with the same path replaces the earlier one in its original
 /// position. Units follow the same rule by name. `ssh_keys` become the `core` user's
-/// authorized keys in the given order (empty strings are skipped).
+/// authorized keys in the given order (empty strings are skipped). Context values that
+/// would break the quoting of the scripts are refused ([`TemplateContext::unsafe_values`]).
 pub fn bootstrap_config(
     variant: Variant,
     ctx: &TemplateContext,
@@ -110,6 +111,10 @@ pub fn bootstrap_config_from(
     extra_files: Vec<NodeFile>,
     ssh_keys: Vec<String>,
 ) -> Result<Config> {
+    let keys = ctx.unsafe_values();
+    if !keys.is_empty() {
+        return Err(crate::Error::UnsafeValue { keys });
+    }
     let mut files = FileList::default();
     let mut units: Vec<RenderedUnit> = Vec::new();
     for dir in variant.template_dirs() {

@@ -95,6 +95,59 @@ pub struct InstallationDisk {
 }
 
 impl TemplateContext {
+    /// Keys whose value contains a `'` or a line break although scripts embed it inside
+    /// single quotes (every single-line string key; the pull secret, SSH key, trust bundle
+    /// and encapsulated MachineConfig are excluded because files hold them verbatim).
+    ///
+    /// Such a value would end the quoted string and run as shell code on the bootstrap
+    /// node, so [`crate::bootstrap_config`] refuses to render with any of them.
+    pub fn unsafe_values(&self) -> Vec<String> {
+        let mut fields: Vec<(String, &str)> = vec![
+            ("release_image".into(), &self.release_image),
+            ("cluster_name".into(), &self.cluster_name),
+            ("base_domain".into(), &self.base_domain),
+            ("cluster_domain".into(), &self.cluster_domain),
+            ("api_server_url".into(), &self.api_server_url),
+            ("api_int_server_url".into(), &self.api_int_server_url),
+            ("bootstrap_node_ip".into(), &self.bootstrap_node_ip),
+            ("platform".into(), &self.platform),
+            ("cluster_profile".into(), &self.cluster_profile),
+            ("feature_set".into(), &self.feature_set),
+            ("invoker".into(), &self.invoker),
+            ("proxy.http_proxy".into(), &self.proxy.http_proxy),
+            ("proxy.https_proxy".into(), &self.proxy.https_proxy),
+            ("proxy.no_proxy".into(), &self.proxy.no_proxy),
+        ];
+        let disks = [
+            ("bootstrap_in_place", &self.bootstrap_in_place),
+            ("bootstrap_pivot", &self.bootstrap_pivot),
+        ];
+        for (key, disk) in disks {
+            if let Some(d) = disk {
+                fields.push((format!("{key}.installation_disk"), &d.installation_disk));
+            }
+        }
+        for (key, list) in [
+            ("api_vips", &self.api_vips),
+            ("ingress_vips", &self.ingress_vips),
+        ] {
+            for (i, v) in list.iter().enumerate() {
+                fields.push((format!("{key}[{i}]"), v));
+            }
+        }
+        for (i, r) in self.registries.iter().enumerate() {
+            fields.push((format!("registries[{i}].source"), &r.source));
+            for (j, m) in r.mirrors.iter().enumerate() {
+                fields.push((format!("registries[{i}].mirrors[{j}]"), m));
+            }
+        }
+        fields
+            .into_iter()
+            .filter(|(_, v)| v.contains(['\'', '\n', '\r']))
+            .map(|(k, _)| k)
+            .collect()
+    }
+
     /// A complete, realistic context for a three-node cluster on platform `none`.
     ///
     /// Used by tests (here and in the template tests) and documentation, so that they all

@@ -49,6 +49,16 @@ pub enum Error {
         /// What is wrong and what is expected instead.
         message: String,
     },
+    /// Context values that would break out of single-quoted shell strings.
+    #[error(
+        "template context values {} contain a quote (') or a line break; \
+         these values are embedded in shell scripts, remove the character",
+        keys.join(", ")
+    )]
+    UnsafeValue {
+        /// The offending keys, e.g. `proxy.http_proxy`.
+        keys: Vec<String>,
+    },
     /// The binary was built from a checkout without templates/bootstrap.
     #[error(
         "this build embeds no bootstrap templates: templates/bootstrap was missing when it was \

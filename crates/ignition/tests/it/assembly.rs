@@ -276,3 +276,63 @@ fn embedded_templates_render_every_variant() {
         assert!(!files(&config).is_empty() && !units(&config).is_empty());
     }
 }
+
+/// The template tests' sample contexts deserialize into `TemplateContext` (which rejects
+/// unknown keys), so both sides agree on the contract; each builds the variant it is for.
+#[test]
+fn template_test_contexts_match_the_struct_and_build() {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/scripts"));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        assert!(
+            !templates_dir().is_dir(),
+            "templates exist but their sample contexts do not"
+        );
+        return;
+    };
+    let mut seen = 0;
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("context-") && name.ends_with(".json")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ctx: TemplateContext =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let variant = match (&ctx.bootstrap_in_place, &ctx.bootstrap_pivot) {
+            (Some(_), _) => Variant::SingleNode,
+            (None, Some(_)) => Variant::Pivot,
+            (None, None) => Variant::Bootstrap,
+        };
+        let config = bootstrap_config(variant, &ctx, vec![], vec![ctx.ssh_key.clone()])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(check(&config), vec![], "{name}");
+        seen += 1;
+    }
+    assert!(seen > 0, "no context-*.json in {}", dir.display());
+}
+
+#[test]
+fn values_that_break_shell_quoting_are_refused() {
+    let mut ctx = context();
+    ctx.proxy.http_proxy = "http://p'x".into();
+    ctx.registries[0].mirrors.push("m\nrm -rf /".into());
+    assert_eq!(
+        ctx.unsafe_values(),
+        ["proxy.http_proxy", "registries[0].mirrors[1]"]
+    );
+    let (_dir, tree) = fixture_tree(STANDARD_TREE);
+    let err = bootstrap_config_from(&tree, Variant::Bootstrap, &ctx, vec![], vec![]).unwrap_err();
+    assert!(matches!(err, Error::UnsafeValue { ref keys } if keys.len() == 2));
+    assert!(
+        err.to_string()
+            .contains("proxy.http_proxy, registries[0].mirrors[1]"),
+        "{err}"
+    );
+    let mut ok = context();
+    ok.pull_secret = "{'multi\nline'}".into();
+    assert!(
+        ok.unsafe_values().is_empty(),
+        "files hold the pull secret verbatim"
+    );
+}
