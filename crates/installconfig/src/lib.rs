@@ -1,1 +1,23 @@
-//! installconfig: see the crate's README section in the top-level README.
+//! installconfig: the install-config.yaml schema, parsing with positions, defaults,
+//! validation, `explain` and the interactive survey's logic.
+//!
+//! The pipeline of [`load`] is: YAML with positions ([`node`]) → schema walk that reports
+//! unknown fields and type errors ([`walk`]) → typed [`InstallConfig`] → conversion of
+//! deprecated fields ([`convert`]) → defaults ([`defaults`]) → validation ([`validate`]).
+//! Every problem of every stage is collected, so one run shows them all.
+#![deny(missing_docs)]
+
+pub mod convert;
+pub mod defaults;
+pub mod errors;
+mod load;
+pub mod node;
+mod output;
+pub mod types;
+pub mod validate;
+pub mod walk;
+
+pub use errors::{ErrorKind, FieldError, LoadError, Position, Warning};
+pub use load::{Loaded, load, parse_str, render};
+pub use types::*;
+pub use validate::validate_single_node;

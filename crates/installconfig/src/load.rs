@@ -1,0 +1,156 @@
+//! Reading install-config.yaml: parse with positions, schema walk, conversion, defaults,
+//! validation, all problems collected into one [`LoadError`].
+
+use std::path::{Path, PathBuf};
+
+use crate::errors::{ErrorKind, FieldError, LoadError, Position, Warning};
+use crate::node::{self, Node, Value};
+use crate::types::{API_VERSION, InstallConfig};
+use crate::{convert, defaults, validate, walk};
+
+/// A loaded, defaulted and validated install config.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The config after conversion and defaulting.
+    pub config: InstallConfig,
+    /// Non-fatal findings to show the user.
+    pub warnings: Vec<Warning>,
+    /// The file's text as read.
+    pub raw: String,
+}
+
+/// Reads and checks an install-config.yaml file.
+pub fn load(path: impl AsRef<Path>) -> Result<Loaded, LoadError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    parse_path(&text, path.to_path_buf())
+}
+
+/// Parses and checks install-config text; `file_name` is used in messages.
+pub fn parse_str(text: &str, file_name: &str) -> Result<Loaded, LoadError> {
+    parse_path(text, PathBuf::from(file_name))
+}
+
+fn parse_path(text: &str, file: PathBuf) -> Result<Loaded, LoadError> {
+    let mut tree = node::parse(text).map_err(|e| LoadError::Syntax {
+        file: file.clone(),
+        position: e.position,
+        message: e.message,
+    })?;
+    let invalid = |errors| LoadError::Invalid {
+        file: file.clone(),
+        errors,
+    };
+    if !matches!(tree.value, Value::Map(_)) {
+        let mut e = FieldError::invalid(
+            "",
+            tree.value.type_name(),
+            "the file must contain a YAML mapping of install-config fields",
+        );
+        e.position = Some(tree.pos);
+        return Err(invalid(vec![e]));
+    }
+    if let Some(e) = check_api_version(&tree) {
+        return Err(invalid(vec![e]));
+    }
+    empty_platforms_to_maps(&mut tree);
+    let walked = walk::walk(&tree);
+    let mut errors = walked.errors;
+    let mut config: InstallConfig = match serde_json::from_value(walked.value) {
+        Ok(c) => c,
+        Err(e) => {
+            errors.push(FieldError::invalid(
+                "",
+                "install-config",
+                format!("cannot be read: {e}"),
+            ));
+            return Err(invalid(errors));
+        }
+    };
+    let converted = convert::convert(&mut config);
+    defaults::apply(&mut config);
+    let checked = validate::validate(&config);
+    let mut warnings = converted.warnings;
+    warnings.extend(checked.warnings);
+    let found = converted.errors.into_iter().chain(checked.errors);
+    errors.extend(found.filter(|e| !under_dropped(&e.path, &walked.dropped)));
+    for e in &mut errors {
+        if e.position.is_none() {
+            e.position = tree.position_of(&e.path).filter(|_| !e.path.is_empty());
+        }
+    }
+    if errors.is_empty() {
+        Ok(Loaded {
+            config,
+            warnings,
+            raw: text.to_string(),
+        })
+    } else {
+        Err(invalid(errors))
+    }
+}
+
+fn check_api_version(tree: &Node) -> Option<FieldError> {
+    let Some(v) = tree.get("apiVersion") else {
+        let detail = format!("add `apiVersion: {API_VERSION}` at the top of the file");
+        return Some(FieldError::required("apiVersion", detail));
+    };
+    match &v.value {
+        Value::Str(s) if s == API_VERSION => None,
+        other => {
+            let mut e = FieldError::invalid(
+                "apiVersion",
+                other.scalar_text(),
+                format!(
+                    "okd-install reads install-config version {API_VERSION:?} only; change apiVersion to {API_VERSION} and update the fields to the v1 schema (`okd-install explain installconfig`)"
+                ),
+            );
+            e.position = Some(v.pos);
+            Some(e)
+        }
+    }
+}
+
+/// `platform: {none: }` means "the none platform with no settings", not "unset".
+fn empty_platforms_to_maps(tree: &mut Node) {
+    let Value::Map(entries) = &mut tree.value else {
+        return;
+    };
+    for (k, v) in entries.iter_mut() {
+        if matches!(&k.value, Value::Str(s) if s == "platform")
+            && let Value::Map(platforms) = &mut v.value
+        {
+            for (_, p) in platforms.iter_mut() {
+                if matches!(p.value, Value::Null) {
+                    p.value = Value::Map(Vec::new());
+                }
+            }
+        }
+    }
+}
+
+fn under_dropped(path: &str, dropped: &[String]) -> bool {
+    dropped.iter().any(|d| {
+        path == d
+            || path
+                .strip_prefix(d.as_str())
+                .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+    })
+}
+
+/// Renders errors one per line with their positions, for callers that print them.
+pub fn render(file: &Path, errors: &[FieldError]) -> String {
+    errors
+        .iter()
+        .map(|e| match e.position {
+            Some(Position { line, column }) if e.kind != ErrorKind::Unknown || line > 0 => {
+                format!("{}:{line}:{column}: {e}", file.display())
+            }
+            _ => format!("{}: {e}", file.display()),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

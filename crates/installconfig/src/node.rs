@@ -1,0 +1,305 @@
+//! A YAML document as a tree of values with line/column positions.
+//!
+//! The schema walk and the error positions need to know where every value came from, so
+//! install-config.yaml is first read into this tree (through serde-saphyr's `Spanned`) before
+//! it is checked and turned into the typed [`crate::InstallConfig`].
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::{DuplicateKeyPolicy, Spanned};
+
+use crate::errors::Position;
+
+/// A value with its position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// The value.
+    pub value: Value,
+    /// Where it starts.
+    pub pos: Position,
+}
+
+/// A YAML value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// `null`, `~` or nothing.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i128),
+    /// A floating-point number.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, in document order (duplicate keys kept so they can be reported).
+    Map(Vec<(Node, Node)>),
+}
+
+impl Value {
+    /// A short name of the YAML type for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "number",
+            Value::Str(_) => "string",
+            Value::Seq(_) => "list",
+            Value::Map(_) => "mapping",
+        }
+    }
+
+    /// The scalar as text (for error values); collections render as their type.
+    pub fn scalar_text(&self) -> String {
+        match self {
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(x) => x.to_string(),
+            Value::Str(s) => s.clone(),
+            other => other.type_name().into(),
+        }
+    }
+}
+
+impl Node {
+    /// The value of mapping key `key`, if this is a mapping that has it.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.value {
+            Value::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| matches!(&k.value, Value::Str(s) if s == key))
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The position of the node at a field path such as `a.b[2].c`, or the closest parent.
+    pub fn position_of(&self, path: &str) -> Option<Position> {
+        let mut node = self;
+        for seg in path_segments(path) {
+            let next = match (&node.value, seg) {
+                (Value::Map(_), Segment::Key(k)) => node.get(k),
+                (Value::Seq(items), Segment::Index(i)) => items.get(i),
+                _ => None,
+            };
+            match next {
+                Some(n) => node = n,
+                None => break,
+            }
+        }
+        (node.pos.line > 0).then_some(node.pos)
+    }
+
+    /// Converts to JSON (scalars keep their YAML type; duplicate keys: the last one wins).
+    pub fn to_json(&self) -> serde_json::Value {
+        match &self.value {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => (*b).into(),
+            Value::Int(i) => i64::try_from(*i)
+                .map(Into::into)
+                .or_else(|_| u64::try_from(*i).map(Into::into))
+                .unwrap_or_else(|_| (*i as f64).into()),
+            Value::Float(x) => serde_json::Number::from_f64(*x)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Value::Str(s) => s.clone().into(),
+            Value::Seq(items) => items.iter().map(Node::to_json).collect(),
+            Value::Map(entries) => entries
+                .iter()
+                .map(|(k, v)| (k.value.scalar_text(), v.to_json()))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+        }
+    }
+}
+
+/// One step of a field path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment<'a> {
+    /// `.name`
+    Key(&'a str),
+    /// `[i]`
+    Index(usize),
+}
+
+/// Splits `a.b[2].c` into segments.
+pub fn path_segments(path: &str) -> Vec<Segment<'_>> {
+    let mut out = Vec::new();
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (key, rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        if !key.is_empty() {
+            out.push(Segment::Key(key));
+        }
+        for idx in rest.split('[') {
+            if let Ok(i) = idx.trim_end_matches(']').parse() {
+                out.push(Segment::Index(i));
+            }
+        }
+    }
+    out
+}
+
+/// A YAML syntax (or structure) error with its position.
+#[derive(Debug, Clone)]
+pub struct SyntaxError {
+    /// Where, when known.
+    pub position: Position,
+    /// The parser's message.
+    pub message: String,
+}
+
+/// Parses one YAML document into a positioned tree.
+pub fn parse(text: &str) -> Result<Node, SyntaxError> {
+    let opts = serde_saphyr::options! {
+        duplicate_keys: DuplicateKeyPolicy::PassThrough,
+        with_snippet: false,
+    };
+    if text.trim().is_empty() {
+        return Ok(Node {
+            value: Value::Map(Vec::new()),
+            pos: Position { line: 1, column: 1 },
+        });
+    }
+    serde_saphyr::from_str_with_options::<Node>(text, opts).map_err(|e| {
+        let position = e
+            .location()
+            .map(|l| Position {
+                line: l.line(),
+                column: l.column(),
+            })
+            .unwrap_or(Position { line: 1, column: 1 });
+        let message = e.to_string().lines().next().unwrap_or_default().to_string();
+        SyntaxError { position, message }
+    })
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Spanned::<Value>::deserialize(d)?;
+        let pos = Position {
+            line: s.referenced.line(),
+            column: s.referenced.column(),
+        };
+        Ok(Node {
+            value: s.value,
+            pos,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Value::deserialize(d)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Int(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Int(v.into()))
+    }
+    fn visit_i128<E>(self, v: i128) -> Result<Value, E> {
+        Ok(Value::Int(v))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
+        i128::try_from(v)
+            .map(Value::Int)
+            .map_err(|_| E::custom("integer too large"))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::Str(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Str(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(n) = seq.next_element::<Node>()? {
+            items.push(n);
+        }
+        Ok(Value::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some((k, v)) = map.next_entry::<Node, Node>()? {
+            entries.push((k, v));
+        }
+        Ok(Value::Map(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_recorded_for_nested_values() {
+        let n = parse("a: 1\nb:\n  c: [x, 2]\n  d: true\n").unwrap();
+        assert_eq!(n.get("a").unwrap().value, Value::Int(1));
+        let c = n.get("b").unwrap().get("c").unwrap();
+        assert_eq!(c.pos.line, 3);
+        assert_eq!(n.position_of("b.d").unwrap().line, 4);
+        assert_eq!(
+            n.position_of("b.c[1]").unwrap(),
+            Position {
+                line: 3,
+                column: 10
+            }
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_kept() {
+        let n = parse("a: 1\na: 2\n").unwrap();
+        let Value::Map(entries) = n.value else {
+            panic!("not a map")
+        };
+        assert_eq!(entries.len(), 2);
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let err = parse("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
+        assert!(err.position.line >= 2, "{err:?}");
+    }
+
+    #[test]
+    fn quoted_numbers_stay_strings() {
+        let n = parse("a: '23'\nb: 23\n").unwrap();
+        assert_eq!(n.get("a").unwrap().value, Value::Str("23".into()));
+        assert_eq!(n.get("b").unwrap().value, Value::Int(23));
+    }
+}

@@ -1,0 +1,570 @@
+//! The install-config.yaml object model (apiVersion v1).
+//!
+//! The doc comments on these types are the user documentation: `explain` prints them from the
+//! schemars schema, so there is no second copy of the field descriptions anywhere.
+
+mod baremetal;
+mod cidr;
+mod network;
+mod pool;
+mod vsphere;
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use baremetal::*;
+pub use cidr::{Cidr, IpAddrString};
+pub use network::*;
+pub use pool::*;
+pub use vsphere::*;
+
+/// The only install-config apiVersion okd-install reads.
+pub const API_VERSION: &str = "v1";
+
+/// The install configuration: everything a user decides before a cluster is created.
+///
+/// It is read from install-config.yaml in the asset directory, defaulted, validated, and then
+/// drives every generated manifest and Ignition config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "InstallConfig")]
+pub struct InstallConfig {
+    /// Version of this schema. Must be "v1".
+    #[serde(default)]
+    pub api_version: String,
+    /// Object kind. Optional; when given it should be "InstallConfig".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Object metadata. Only `name` (the cluster name) is used.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// PEM-encoded X.509 certificates that nodes (and, depending on
+    /// additionalTrustBundlePolicy, the cluster proxy configuration) must trust in addition
+    /// to the system roots, e.g. for a mirror registry or an intercepting proxy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional_trust_bundle: Option<String>,
+    /// When the additional trust bundle is distributed cluster-wide: `Proxyonly` only when a
+    /// proxy is configured, `Always` in any case.
+    #[serde(default)]
+    pub additional_trust_bundle_policy: TrustBundlePolicy,
+    /// OpenSSH public keys (authorized_keys lines, one per line) allowed to log in as the
+    /// `core` user on every node.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ssh_key: String,
+    /// The base DNS domain of the cluster. All DNS records are sub-domains of this base and
+    /// include the cluster name: `<metadata.name>.<baseDomain>`.
+    #[serde(default)]
+    pub base_domain: String,
+    /// Cluster networking: pod, service and machine networks and the network plugin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = {"networkType": network::DEFAULT_NETWORK_TYPE}))]
+    pub networking: Option<Networking>,
+    /// The control-plane (master) machine pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = {"name": pool::MASTER_POOL, "replicas": pool::DEFAULT_REPLICAS}))]
+    pub control_plane: Option<MachinePool>,
+    /// The arbiter machine pool of a two-node-with-arbiter cluster (feature-gated, baremetal
+    /// only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arbiter: Option<MachinePool>,
+    /// The compute (worker) machine pools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = [{"name": pool::WORKER_POOL, "replicas": pool::DEFAULT_REPLICAS}]))]
+    pub compute: Vec<MachinePool>,
+    /// The infrastructure the cluster runs on. Exactly one platform must be set.
+    #[serde(default)]
+    pub platform: Platform,
+    /// The Docker config JSON (with an `auths` object) used to pull the release images.
+    #[serde(default)]
+    pub pull_secret: String,
+    /// Cluster-wide HTTP(S) proxy settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<Proxy>,
+    /// Deprecated: use imageDigestSources. Mirror repositories for release content.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_content_sources: Vec<ImageContentSource>,
+    /// Mirror repositories for release content, matched by image digest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_digest_sources: Vec<ImageDigestSource>,
+    /// How the cluster's user-facing endpoints are exposed.
+    #[serde(default)]
+    pub publish: PublishingStrategy,
+    /// Per-operator publishing (only with `publish: Mixed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator_publishing_strategy: Option<OperatorPublishingStrategy>,
+    /// Run the cluster with FIPS-validated cryptography. Cannot be changed after install.
+    #[serde(default)]
+    pub fips: bool,
+    /// Workload partitioning mode set at install time.
+    #[serde(default)]
+    pub cpu_partitioning_mode: CpuPartitioningMode,
+    /// How the cloud credential operator handles cloud credentials. Leave unset on
+    /// none, baremetal and vsphere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials_mode: Option<CredentialsMode>,
+    /// Single-node bootstrap-in-place settings (used by `create single-node-ignition-config`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bootstrap_in_place: Option<BootstrapInPlace>,
+    /// Which optional cluster capabilities are installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = {"baselineCapabilitySet": "vCurrent"}))]
+    pub capabilities: Option<Capabilities>,
+    /// The feature set of the cluster. The empty string is the default feature set.
+    #[serde(default)]
+    pub feature_set: FeatureSet,
+    /// Feature gates (`Name=true|false`), only with featureSet CustomNoUpgrade.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub feature_gates: Vec<String>,
+    /// okd-install extension: install-time image mode (on-cluster layering). The master and
+    /// worker pools boot pre-built MachineOSConfig images from the first boot. It needs the
+    /// MachineConfiguration machinery on both default pools, so every compute pool must be
+    /// named `worker`, and it is refused together with bootstrapInPlace (a single node cannot
+    /// rebuild and reboot itself into a layered image during bootstrap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_mode: Option<ImageMode>,
+    /// okd-install extension: a three-node cluster without a separate bootstrap machine. One
+    /// control-plane host boots bootstrap-pivot.ign, acts as bootstrap, and then installs
+    /// itself onto `installationDisk` as the third master. Needs exactly 3 control-plane
+    /// replicas, platform none or baremetal, and cannot be combined with bootstrapInPlace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bootstrap_pivot: Option<BootstrapPivot>,
+}
+
+/// The subset of Kubernetes object metadata an install config carries.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ObjectMeta {
+    /// The cluster name: a lower-case DNS label-like name of at most 54 characters.
+    #[serde(default)]
+    pub name: String,
+    /// Annotations; used internally (e.g. to record a skipped host crypto check).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    /// Labels; accepted for compatibility and otherwise ignored.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+}
+
+/// When the additional trust bundle is applied cluster-wide.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum TrustBundlePolicy {
+    /// Only when a proxy is configured.
+    #[default]
+    Proxyonly,
+    /// Always.
+    Always,
+}
+
+/// Publishing strategy of the cluster's endpoints.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum PublishingStrategy {
+    /// Reachable from outside the cluster's networks.
+    #[default]
+    External,
+    /// Reachable only from the cluster's networks (cloud platforms only).
+    Internal,
+    /// Set per operator with operatorPublishingStrategy (Azure only).
+    Mixed,
+}
+
+/// Publishing of a single operator's endpoint.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum EndpointPublishing {
+    /// Public endpoint.
+    #[default]
+    External,
+    /// Private endpoint.
+    Internal,
+}
+
+/// Per-operator publishing strategy used with `publish: Mixed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OperatorPublishingStrategy {
+    /// Publishing of the default ingress controller.
+    #[serde(default)]
+    pub ingress: EndpointPublishing,
+    /// Publishing of the API server.
+    #[serde(default, rename = "apiserver")]
+    pub api_server: EndpointPublishing,
+}
+
+/// Workload partitioning at install time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum CpuPartitioningMode {
+    /// No workload partitioning.
+    #[default]
+    None,
+    /// Partition management workloads on every node.
+    AllNodes,
+}
+
+/// Mode of the cloud credential operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum CredentialsMode {
+    /// Mint narrowly scoped credentials from an admin credential.
+    Mint,
+    /// Pass the admin credential through to components.
+    Passthrough,
+    /// The user manages credentials.
+    Manual,
+}
+
+/// Settings for a single-node bootstrap-in-place installation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BootstrapInPlace {
+    /// The disk the node installs itself onto, e.g. /dev/sda.
+    #[serde(default)]
+    pub installation_disk: String,
+}
+
+/// okd-install extension: install-time image mode for the master and worker pools.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageMode {
+    /// okd-install extension: enable pre-built MachineOSConfig images on master and worker.
+    #[serde(default)]
+    pub enabled: bool,
+}
+
+/// okd-install extension: three-node install where one master acts as bootstrap first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BootstrapPivot {
+    /// okd-install extension: absolute /dev/... path of the disk the pivoting host installs
+    /// itself onto once bootstrapping has finished.
+    #[serde(default)]
+    pub installation_disk: String,
+}
+
+/// Optional cluster capabilities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Capabilities {
+    /// The base set of capabilities to enable.
+    #[serde(default)]
+    pub baseline_capability_set: BaselineCapabilitySet,
+    /// Capabilities enabled in addition to the baseline set.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_enabled_capabilities: Vec<Capability>,
+}
+
+/// A named baseline of capabilities.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum BaselineCapabilitySet {
+    /// No optional capability.
+    None,
+    /// The capabilities of 4.11.
+    #[serde(rename = "v4.11")]
+    V4_11,
+    /// The capabilities of 4.12.
+    #[serde(rename = "v4.12")]
+    V4_12,
+    /// The capabilities of 4.13.
+    #[serde(rename = "v4.13")]
+    V4_13,
+    /// The capabilities of 4.14.
+    #[serde(rename = "v4.14")]
+    V4_14,
+    /// The capabilities of 4.15.
+    #[serde(rename = "v4.15")]
+    V4_15,
+    /// The capabilities of 4.16.
+    #[serde(rename = "v4.16")]
+    V4_16,
+    /// The capabilities of 4.17.
+    #[serde(rename = "v4.17")]
+    V4_17,
+    /// The capabilities of 4.18.
+    #[serde(rename = "v4.18")]
+    V4_18,
+    /// The capabilities of 4.19.
+    #[serde(rename = "v4.19")]
+    V4_19,
+    /// The capabilities of 4.20.
+    #[serde(rename = "v4.20")]
+    V4_20,
+    /// Every capability of the release being installed (follows upgrades).
+    #[default]
+    #[serde(rename = "vCurrent")]
+    VCurrent,
+}
+
+/// An optional cluster capability.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+pub enum Capability {
+    /// Bare-metal host management (metal3).
+    #[serde(rename = "baremetal")]
+    Baremetal,
+    /// The web console.
+    Console,
+    /// Insights reporting.
+    Insights,
+    /// The OperatorHub marketplace (needs OperatorLifecycleManager).
+    #[serde(rename = "marketplace")]
+    Marketplace,
+    /// Cluster storage operator.
+    Storage,
+    /// The samples operator.
+    #[serde(rename = "openshift-samples")]
+    OpenshiftSamples,
+    /// Volume snapshot controller.
+    #[serde(rename = "CSISnapshot")]
+    CsiSnapshot,
+    /// Node tuning operator.
+    NodeTuning,
+    /// Machine API.
+    #[serde(rename = "MachineAPI")]
+    MachineApi,
+    /// Builds.
+    Build,
+    /// DeploymentConfigs.
+    DeploymentConfig,
+    /// The image registry.
+    ImageRegistry,
+    /// Operator Lifecycle Manager (v0).
+    OperatorLifecycleManager,
+    /// Operator Lifecycle Manager v1.
+    #[serde(rename = "OperatorLifecycleManagerV1")]
+    OperatorLifecycleManagerV1,
+    /// Cloud credential operator.
+    CloudCredential,
+    /// Ingress (cannot be disabled).
+    Ingress,
+    /// Cloud controller manager.
+    CloudControllerManager,
+}
+
+/// The cluster feature set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum FeatureSet {
+    /// The default, supported feature set.
+    #[default]
+    #[serde(rename = "")]
+    Default,
+    /// Technology-preview features; the cluster can no longer be upgraded.
+    TechPreviewNoUpgrade,
+    /// Development-preview features; the cluster can no longer be upgraded.
+    DevPreviewNoUpgrade,
+    /// Features chosen with featureGates; the cluster can no longer be upgraded.
+    CustomNoUpgrade,
+    /// The OKD feature set.
+    #[serde(rename = "OKD")]
+    Okd,
+}
+
+/// Cluster-wide proxy.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Proxy {
+    /// Proxy URL for HTTP requests (scheme http).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub http_proxy: String,
+    /// Proxy URL for HTTPS requests (scheme http or https).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub https_proxy: String,
+    /// Comma-separated destinations that bypass the proxy: `*`, IPs, CIDRs or domains
+    /// (a leading `.` matches sub-domains).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub no_proxy: String,
+}
+
+/// Deprecated mirror entry (use imageDigestSources).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageContentSource {
+    /// Repository that users refer to, e.g. in image pull specifications.
+    #[serde(default)]
+    pub source: String,
+    /// Repositories that may also contain the same images.
+    #[serde(default)]
+    pub mirrors: Vec<String>,
+}
+
+/// A mirror entry matched by image digest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageDigestSource {
+    /// Repository that users refer to, e.g. in image pull specifications.
+    #[serde(default)]
+    pub source: String,
+    /// Repositories that may also contain the same images.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mirrors: Vec<String>,
+    /// Whether the source may still be contacted when mirrors fail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_policy: Option<SourcePolicy>,
+}
+
+/// Fallback policy for a mirrored source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum SourcePolicy {
+    /// Fall back to the source when no mirror answers.
+    AllowContactingSource,
+    /// Never contact the source.
+    NeverContactSource,
+}
+
+/// The infrastructure platform. Exactly one key may be set; okd-install implements `none`,
+/// `baremetal` and `vsphere`, the other keys are recognised only to explain that they are
+/// not supported.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Platform {
+    /// No platform integration: user-provided load balancers and DNS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub none: Option<NonePlatform>,
+    /// Bare-metal hosts (user-provisioned through Ignition with okd-install).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baremetal: Option<BaremetalPlatform>,
+    /// VMware vSphere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vsphere: Option<VspherePlatform>,
+    /// Not supported by okd-install (Amazon Web Services).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aws: Option<serde_json::Value>,
+    /// Not supported by okd-install (Microsoft Azure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub azure: Option<serde_json::Value>,
+    /// Not supported by okd-install (Google Cloud).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gcp: Option<serde_json::Value>,
+    /// Not supported by okd-install (IBM Cloud).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ibmcloud: Option<serde_json::Value>,
+    /// Not supported by okd-install (Nutanix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nutanix: Option<serde_json::Value>,
+    /// Not supported by okd-install (OpenStack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openstack: Option<serde_json::Value>,
+    /// Not supported by okd-install (PowerVC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub powervc: Option<serde_json::Value>,
+    /// Not supported by okd-install (IBM Power Virtual Server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub powervs: Option<serde_json::Value>,
+    /// Not supported by okd-install (external platform integration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<serde_json::Value>,
+    /// Not supported by okd-install (oVirt, historic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovirt: Option<serde_json::Value>,
+    /// Not supported by okd-install (libvirt, historic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libvirt: Option<serde_json::Value>,
+    /// Not supported by okd-install (KubeVirt, historic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubevirt: Option<serde_json::Value>,
+    /// Not supported by okd-install (Alibaba Cloud, historic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alibabacloud: Option<serde_json::Value>,
+}
+
+/// The `none` platform has no settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NonePlatform {}
+
+/// Platforms okd-install implements.
+pub const SUPPORTED_PLATFORMS: [&str; 3] = ["none", "baremetal", "vsphere"];
+
+impl Platform {
+    /// Names of every platform key that is set, in declaration order.
+    pub fn set_names(&self) -> Vec<&'static str> {
+        let opaque = [
+            ("aws", &self.aws),
+            ("azure", &self.azure),
+            ("gcp", &self.gcp),
+            ("ibmcloud", &self.ibmcloud),
+            ("nutanix", &self.nutanix),
+            ("openstack", &self.openstack),
+            ("powervc", &self.powervc),
+            ("powervs", &self.powervs),
+            ("external", &self.external),
+            ("ovirt", &self.ovirt),
+            ("libvirt", &self.libvirt),
+            ("kubevirt", &self.kubevirt),
+            ("alibabacloud", &self.alibabacloud),
+        ];
+        let mut names = Vec::new();
+        if self.none.is_some() {
+            names.push("none");
+        }
+        if self.baremetal.is_some() {
+            names.push("baremetal");
+        }
+        if self.vsphere.is_some() {
+            names.push("vsphere");
+        }
+        names.extend(opaque.iter().filter(|(_, v)| v.is_some()).map(|(n, _)| *n));
+        names
+    }
+
+    /// The name of the (first) platform set, or "" when none is set.
+    pub fn name(&self) -> &'static str {
+        self.set_names().first().copied().unwrap_or("")
+    }
+}
+
+impl InstallConfig {
+    /// The cluster domain `<metadata.name>.<baseDomain>` used for api, api-int and *.apps.
+    pub fn cluster_domain(&self) -> String {
+        let base = self.base_domain.trim_end_matches('.');
+        format!("{}.{}", self.metadata.name, base)
+    }
+
+    /// The platform name ("none", "baremetal", "vsphere", ...), "" when unset.
+    pub fn platform_name(&self) -> &'static str {
+        self.platform.name()
+    }
+
+    /// The networking section; present after defaulting.
+    pub fn networking(&self) -> &Networking {
+        static EMPTY: std::sync::OnceLock<Networking> = std::sync::OnceLock::new();
+        self.networking
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(Networking::default))
+    }
+
+    /// API virtual IPs of the platform (empty on `none` or when unset).
+    pub fn api_vips(&self) -> Vec<String> {
+        match (&self.platform.baremetal, &self.platform.vsphere) {
+            (Some(b), _) => b.api_vips.iter().map(|v| v.0.clone()).collect(),
+            (_, Some(v)) => v.api_vips.iter().map(|v| v.0.clone()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Ingress virtual IPs of the platform (empty on `none` or when unset).
+    pub fn ingress_vips(&self) -> Vec<String> {
+        match (&self.platform.baremetal, &self.platform.vsphere) {
+            (Some(b), _) => b.ingress_vips.iter().map(|v| v.0.clone()).collect(),
+            (_, Some(v)) => v.ingress_vips.iter().map(|v| v.0.clone()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The control-plane pool; present after defaulting.
+    pub fn control_plane(&self) -> Option<&MachinePool> {
+        self.control_plane.as_ref()
+    }
+
+    /// Control-plane replicas after defaulting (3 when unset).
+    pub fn control_plane_replicas(&self) -> i64 {
+        self.control_plane
+            .as_ref()
+            .and_then(|p| p.replicas)
+            .unwrap_or(pool::DEFAULT_REPLICAS)
+    }
+
+    /// True when image mode (okd-install extension) is enabled.
+    pub fn image_mode_enabled(&self) -> bool {
+        self.image_mode.as_ref().is_some_and(|m| m.enabled)
+    }
+}

@@ -1,0 +1,191 @@
+//! Machine pools (controlPlane, compute, arbiter).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::vsphere::VsphereMachinePool;
+
+/// Name of the control-plane pool (always forced).
+pub const MASTER_POOL: &str = "master";
+/// Name of the default compute pool.
+pub const WORKER_POOL: &str = "worker";
+/// Name of the arbiter pool.
+pub const ARBITER_POOL: &str = "arbiter";
+/// Replicas of a pool that does not say.
+pub const DEFAULT_REPLICAS: i64 = 3;
+
+/// A group of machines with the same role and settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MachinePool {
+    /// Pool name: `master` for the control plane, `worker` for compute, `arbiter` for the
+    /// arbiter pool.
+    #[serde(default)]
+    pub name: String,
+    /// Number of machines in the pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = DEFAULT_REPLICAS))]
+    pub replicas: Option<i64>,
+    /// Platform-specific machine settings.
+    #[serde(default)]
+    pub platform: MachinePoolPlatform,
+    /// Simultaneous multithreading on the pool's machines.
+    #[serde(default)]
+    pub hyperthreading: Hyperthreading,
+    /// CPU architecture of the pool's machines.
+    #[serde(default)]
+    pub architecture: Architecture,
+    /// Fencing credentials of a two-node-with-fencing control plane (feature-gated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fencing: Option<Fencing>,
+    /// Additional disk layout of the pool's machines (feature-gated).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disk_setup: Vec<serde_json::Value>,
+}
+
+impl MachinePool {
+    /// A pool with the given name and everything else defaulted.
+    pub fn named(name: &str) -> Self {
+        MachinePool {
+            name: name.to_string(),
+            replicas: None,
+            platform: MachinePoolPlatform::default(),
+            hyperthreading: Hyperthreading::default(),
+            architecture: Architecture::default(),
+            fencing: None,
+            disk_setup: Vec::new(),
+        }
+    }
+}
+
+/// Simultaneous multithreading.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Hyperthreading {
+    /// SMT on.
+    #[default]
+    Enabled,
+    /// SMT off (adds a MachineConfig that disables it).
+    Disabled,
+}
+
+/// CPU architecture.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Architecture {
+    /// x86-64.
+    #[default]
+    Amd64,
+    /// 64-bit ARM.
+    Arm64,
+    /// 64-bit little-endian POWER.
+    Ppc64le,
+    /// IBM Z.
+    S390x,
+}
+
+impl Architecture {
+    /// The name as written in install-config.yaml.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Architecture::Amd64 => "amd64",
+            Architecture::Arm64 => "arm64",
+            Architecture::Ppc64le => "ppc64le",
+            Architecture::S390x => "s390x",
+        }
+    }
+}
+
+/// Fencing settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Fencing {
+    /// One BMC credential per control-plane host.
+    #[serde(default)]
+    pub credentials: Vec<FencingCredential>,
+}
+
+/// BMC credentials used to fence one host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FencingCredential {
+    /// Host name of the node.
+    #[serde(default)]
+    pub host_name: String,
+    /// BMC user.
+    #[serde(default)]
+    pub username: String,
+    /// BMC password.
+    #[serde(default)]
+    pub password: String,
+    /// BMC address (redfish URL).
+    #[serde(default)]
+    pub address: String,
+    /// `Enabled` or `Disabled` certificate verification of the BMC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate_verification: Option<String>,
+}
+
+/// Platform-specific machine pool settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MachinePoolPlatform {
+    /// Bare-metal pool settings (none today).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baremetal: Option<super::NonePlatform>,
+    /// vSphere virtual machine settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vsphere: Option<VsphereMachinePool>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aws: Option<serde_json::Value>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub azure: Option<serde_json::Value>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gcp: Option<serde_json::Value>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ibmcloud: Option<serde_json::Value>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nutanix: Option<serde_json::Value>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openstack: Option<serde_json::Value>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub powervc: Option<serde_json::Value>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub powervs: Option<serde_json::Value>,
+    /// Not supported by okd-install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovirt: Option<serde_json::Value>,
+}
+
+impl MachinePoolPlatform {
+    /// Names of the pool platform keys that are set.
+    pub fn set_names(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.baremetal.is_some() {
+            out.push("baremetal");
+        }
+        if self.vsphere.is_some() {
+            out.push("vsphere");
+        }
+        let opaque = [
+            ("aws", &self.aws),
+            ("azure", &self.azure),
+            ("gcp", &self.gcp),
+            ("ibmcloud", &self.ibmcloud),
+            ("nutanix", &self.nutanix),
+            ("openstack", &self.openstack),
+            ("powervc", &self.powervc),
+            ("powervs", &self.powervs),
+            ("ovirt", &self.ovirt),
+        ];
+        out.extend(opaque.iter().filter(|(_, v)| v.is_some()).map(|(n, _)| *n));
+        out
+    }
+}

@@ -1,0 +1,64 @@
+//! Validation of a converted and defaulted install config.
+//!
+//! Each submodule owns one area of the rules; every rule appends [`FieldError`]s with the
+//! field path, so a single run reports everything that is wrong.
+
+mod platform;
+
+use crate::errors::{FieldError, Warning};
+use crate::types::InstallConfig;
+
+/// Findings of a validation run.
+#[derive(Debug, Default, Clone)]
+pub struct Validation {
+    /// Problems that make the config unusable.
+    pub errors: Vec<FieldError>,
+    /// Findings the user should look at.
+    pub warnings: Vec<Warning>,
+}
+
+impl Validation {
+    pub(crate) fn err(&mut self, e: FieldError) {
+        self.errors.push(e);
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn warn(&mut self, path: &str, message: impl Into<String>) {
+        self.warnings.push(Warning {
+            path: path.to_string(),
+            message: message.into(),
+        });
+    }
+}
+
+/// Checks every rule that applies to the config's platform.
+pub fn validate(cfg: &InstallConfig) -> Validation {
+    let mut v = Validation::default();
+    platform::platform(cfg, &mut v);
+    v
+}
+
+/// Checks of the single-node bootstrap-in-place target (`create single-node-ignition-config`);
+/// they are not part of [`validate`] because a normal install does not need them.
+pub fn validate_single_node(cfg: &InstallConfig) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if cfg.control_plane_replicas() != 1 {
+        errors.push(FieldError::invalid(
+            "controlPlane.replicas",
+            cfg.control_plane_replicas(),
+            "a single-node bootstrap-in-place install needs exactly one control-plane replica; set controlPlane.replicas: 1",
+        ));
+    }
+    match &cfg.bootstrap_in_place {
+        None => errors.push(FieldError::required(
+            "bootstrapInPlace",
+            "single-node Ignition needs a bootstrapInPlace section; add bootstrapInPlace.installationDisk (e.g. /dev/sda)",
+        )),
+        Some(b) if b.installation_disk.trim().is_empty() => errors.push(FieldError::required(
+            "bootstrapInPlace.installationDisk",
+            "name the disk the node installs itself onto, e.g. /dev/sda",
+        )),
+        Some(_) => {}
+    }
+    errors
+}

@@ -1,0 +1,51 @@
+//! Platform selection rules.
+
+use super::Validation;
+use crate::errors::FieldError;
+use crate::types::{InstallConfig, SUPPORTED_PLATFORMS};
+
+/// Exactly one platform, and one okd-install implements.
+pub fn platform(cfg: &InstallConfig, v: &mut Validation) {
+    let names = cfg.platform.set_names();
+    match names.as_slice() {
+        [] => v.err(FieldError::required(
+            "platform",
+            format!(
+                "set exactly one platform; okd-install supports {}",
+                supported()
+            ),
+        )),
+        [one] if !SUPPORTED_PLATFORMS.contains(one) => {
+            v.err(FieldError::not_supported_platform(one))
+        }
+        [_] => {}
+        [first, rest @ ..] => {
+            for other in rest {
+                v.err(FieldError::invalid(
+                    "platform",
+                    first,
+                    format!("only one platform may be set, but both {first:?} and {other:?} are; remove one"),
+                ));
+            }
+        }
+    }
+}
+
+fn supported() -> String {
+    SUPPORTED_PLATFORMS.join(", ")
+}
+
+impl FieldError {
+    /// The error for a platform key okd-install does not implement.
+    pub fn not_supported_platform(name: &str) -> FieldError {
+        FieldError::new(
+            format!("platform.{name}"),
+            crate::errors::ErrorKind::NotSupported,
+            Some(name.to_string()),
+            format!(
+                "platform {name} is not supported by okd-install; supported: {}",
+                supported()
+            ),
+        )
+    }
+}

@@ -1,0 +1,187 @@
+use installconfig::{ErrorKind, LoadError, parse_str};
+
+use crate::{fixture, fixture_text};
+
+fn errors(text: &str) -> Vec<installconfig::FieldError> {
+    match parse_str(text, "install-config.yaml") {
+        Err(LoadError::Invalid { errors, .. }) => errors,
+        other => panic!("expected field errors, got {other:?}"),
+    }
+}
+
+#[test]
+fn every_fixture_loads() {
+    for name in [
+        "none-sno.yaml",
+        "baremetal-compact.yaml",
+        "vsphere-ha.yaml",
+        "vsphere-deprecated.yaml",
+    ] {
+        let loaded = installconfig::load(fixture(name));
+        assert!(loaded.is_ok(), "{name}: {}", loaded.unwrap_err());
+    }
+}
+
+#[test]
+fn defaults_are_applied() {
+    let text = "apiVersion: v1\nbaseDomain: example.com.\nmetadata: {name: c1}\nplatform: {none: {}}\npullSecret: '{\"auths\":{\"q\":{\"auth\":\"eDp5\"}}}'\n";
+    let cfg = parse_str(text, "install-config.yaml").unwrap().config;
+    let net = cfg.networking();
+    assert_eq!(net.network_type, "OVNKubernetes");
+    assert_eq!(net.cluster_network[0].cidr.to_string(), "10.128.0.0/14");
+    assert_eq!(net.cluster_network[0].host_prefix, 23);
+    assert_eq!(net.machine_network[0].cidr.to_string(), "10.0.0.0/16");
+    assert_eq!(net.service_network[0].to_string(), "172.30.0.0/16");
+    assert_eq!(cfg.publish, installconfig::PublishingStrategy::External);
+    let cp = cfg.control_plane().unwrap();
+    assert_eq!((cp.name.as_str(), cp.replicas), ("master", Some(3)));
+    assert_eq!(cp.hyperthreading, installconfig::Hyperthreading::Enabled);
+    assert_eq!(cp.architecture, installconfig::Architecture::Amd64);
+    assert_eq!(cfg.compute.len(), 1);
+    assert_eq!(
+        (cfg.compute[0].name.as_str(), cfg.compute[0].replicas),
+        ("worker", Some(3))
+    );
+    assert_eq!(
+        cfg.additional_trust_bundle_policy,
+        installconfig::TrustBundlePolicy::Proxyonly
+    );
+    assert_eq!(
+        cfg.cpu_partitioning_mode,
+        installconfig::CpuPartitioningMode::None
+    );
+    let caps = cfg.capabilities.as_ref().unwrap();
+    assert_eq!(
+        caps.baseline_capability_set,
+        installconfig::BaselineCapabilitySet::VCurrent
+    );
+    assert_eq!(cfg.base_domain, "example.com");
+    assert_eq!(cfg.cluster_domain(), "c1.example.com");
+    assert_eq!(cfg.platform_name(), "none");
+    assert!(cfg.credentials_mode.is_none());
+}
+
+#[test]
+fn deprecated_fields_are_converted() {
+    let loaded = installconfig::load(fixture("vsphere-deprecated.yaml")).unwrap();
+    let cfg = loaded.config;
+    let net = cfg.networking();
+    assert_eq!(net.machine_network[0].cidr.to_string(), "10.0.20.0/24");
+    assert_eq!(net.cluster_network[0].host_prefix, 23);
+    assert!(net.machine_cidr.is_none() && net.cluster_networks.is_empty());
+    let vs = cfg.platform.vsphere.as_ref().unwrap();
+    assert_eq!(vs.vcenters[0].server, "vcenter.example.com");
+    assert_eq!(vs.vcenters[0].port, Some(443));
+    assert_eq!(vs.vcenters[0].datacenters, vec!["dc1".to_string()]);
+    let topo = &vs.failure_domains[0].topology;
+    assert_eq!(topo.compute_cluster, "/dc1/host/cluster1");
+    assert_eq!(topo.datastore, "/dc1/datastore/ds1");
+    assert_eq!(topo.networks, vec!["VM Network".to_string()]);
+    assert_eq!(cfg.api_vips(), vec!["10.0.20.5".to_string()]);
+    assert_eq!(cfg.ingress_vips(), vec!["10.0.20.6".to_string()]);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.path == "networking.machineCIDR")
+    );
+    let yaml = cfg.to_yaml();
+    assert!(
+        !yaml.contains("machineCIDR") && !yaml.contains("vCenter:"),
+        "{yaml}"
+    );
+}
+
+#[test]
+fn unknown_field_suggests_nearest() {
+    let text = fixture_text("none-sno.yaml").replace("  clusterNetwork:", "  clusterNetwrok:");
+    let errs = errors(&text);
+    let e = errs.iter().find(|e| e.kind == ErrorKind::Unknown).unwrap();
+    assert_eq!(e.path, "networking.clusterNetwrok");
+    assert!(
+        e.to_string().starts_with(
+            "networking.clusterNetwrok: unknown field; did you mean \"clusterNetwork\"?"
+        ),
+        "{e}"
+    );
+    assert_eq!(e.position.unwrap().line, 13);
+}
+
+#[test]
+fn three_faults_three_errors() {
+    let text = fixture_text("none-sno.yaml")
+        .replace("  name: sno", "  name: sno\n  nmae: x")
+        .replace("hostPrefix: 23", "hostPrefix: abc")
+        .replace("  replicas: 1", "  replicas: one");
+    let errs = errors(&text);
+    let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(errs.len(), 3, "{errs:#?}");
+    assert!(paths.contains(&"metadata.nmae"));
+    assert!(paths.contains(&"networking.clusterNetwork[0].hostPrefix"));
+    assert!(paths.contains(&"controlPlane.replicas"));
+}
+
+#[test]
+fn yaml_syntax_error_has_file_line_column() {
+    let err = parse_str(
+        "apiVersion: v1\nmetadata:\n  name: [a\nbaseDomain: x\n",
+        "ic.yaml",
+    )
+    .unwrap_err();
+    let LoadError::Syntax { position, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(position.line >= 3);
+    assert!(err.to_string().starts_with("ic.yaml:"), "{err}");
+}
+
+#[test]
+fn wrong_api_version_says_what_to_change() {
+    let errs = errors("apiVersion: v1beta4\nmetadata: {name: a}\n");
+    assert_eq!(errs[0].path, "apiVersion");
+    assert!(errs[0].detail.contains("change apiVersion to v1"));
+    let errs = errors("metadata: {name: a}\n");
+    assert_eq!(
+        (errs[0].path.as_str(), errs[0].kind),
+        ("apiVersion", ErrorKind::Required)
+    );
+}
+
+#[test]
+fn unsupported_platform_is_named() {
+    let text = fixture_text("none-sno.yaml").replace("  none: {}", "  aws:\n    region: us-east-1");
+    let errs = errors(&text);
+    let e = errs.iter().find(|e| e.path == "platform.aws").unwrap();
+    assert_eq!(e.kind, ErrorKind::NotSupported);
+    assert!(e.detail.contains(
+        "platform aws is not supported by okd-install; supported: none, baremetal, vsphere"
+    ));
+}
+
+#[test]
+fn redacted_removes_secrets() {
+    let cfg = installconfig::load(fixture("vsphere-ha.yaml"))
+        .unwrap()
+        .config;
+    let red = cfg.redacted();
+    assert!(red.pull_secret.is_empty());
+    assert!(
+        red.platform.vsphere.as_ref().unwrap().vcenters[0]
+            .password
+            .is_empty()
+    );
+    let yaml = red.to_yaml();
+    assert!(
+        !yaml.contains("secret-password") && !yaml.contains("dXNlcjpwYXNz"),
+        "{yaml}"
+    );
+}
+
+#[test]
+fn to_yaml_round_trips() {
+    let cfg = installconfig::load(fixture("baremetal-compact.yaml"))
+        .unwrap()
+        .config;
+    let again = parse_str(&cfg.to_yaml(), "again.yaml").unwrap().config;
+    assert_eq!(cfg, again);
+}
