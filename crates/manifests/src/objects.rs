@@ -11,7 +11,11 @@ use serde::{Deserialize, Serialize};
 
 /// A Kubernetes object with a spec and an optional status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    bound(deserialize = "S: Deserialize<'de>, T: Deserialize<'de>")
+)]
 pub struct Object<S, T = NoStatus> {
     /// `group/version`.
     pub api_version: String,

@@ -1,0 +1,8 @@
+//! Integration tests for the manifests crate.
+
+mod common;
+mod cvo;
+mod generated;
+mod image_mode;
+mod no_proxy;
+mod user_manifests;
