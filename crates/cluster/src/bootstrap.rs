@@ -157,10 +157,7 @@ fn is_ready(n: &Node) -> bool {
 }
 
 /// Poll nodes and the pivot stage until `want` control-plane nodes are Ready.
-async fn wait_nodes(
-    rep: &Reporter<'_>,
-    want: usize,
-) -> Result<(Option<String>, String), String> {
+async fn wait_nodes(rep: &Reporter<'_>, want: usize) -> Result<(Option<String>, String), String> {
     let nodes: Api<Node> = Api::all(rep.cluster.client.clone());
     let maps: Api<ConfigMap> = Api::namespaced(rep.cluster.client.clone(), "kube-system");
     let mut stage: Option<String> = None;

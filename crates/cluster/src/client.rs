@@ -69,8 +69,8 @@ impl Cluster {
         let text = std::fs::read_to_string(path)
             .map_err(|e| WaitError::kubeconfig(path, format!("cannot read: {e}")))?;
         let endpoint = endpoint_from_yaml(path, &text)?;
-        let kc = Kubeconfig::read_from(path)
-            .map_err(|e| WaitError::kubeconfig(path, e.to_string()))?;
+        let kc =
+            Kubeconfig::read_from(path).map_err(|e| WaitError::kubeconfig(path, e.to_string()))?;
         let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
             .await
             .map_err(|e| WaitError::kubeconfig(path, e.to_string()))?;
@@ -122,9 +122,9 @@ fn named<'a>(doc: &'a Value, list: &str, inner: &str, name: &str) -> Option<(usi
 /// Inline `<key>-data` (base64) or file `<key>` (relative to the kubeconfig's directory).
 fn data_or_file(path: &Path, obj: &Value, key: &str, field: &str) -> Result<Vec<u8>, WaitError> {
     if let Some(b64) = str_at(obj, &format!("{key}-data")) {
-        return STANDARD
-            .decode(b64.trim())
-            .map_err(|e| WaitError::kubeconfig(path, format!("{field}.{key}-data: not base64: {e}")));
+        return STANDARD.decode(b64.trim()).map_err(|e| {
+            WaitError::kubeconfig(path, format!("{field}.{key}-data: not base64: {e}"))
+        });
     }
     if let Some(file) = str_at(obj, key) {
         let base = path.parent().unwrap_or(Path::new("."));
@@ -144,21 +144,25 @@ pub(crate) fn endpoint_from_yaml(path: &Path, text: &str) -> Result<Endpoint, Wa
     let bad = |msg: String| WaitError::kubeconfig(path, msg);
     let doc: Value =
         serde_saphyr::from_str(text).map_err(|e| bad(format!("not valid YAML: {e}")))?;
-    let ctx_name = str_at(&doc, "current-context")
-        .ok_or_else(|| bad("current-context: not set".into()))?;
+    let ctx_name =
+        str_at(&doc, "current-context").ok_or_else(|| bad("current-context: not set".into()))?;
     let (ci, ctx) = named(&doc, "contexts", "context", ctx_name)
         .ok_or_else(|| bad(format!("contexts: no context named {ctx_name:?}")))?;
     let cluster_name = str_at(ctx, "cluster")
         .ok_or_else(|| bad(format!("contexts[{ci}].context.cluster: not set")))?;
-    let user_name = str_at(ctx, "user")
-        .ok_or_else(|| bad(format!("contexts[{ci}].context.user: not set")))?;
+    let user_name =
+        str_at(ctx, "user").ok_or_else(|| bad(format!("contexts[{ci}].context.user: not set")))?;
     let (ki, cluster) = named(&doc, "clusters", "cluster", cluster_name)
         .ok_or_else(|| bad(format!("clusters: no cluster named {cluster_name:?}")))?;
     let (ui, user) = named(&doc, "users", "user", user_name)
         .ok_or_else(|| bad(format!("users: no user named {user_name:?}")))?;
     let cfield = format!("clusters[{ki}].cluster");
     let ufield = format!("users[{ui}].user");
-    if cluster.get("insecure-skip-tls-verify").and_then(Value::as_bool) == Some(true) {
+    if cluster
+        .get("insecure-skip-tls-verify")
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
         return Err(bad(format!(
             "{cfield}.insecure-skip-tls-verify: true is refused; the installer's kubeconfig \
              pins the cluster CA, remove the field"
@@ -173,7 +177,9 @@ pub(crate) fn endpoint_from_yaml(path: &Path, text: &str) -> Result<Endpoint, Wa
         .map_err(|e| bad(format!("{cfield}.certificate-authority-data: {e}")))?;
     let client_cert_pem = data_or_file(path, user, "client-certificate", &ufield)?;
     let client_key_pem = data_or_file(path, user, "client-key", &ufield)?;
-    let server_name = str_at(cluster, "tls-server-name").unwrap_or(&host).to_string();
+    let server_name = str_at(cluster, "tls-server-name")
+        .unwrap_or(&host)
+        .to_string();
     Ok(Endpoint {
         server,
         host,
@@ -220,7 +226,10 @@ mod tests {
             split_server("https://api.c.example.com:6443").unwrap(),
             ("api.c.example.com".into(), 6443)
         );
-        assert_eq!(split_server("https://[::1]:6443/").unwrap(), ("::1".into(), 6443));
+        assert_eq!(
+            split_server("https://[::1]:6443/").unwrap(),
+            ("::1".into(), 6443)
+        );
         assert_eq!(split_server("https://h").unwrap(), ("h".into(), 443));
         assert!(split_server("http://h:1").is_err());
     }

@@ -92,7 +92,10 @@ impl fmt::Display for UnhealthyCondition {
 fn healthy(c: &Condition) -> bool {
     matches!(
         (c.type_.as_str(), c.status.as_str()),
-        ("Upgradeable", _) | ("Available", "True") | ("Degraded", "False") | ("Progressing", "False")
+        ("Upgradeable", _)
+            | ("Available", "True")
+            | ("Degraded", "False")
+            | ("Progressing", "False")
     )
 }
 

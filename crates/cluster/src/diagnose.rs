@@ -11,7 +11,11 @@ use crate::error::{GatherHint, shell_word};
 use crate::events::Phase;
 use crate::report::Class;
 
-pub(crate) fn likely_cause(phase: Phase, seen: Option<&(String, Class)>, cluster: &Cluster) -> String {
+pub(crate) fn likely_cause(
+    phase: Phase,
+    seen: Option<&(String, Class)>,
+    cluster: &Cluster,
+) -> String {
     let ep = &cluster.endpoint;
     if let Some((msg, class)) = seen
         && let Some(cause) = transport_cause(*class, msg, &ep.server, &ep.host)
@@ -44,9 +48,7 @@ pub(crate) fn likely_cause(phase: Phase, seen: Option<&(String, Class)>, cluster
             "the cluster version operator did not finish (last seen: {seen}); see the \
              unhealthy operators"
         ),
-        Phase::RouterCa => format!(
-            "the router CA could not be added to the kubeconfig: {seen}"
-        ),
+        Phase::RouterCa => format!("the router CA could not be added to the kubeconfig: {seen}"),
         Phase::OperatorsStable => format!("{seen}; these operators kept progressing"),
         Phase::Console => format!("no console: {seen}"),
     }

@@ -148,9 +148,7 @@ impl WaitError {
         match self {
             WaitError::Kubeconfig { .. } => 1,
             WaitError::Interrupted { .. } => 8,
-            WaitError::Timeout { phase, .. } | WaitError::Failed { phase, .. } => {
-                phase.exit_code()
-            }
+            WaitError::Timeout { phase, .. } | WaitError::Failed { phase, .. } => phase.exit_code(),
         }
     }
 

@@ -140,7 +140,11 @@ impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::PhaseStarted { phase, timeout } => {
-                write!(f, "waiting up to {} for the {phase}", human_duration(*timeout))
+                write!(
+                    f,
+                    "waiting up to {} for the {phase}",
+                    human_duration(*timeout)
+                )
             }
             Event::Status {
                 phase,

@@ -77,7 +77,12 @@ pub async fn wait_install_complete(
         )
         .await?;
         let backup = rep
-            .run(Phase::RouterCa, opts.router_ca_timeout, hint, add_router_ca(&rep))
+            .run(
+                Phase::RouterCa,
+                opts.router_ca_timeout,
+                hint,
+                add_router_ca(&rep),
+            )
             .await?;
         rep.run(
             Phase::OperatorsStable,
@@ -118,8 +123,13 @@ fn cluster_version_check(obj: Option<&DynamicObject>) -> Check<((), String)> {
         return Check::Wait("clusterversion/version not created yet".into());
     };
     let conds = conditions(&serde_json::to_value(obj).unwrap_or_default());
-    if is(&conds, "Available", "True") && is(&conds, "Failing", "False") && is(&conds, "Progressing", "False") {
-        let version = find(&conds, "Available").map(|c| c.message.clone()).unwrap_or_default();
+    if is(&conds, "Available", "True")
+        && is(&conds, "Failing", "False")
+        && is(&conds, "Progressing", "False")
+    {
+        let version = find(&conds, "Available")
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
         return Check::Done(((), format!("cluster initialized: {version}")));
     }
     for t in ["Failing", "Progressing"] {
@@ -174,9 +184,10 @@ async fn add_router_ca(rep: &Reporter<'_>) -> Result<(Option<PathBuf>, String), 
             );
             Ok((Some(backup), detail))
         }
-        Ok(PrependOutcome::AlreadyPresent) => {
-            Ok((None, format!("{} already trusts the router CA", path.display())))
-        }
+        Ok(PrependOutcome::AlreadyPresent) => Ok((
+            None,
+            format!("{} already trusts the router CA", path.display()),
+        )),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -199,7 +210,10 @@ impl Stability {
         let now = Instant::now();
         let mut out = Vec::new();
         for op in ops {
-            let name = op.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+            let name = op
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
             let conds = conditions(op);
             let progressing = find(&conds, "Progressing");
             let stopped = progressing.is_some_and(|c| c.status == "False");
@@ -282,12 +296,17 @@ fn admitted_url(route: &Value) -> Option<String> {
 /// Returns the console URL, or a warning text. Never fails the install.
 async fn wait_console(rep: &Reporter<'_>, timeout: Duration) -> Result<String, String> {
     rep.start(Phase::Console, timeout);
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(rep.cluster.client.clone(), "openshift-console", &route_resource());
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        rep.cluster.client.clone(),
+        "openshift-console",
+        &route_resource(),
+    );
     let poll = async {
         loop {
             match api.get_opt("console").await {
-                Ok(None) => return Err("route openshift-console/console does not exist".to_string()),
+                Ok(None) => {
+                    return Err("route openshift-console/console does not exist".to_string());
+                }
                 Ok(Some(r)) => {
                     if let Some(url) = admitted_url(&serde_json::to_value(&r).unwrap_or_default()) {
                         return Ok(url);
@@ -299,12 +318,14 @@ async fn wait_console(rep: &Reporter<'_>, timeout: Duration) -> Result<String, S
             tokio::time::sleep(CONSOLE_POLL).await;
         }
     };
-    let result = tokio::time::timeout(timeout, poll).await.unwrap_or_else(|_| {
-        Err(format!(
-            "console route not admitted within {timeout:?}: {}",
-            rep.last_seen().map(|s| s.0).unwrap_or_default()
-        ))
-    });
+    let result = tokio::time::timeout(timeout, poll)
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "console route not admitted within {timeout:?}: {}",
+                rep.last_seen().map(|s| s.0).unwrap_or_default()
+            ))
+        });
     match &result {
         Ok(url) => rep.done(format!("console at {url}")),
         Err(e) => rep.done(format!("cluster does not have a console available: {e}")),

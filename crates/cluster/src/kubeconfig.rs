@@ -103,11 +103,15 @@ pub fn prepend_router_ca(
     if !changed {
         return Ok(PrependOutcome::AlreadyPresent);
     }
-    let yaml = serde_saphyr::to_string(&doc).map_err(|e| EditError::Content {
-        path: path.to_path_buf(),
-        field: "(document)".into(),
-        problem: format!("cannot serialize: {e}"),
-    })?;
+    // Plain scalars only: kubeconfig readers expect `key: base64` on one line.
+    let mut options = serde_saphyr::SerializerOptions::default();
+    options.prefer_block_scalars = false;
+    let yaml =
+        serde_saphyr::to_string_with_options(&doc, options).map_err(|e| EditError::Content {
+            path: path.to_path_buf(),
+            field: "(document)".into(),
+            problem: format!("cannot serialize: {e}"),
+        })?;
     let backup = backup_path(path, unix_ts);
     fs::copy(path, &backup).map_err(io_err(&backup))?;
     write_atomic_like(path, yaml.as_bytes())?;
@@ -152,8 +156,7 @@ fn prepend_in_doc(
         let existing = STANDARD
             .decode(data.as_str().unwrap_or_default().trim())
             .map_err(|e| content(field.clone(), &format!("not base64: {e}")))?;
-        let existing_certs =
-            parse_pem_bundle(&existing).map_err(|e| content(field.clone(), &e))?;
+        let existing_certs = parse_pem_bundle(&existing).map_err(|e| content(field.clone(), &e))?;
         if existing_certs.starts_with(router) {
             continue;
         }

@@ -14,7 +14,9 @@ use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::timeout;
@@ -111,7 +113,7 @@ impl ProbeOutcome {
                 server_name,
             } => server_cert_message(presented, error, trusted, server_name),
             ProbeOutcome::ClientCertRejected { how, client } => format!(
-                "the API server rejected the kubeconfig's client certificate {} (issued by {}): {how}",
+                "the API server rejected the kubeconfig's client certificate {} (issued by \"{}\"): {how}",
                 presented_name(client),
                 client.issuer
             ),
@@ -233,7 +235,9 @@ fn tls_config(ep: &Endpoint, recorder: Arc<Recorder>) -> Result<ClientConfig, St
 fn recorder(ep: &Endpoint) -> Result<Arc<Recorder>, String> {
     let mut roots = RootCertStore::empty();
     for c in &ep.trusted {
-        roots.add(c.clone()).map_err(|e| format!("kubeconfig CA: {e}"))?;
+        roots
+            .add(c.clone())
+            .map_err(|e| format!("kubeconfig CA: {e}"))?;
     }
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
@@ -355,7 +359,14 @@ fn http_outcome(ep: &Endpoint, buf: &[u8]) -> ProbeOutcome {
         .and_then(|c| c.parse::<u16>().ok());
     match code {
         Some(c @ (401 | 403)) => ProbeOutcome::ClientCertRejected {
-            how: format!("HTTP {c} {}", if c == 401 { "Unauthorized" } else { "Forbidden" }),
+            how: format!(
+                "HTTP {c} {}",
+                if c == 401 {
+                    "Unauthorized"
+                } else {
+                    "Forbidden"
+                }
+            ),
             client: client_info(ep),
         },
         Some(c) => ProbeOutcome::Http(c),

@@ -256,7 +256,13 @@ impl<'a> Reporter<'a> {
     pub async fn diagnose(&self, hint: &GatherHint) -> Diagnosis {
         let reachable = !matches!(
             self.last_seen().map(|s| s.1),
-            Some(Class::Refused | Class::Dns | Class::Unreachable | Class::ServerCert | Class::ClientCert)
+            Some(
+                Class::Refused
+                    | Class::Dns
+                    | Class::Unreachable
+                    | Class::ServerCert
+                    | Class::ClientCert
+            )
         );
         let operators = if reachable {
             fetch_unhealthy(self.cluster).await

@@ -83,7 +83,9 @@ where
         let stream = match api.watch(&params, &rv).await {
             Ok(s) => s,
             Err(e) if is_gone(&e) => {
-                rep.note(format!("resourceVersion {rv} expired (410 Gone), re-listing"));
+                rep.note(format!(
+                    "resourceVersion {rv} expired (410 Gone), re-listing"
+                ));
                 return None;
             }
             Err(e) => {
@@ -109,21 +111,31 @@ where
                 }
                 Ok(WatchEvent::Bookmark(b)) => rv = b.metadata.resource_version,
                 Ok(WatchEvent::Error(status)) if status.code == 410 => {
-                    rep.note(format!("resourceVersion {rv} expired (410 Gone), re-listing"));
+                    rep.note(format!(
+                        "resourceVersion {rv} expired (410 Gone), re-listing"
+                    ));
                     return None;
                 }
                 Ok(WatchEvent::Error(status)) => {
-                    rep.note(format!("watch error {}: {}, re-listing", status.code, status.message));
+                    rep.note(format!(
+                        "watch error {}: {}, re-listing",
+                        status.code, status.message
+                    ));
                     tokio::time::sleep(RETRY).await;
                     return None;
                 }
                 Err(e) => {
                     rep.note(format!(
-                        "watch connection dropped ({e}), resuming from resourceVersion {rv}"
+                        "watch failed ({e}), resuming from resourceVersion {rv}"
                     ));
                     break;
                 }
             }
         }
+        // kube ends the stream quietly both at the server's timeout and when the connection
+        // drops mid-stream; either way the next watch continues where this one stopped.
+        rep.note(format!(
+            "watch connection closed, resuming from resourceVersion {rv}"
+        ));
     }
 }

@@ -1,0 +1,159 @@
+//! Fixture PKI for tests, shaped like an installation's: a server signer issuing the API
+//! serving certificate (SANs `api.<domain>` and 127.0.0.1), a client signer issuing the admin
+//! client certificate (CN `system:admin`, O `system:masters`), and a kubeconfig tying them
+//! together. ECDSA P-256 keys keep generation instant.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
+    KeyPair, KeyUsagePurpose, SanType,
+};
+
+/// A certificate and its key, PEM.
+#[derive(Clone)]
+pub struct Leaf {
+    /// The certificate.
+    pub cert_pem: String,
+    /// Its private key (PKCS#8).
+    pub key_pem: String,
+}
+
+/// A self-signed CA that issues leaves.
+pub struct Signer {
+    issuer: CertifiedIssuer<'static, KeyPair>,
+}
+
+fn params(cn: &str) -> CertificateParams {
+    let mut p = CertificateParams::default();
+    p.distinguished_name.push(DnType::CommonName, cn);
+    p
+}
+
+impl Signer {
+    /// A new CA with the given common name.
+    pub fn new(cn: &str) -> Signer {
+        let mut p = params(cn);
+        p.distinguished_name
+            .push(DnType::OrganizationalUnitName, "openshift");
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        p.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        let key = KeyPair::generate().expect("generate CA key");
+        Signer {
+            issuer: CertifiedIssuer::self_signed(p, key).expect("self-sign CA"),
+        }
+    }
+
+    /// The CA certificate, PEM.
+    pub fn cert_pem(&self) -> String {
+        self.issuer.pem()
+    }
+
+    fn issue(&self, p: CertificateParams) -> Leaf {
+        let key = KeyPair::generate().expect("generate leaf key");
+        let cert = p.signed_by(&key, &self.issuer).expect("sign leaf");
+        Leaf {
+            cert_pem: cert.pem(),
+            key_pem: key.serialize_pem(),
+        }
+    }
+
+    /// A serving certificate for the given DNS names and IPs.
+    pub fn issue_server(&self, cn: &str, dns: &[&str], ips: &[IpAddr]) -> Leaf {
+        let mut p = params(cn);
+        p.subject_alt_names = dns
+            .iter()
+            .map(|d| SanType::DnsName((*d).try_into().expect("dns name")))
+            .chain(ips.iter().map(|ip| SanType::IpAddress(*ip)))
+            .collect();
+        p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        self.issue(p)
+    }
+
+    /// A client certificate with the given user (CN) and group (O).
+    pub fn issue_client(&self, cn: &str, org: &str) -> Leaf {
+        let mut p = params(cn);
+        p.distinguished_name.push(DnType::OrganizationName, org);
+        p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        self.issue(p)
+    }
+}
+
+/// Everything a test cluster needs.
+pub struct TestPki {
+    /// Cluster domain, e.g. `test.example.com`.
+    pub domain: String,
+    /// Signs the API serving certificate.
+    pub server_ca: Signer,
+    /// The API serving certificate (SANs `api.<domain>`, 127.0.0.1).
+    pub serving: Leaf,
+    /// Signs client certificates the server accepts.
+    pub client_ca: Signer,
+    /// `system:admin` / `system:masters` client certificate.
+    pub admin: Leaf,
+}
+
+impl TestPki {
+    /// Generate a fresh PKI for `domain`.
+    pub fn generate(domain: &str) -> TestPki {
+        let server_ca = Signer::new("kube-apiserver-lb-signer");
+        let api = format!("api.{domain}");
+        let serving = server_ca.issue_server(&api, &[&api], &["127.0.0.1".parse().expect("ip")]);
+        let client_ca = Signer::new("admin-kubeconfig-signer");
+        let admin = client_ca.issue_client("system:admin", "system:masters");
+        TestPki {
+            domain: domain.to_string(),
+            server_ca,
+            serving,
+            client_ca,
+            admin,
+        }
+    }
+
+    /// `api.<domain>`.
+    pub fn api_host(&self) -> String {
+        format!("api.{}", self.domain)
+    }
+}
+
+/// An admin kubeconfig in the installer's shape: cluster `<name>`, user `admin`, context
+/// `admin`. `tls_server_name` lets a test connect to 127.0.0.1 while verifying `api.<domain>`.
+pub fn kubeconfig_yaml(
+    server: &str,
+    ca_pem: &str,
+    client: &Leaf,
+    tls_server_name: Option<&str>,
+) -> String {
+    let b = |s: &str| STANDARD.encode(s.as_bytes());
+    let tsn = tls_server_name
+        .map(|n| format!("    tls-server-name: {n}\n"))
+        .unwrap_or_default();
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n    server: {server}\n\
+         {tsn}    certificate-authority-data: {}\nusers:\n- name: admin\n  user:\n    \
+         client-certificate-data: {}\n    client-key-data: {}\ncontexts:\n- name: admin\n  \
+         context:\n    cluster: test\n    user: admin\ncurrent-context: admin\npreferences: {{}}\n",
+        b(ca_pem),
+        b(&client.cert_pem),
+        b(&client.key_pem)
+    )
+}
+
+/// Write `<dir>/auth/kubeconfig` with mode 0600 and return its path.
+pub fn write_kubeconfig(dir: &Path, yaml: &str) -> PathBuf {
+    let path = crate::kubeconfig::default_path(dir);
+    std::fs::create_dir_all(path.parent().expect("auth dir")).expect("create auth dir");
+    std::fs::write(&path, yaml).expect("write kubeconfig");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .expect("chmod kubeconfig");
+    }
+    path
+}

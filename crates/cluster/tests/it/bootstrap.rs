@@ -1,0 +1,411 @@
+//! wait-for bootstrap-complete against the test server.
+
+use std::time::{Duration, Instant};
+
+use cluster::test_support::Action;
+use cluster::test_support::objects::{
+    cluster_operator, condition, configmap, etcd, master_node, stable_operator,
+};
+use cluster::{Event, Phase, WaitError, wait_bootstrap_complete};
+
+use crate::support::{Fixture, Recorder, never};
+
+fn bootstrap_cm(status: Option<&str>) -> serde_json::Value {
+    match status {
+        Some(s) => configmap("kube-system", "bootstrap", &[("status", s)]),
+        None => configmap("kube-system", "bootstrap", &[]),
+    }
+}
+
+#[tokio::test]
+async fn api_comes_up_late_then_everything_completes() {
+    let fx = Fixture::new(false).await;
+    fx.server.apply(bootstrap_cm(Some("complete")));
+    fx.server.apply(etcd("True"));
+    fx.server.timeline(vec![(600, Action::Start)]);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let summary = wait_bootstrap_complete(&cluster, &fx.bootstrap_opts(), &rec.sink(), never())
+        .await
+        .expect("bootstrap completes");
+    assert_eq!(summary.api_version.as_deref(), Some("v1.34.1-okd-test"));
+    assert!(
+        rec.has_status(Phase::Api, "connection refused"),
+        "{:?}",
+        rec.statuses(Phase::Api)
+    );
+    let phases: Vec<Phase> = summary.phases.iter().map(|p| p.phase).collect();
+    assert_eq!(
+        phases,
+        [
+            Phase::Api,
+            Phase::BootstrapConfigMap,
+            Phase::EtcdBootstrapMemberRemoved
+        ]
+    );
+    assert!(summary.phases[0].elapsed >= Duration::from_millis(600));
+}
+
+#[tokio::test]
+async fn configmap_flip_to_complete_is_seen_within_a_second() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(None));
+    fx.server.apply(etcd("True"));
+    let server = fx.server.clone();
+    let flip = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        server.apply(bootstrap_cm(Some("complete")));
+        Instant::now()
+    });
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    wait_bootstrap_complete(&cluster, &fx.bootstrap_opts(), &rec.sink(), never())
+        .await
+        .expect("bootstrap completes");
+    let flipped = flip.await.expect("flip task");
+    let seen = rec.done_at(Phase::BootstrapConfigMap).expect("phase done");
+    let lag = seen.duration_since(flipped);
+    assert!(
+        lag < Duration::from_secs(1),
+        "completion seen {lag:?} after the change"
+    );
+    assert_eq!(
+        rec.statuses(Phase::BootstrapConfigMap),
+        ["configmap present, no status yet"]
+    );
+}
+
+#[tokio::test]
+async fn dropped_watch_is_resumed() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(None));
+    fx.server.apply(etcd("True"));
+    fx.server.timeline(vec![
+        (500, Action::DropWatches),
+        (900, Action::Apply(bootstrap_cm(Some("progressing")))),
+        (1300, Action::Apply(bootstrap_cm(Some("complete")))),
+    ]);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    wait_bootstrap_complete(&cluster, &fx.bootstrap_opts(), &rec.sink(), never())
+        .await
+        .expect("bootstrap completes");
+    let statuses = rec.statuses(Phase::BootstrapConfigMap);
+    assert!(
+        statuses
+            .iter()
+            .any(|s| s.contains("resuming from resourceVersion")),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.contains(&"bootstrap status: progressing".to_string()),
+        "{statuses:?}"
+    );
+}
+
+#[tokio::test]
+async fn expired_resource_version_relists() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(None));
+    fx.server.apply(etcd("True"));
+    fx.server.timeline(vec![
+        (400, Action::Apply(master_node("m0", true))),
+        (450, Action::Apply(master_node("m1", true))),
+        (500, Action::Compact),
+        (550, Action::DropWatches),
+        (1200, Action::Apply(bootstrap_cm(Some("complete")))),
+    ]);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    wait_bootstrap_complete(&cluster, &fx.bootstrap_opts(), &rec.sink(), never())
+        .await
+        .expect("bootstrap completes");
+    let statuses = rec.statuses(Phase::BootstrapConfigMap);
+    assert!(
+        statuses.iter().any(|s| s.contains("410 Gone")),
+        "{statuses:?}"
+    );
+}
+
+#[tokio::test]
+async fn server_restart_mid_wait() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(None));
+    fx.server.apply(etcd("True"));
+    fx.server.timeline(vec![
+        (500, Action::Stop),
+        (1200, Action::Apply(bootstrap_cm(Some("complete")))),
+        (1800, Action::Start),
+    ]);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    wait_bootstrap_complete(&cluster, &fx.bootstrap_opts(), &rec.sink(), never())
+        .await
+        .expect("bootstrap completes after the restart");
+    let statuses = rec.statuses(Phase::BootstrapConfigMap);
+    assert!(
+        statuses.iter().any(|s| s == "connection refused"),
+        "{statuses:?}"
+    );
+}
+
+fn expect_timeout(err: &WaitError, phase: Phase) {
+    assert!(
+        matches!(err, WaitError::Timeout { phase: p, .. } if *p == phase),
+        "{err}"
+    );
+    assert_eq!(err.exit_code(), 5);
+}
+
+#[tokio::test]
+async fn api_timeout_blames_the_bootstrap_host() {
+    let fx = Fixture::new(false).await;
+    let mut opts = fx.bootstrap_opts();
+    opts.api_timeout = Duration::from_millis(1200);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let err = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .unwrap_err();
+    expect_timeout(&err, Phase::Api);
+    let d = err.diagnosis().expect("diagnosis");
+    assert_eq!(d.last_seen.as_deref(), Some("connection refused"));
+    assert!(
+        d.likely_cause.contains("nothing answered"),
+        "{}",
+        d.likely_cause
+    );
+    assert!(
+        d.likely_cause.contains("load balancer"),
+        "{}",
+        d.likely_cause
+    );
+    assert_eq!(
+        d.next_command,
+        format!(
+            "okd-install gather bootstrap --dir {} --bootstrap 192.0.2.10 --master 192.0.2.11 \
+             --master 192.0.2.12 --master 192.0.2.13",
+            fx.dir.path().display()
+        )
+    );
+    let failed = rec
+        .events
+        .borrow()
+        .iter()
+        .any(|(_, e)| matches!(e, Event::Failed { exit_code: 5, .. }));
+    assert!(failed, "a Failed event is sent");
+}
+
+#[tokio::test]
+async fn configmap_timeout_blames_control_plane_and_dumps_operators() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(stable_operator("dns"));
+    fx.server.apply(cluster_operator(
+        "kube-apiserver",
+        vec![
+            condition("Available", "False", "NoPods", "0 of 3 pods running"),
+            condition("Degraded", "True", "Crash", "static pod crashed"),
+            condition("Upgradeable", "False", "", ""),
+        ],
+    ));
+    let mut opts = fx.bootstrap_opts();
+    opts.bootstrap_timeout = Duration::from_millis(800);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let err = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .unwrap_err();
+    expect_timeout(&err, Phase::BootstrapConfigMap);
+    let d = err.diagnosis().expect("diagnosis");
+    assert_eq!(
+        d.last_seen.as_deref(),
+        Some("configmap kube-system/bootstrap not created yet")
+    );
+    assert!(
+        d.likely_cause.contains("control-plane hosts"),
+        "{}",
+        d.likely_cause
+    );
+    let dump: Vec<String> = d
+        .unhealthy_operators
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        dump,
+        [
+            "cluster operator kube-apiserver Available is False with NoPods: 0 of 3 pods running",
+            "cluster operator kube-apiserver Degraded is True with Crash: static pod crashed",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn etcd_timeout_reports_the_condition() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(Some("complete")));
+    fx.server.apply(etcd("False"));
+    let mut opts = fx.bootstrap_opts();
+    opts.etcd_timeout = Duration::from_millis(700);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let err = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .unwrap_err();
+    expect_timeout(&err, Phase::EtcdBootstrapMemberRemoved);
+    let d = err.diagnosis().expect("diagnosis");
+    assert!(
+        d.last_seen
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("EtcdBootstrapMemberRemoved=False")
+    );
+    assert!(
+        d.likely_cause.contains("bootstrap etcd member"),
+        "{}",
+        d.likely_cause
+    );
+}
+
+#[tokio::test]
+async fn pivot_waits_for_three_ready_masters_and_reports_stages() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(Some("complete")));
+    fx.server.apply(etcd("True"));
+    fx.server.apply(master_node("master-0", true));
+    fx.server.apply(master_node("master-1", false));
+    fx.server.apply(configmap(
+        "kube-system",
+        "bootstrap-pivot",
+        &[("stage", "waiting-for-masters")],
+    ));
+    fx.server.timeline(vec![
+        (700, Action::Apply(master_node("master-1", true))),
+        (
+            1400,
+            Action::Apply(configmap(
+                "kube-system",
+                "bootstrap-pivot",
+                &[("stage", "etcd-moved")],
+            )),
+        ),
+        (2100, Action::Apply(master_node("master-2", true))),
+    ]);
+    let mut opts = fx.bootstrap_opts();
+    opts.pivot = true;
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let summary = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .expect("pivot completes");
+    let statuses = rec.statuses(Phase::ControlPlaneNodes);
+    assert_eq!(
+        statuses,
+        [
+            "1/3 control-plane nodes Ready [master-0]; pivot stage: waiting-for-masters",
+            "2/3 control-plane nodes Ready [master-0, master-1]; pivot stage: waiting-for-masters",
+            "2/3 control-plane nodes Ready [master-0, master-1]; pivot stage: etcd-moved",
+        ]
+    );
+    assert_eq!(summary.pivot_stage.as_deref(), Some("etcd-moved"));
+    let phases: Vec<Phase> = summary.phases.iter().map(|p| p.phase).collect();
+    assert!(phases.contains(&Phase::ControlPlaneNodes));
+}
+
+#[tokio::test]
+async fn pivot_timeout_says_how_many_masters_are_ready() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(Some("complete")));
+    fx.server.apply(master_node("master-0", true));
+    fx.server.apply(master_node("master-1", true));
+    let mut opts = fx.bootstrap_opts();
+    opts.pivot = true;
+    opts.bootstrap_timeout = Duration::from_millis(1500);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let err = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .unwrap_err();
+    expect_timeout(&err, Phase::ControlPlaneNodes);
+    let d = err.diagnosis().expect("diagnosis");
+    assert_eq!(
+        d.last_seen.as_deref(),
+        Some("2/3 control-plane nodes Ready [master-0, master-1]")
+    );
+}
+
+#[tokio::test]
+async fn ctrl_c_interrupts_with_exit_code_8() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(Some("progressing")));
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let cancel = tokio::time::sleep(Duration::from_millis(500));
+    let err = wait_bootstrap_complete(&cluster, &fx.bootstrap_opts(), &rec.sink(), cancel)
+        .await
+        .unwrap_err();
+    assert_eq!(err.exit_code(), 8);
+    assert_eq!(err.phase(), Some(Phase::BootstrapConfigMap));
+    let d = err.diagnosis().expect("diagnosis");
+    assert_eq!(
+        d.last_seen.as_deref(),
+        Some("bootstrap status: progressing")
+    );
+    assert!(
+        d.next_command
+            .starts_with("okd-install wait-for bootstrap-complete --dir ")
+    );
+}
+
+#[tokio::test]
+async fn json_event_stream_has_a_stable_shape() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(None));
+    fx.server.apply(etcd("True"));
+    fx.server
+        .timeline(vec![(300, Action::Apply(bootstrap_cm(Some("complete"))))]);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    wait_bootstrap_complete(&cluster, &fx.bootstrap_opts(), &rec.sink(), never())
+        .await
+        .expect("bootstrap completes");
+    let lines: Vec<serde_json::Value> = rec
+        .events
+        .borrow()
+        .iter()
+        .map(|(_, e)| {
+            let line = serde_json::to_string(e).expect("serialize");
+            assert!(!line.contains('\n'), "one object per line");
+            serde_json::from_str(&line).expect("valid JSON")
+        })
+        .collect();
+    let shape: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let mut keys: Vec<&str> = l
+                .as_object()
+                .expect("object")
+                .keys()
+                .map(String::as_str)
+                .collect();
+            keys.sort_unstable();
+            format!("{}:{}", l["event"].as_str().unwrap_or("?"), keys.join(","))
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            "phase_started:event,phase,timeout_ms",
+            "phase_done:detail,elapsed_ms,event,phase",
+            "phase_started:event,phase,timeout_ms",
+            "status:elapsed_ms,event,message,phase",
+            "phase_done:detail,elapsed_ms,event,phase",
+            "phase_started:event,phase,timeout_ms",
+            "phase_done:detail,elapsed_ms,event,phase",
+        ]
+    );
+    assert_eq!(lines[0]["phase"], "api");
+    assert_eq!(lines[0]["timeout_ms"], 8000);
+    assert_eq!(lines[3]["phase"], "bootstrap_config_map");
+    assert_eq!(lines[3]["message"], "configmap present, no status yet");
+}

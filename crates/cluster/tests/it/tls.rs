@@ -1,0 +1,143 @@
+//! TLS disagreements between kubeconfig and server are named precisely.
+
+use std::time::Duration;
+
+use cluster::test_support::Signer;
+use cluster::test_support::objects::configmap;
+use cluster::test_support::pki::kubeconfig_yaml;
+use cluster::{Phase, WaitError, wait_bootstrap_complete};
+
+use crate::support::{Fixture, Recorder, never};
+
+async fn api_failure(fx: &Fixture) -> WaitError {
+    let mut opts = fx.bootstrap_opts();
+    opts.api_timeout = Duration::from_millis(1000);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let err = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .unwrap_err();
+    assert_eq!(err.phase(), Some(Phase::Api));
+    assert_eq!(err.exit_code(), 5);
+    // The status the spinner showed is the same sentence as the diagnosis.
+    let seen = err
+        .diagnosis()
+        .and_then(|d| d.last_seen.clone())
+        .unwrap_or_default();
+    assert_eq!(rec.statuses(Phase::Api), [seen]);
+    err
+}
+
+#[tokio::test]
+async fn wrong_ca_names_server_certificate_and_trusted_ca() {
+    let fx = Fixture::new(true).await;
+    let other = Signer::new("some-other-installation-signer");
+    fx.rewrite_kubeconfig(&kubeconfig_yaml(
+        &fx.server.url(),
+        &other.cert_pem(),
+        &fx.pki.admin,
+        Some(&fx.pki.api_host()),
+    ));
+    let err = api_failure(&fx).await;
+    let d = err.diagnosis().expect("diagnosis");
+    assert_eq!(
+        d.last_seen.as_deref(),
+        Some(
+            "x509: unknown authority: server certificate \"CN=api.test.example.com\" issued by \
+             \"CN=kube-apiserver-lb-signer, OU=openshift\", kubeconfig trusts \
+             \"CN=some-other-installation-signer, OU=openshift\""
+        )
+    );
+    assert!(
+        d.likely_cause
+            .starts_with("the kubeconfig and the server disagree"),
+        "{}",
+        d.likely_cause
+    );
+}
+
+#[tokio::test]
+async fn wrong_server_name_lists_the_certificate_names() {
+    let fx = Fixture::new(true).await;
+    fx.rewrite_kubeconfig(&kubeconfig_yaml(
+        &fx.server.url(),
+        &fx.pki.server_ca.cert_pem(),
+        &fx.pki.admin,
+        Some("api.other.example.com"),
+    ));
+    let err = api_failure(&fx).await;
+    let seen = err
+        .diagnosis()
+        .and_then(|d| d.last_seen.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        seen,
+        "x509: server certificate \"CN=api.test.example.com\" (issued by \
+         \"CN=kube-apiserver-lb-signer, OU=openshift\") is valid for [api.test.example.com, \
+         127.0.0.1], not for \"api.other.example.com\""
+    );
+}
+
+#[tokio::test]
+async fn client_certificate_from_another_ca_is_rejected_plainly() {
+    let fx = Fixture::new(true).await;
+    let stranger = Signer::new("stranger-signer").issue_client("system:admin", "system:masters");
+    fx.rewrite_kubeconfig(&kubeconfig_yaml(
+        &fx.server.url(),
+        &fx.pki.server_ca.cert_pem(),
+        &stranger,
+        Some(&fx.pki.api_host()),
+    ));
+    let err = api_failure(&fx).await;
+    let d = err.diagnosis().expect("diagnosis");
+    let seen = d.last_seen.clone().unwrap_or_default();
+    assert!(
+        seen.starts_with(
+            "the API server rejected the kubeconfig's client certificate \
+             \"CN=system:admin, O=system:masters\" (issued by \"CN=stranger-signer, OU=openshift\")"
+        ),
+        "{seen}"
+    );
+    assert!(
+        d.likely_cause
+            .contains("does not accept this kubeconfig's client certificate")
+    );
+}
+
+#[tokio::test]
+async fn http_401_is_reported_as_client_certificate_rejection() {
+    let fx = Fixture::new(true).await;
+    fx.server.force_status(Some(401));
+    let err = api_failure(&fx).await;
+    let seen = err
+        .diagnosis()
+        .and_then(|d| d.last_seen.clone())
+        .unwrap_or_default();
+    assert!(seen.contains("client certificate"), "{seen}");
+    assert!(seen.ends_with("HTTP 401 Unauthorized"), "{seen}");
+}
+
+#[tokio::test]
+async fn kubeconfig_without_ca_is_refused_before_connecting() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(configmap(
+        "kube-system",
+        "bootstrap",
+        &[("status", "complete")],
+    ));
+    let yaml = std::fs::read_to_string(&fx.kubeconfig).expect("read");
+    let without_ca: String = yaml
+        .lines()
+        .filter(|l| !l.contains("certificate-authority-data"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fx.rewrite_kubeconfig(&without_ca);
+    let err = cluster::Cluster::from_kubeconfig(&fx.kubeconfig)
+        .await
+        .unwrap_err();
+    assert_eq!(err.exit_code(), 1);
+    assert!(
+        err.to_string().contains("clusters[0].cluster: neither certificate-authority-data nor certificate-authority is set"),
+        "{err}"
+    );
+}
