@@ -45,6 +45,42 @@ impl Variant {
             Variant::Pivot => &["common", "pivot"],
         }
     }
+
+    /// Name of the output file this variant is written to.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Variant::Bootstrap => "bootstrap.ign",
+            Variant::SingleNode => "bootstrap-in-place-for-live-iso.ign",
+            Variant::Pivot => "bootstrap-pivot.ign",
+        }
+    }
+
+    /// The context must carry exactly the installation disk this variant needs: templates
+    /// switch behaviour on `bootstrap_in_place`/`bootstrap_pivot`, so a mismatch would give
+    /// a config that runs steps whose files are missing.
+    fn check_context(self, ctx: &TemplateContext) -> Result<()> {
+        let in_place = ctx.bootstrap_in_place.is_some();
+        let pivot = ctx.bootstrap_pivot.is_some();
+        let problem = match self {
+            Variant::Bootstrap if in_place || pivot => {
+                Some("bootstrap_in_place and bootstrap_pivot must both be unset")
+            }
+            Variant::SingleNode if !in_place || pivot => {
+                Some("bootstrap_in_place must be set and bootstrap_pivot unset")
+            }
+            Variant::Pivot if !pivot || in_place => {
+                Some("bootstrap_pivot must be set and bootstrap_in_place unset")
+            }
+            _ => None,
+        };
+        match problem {
+            Some(message) => Err(crate::Error::VariantContext {
+                variant: self.file_name(),
+                message,
+            }),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A file from another asset (manifest, certificate, kubeconfig) to place on the node.
@@ -92,7 +128,8 @@ impl From<RenderedFile> for NodeFile {
 /// `extra_files`; a later file with the same path replaces the earlier one in its original
 /// position. Units follow the same rule by name. `ssh_keys` become the `core` user's
 /// authorized keys in the given order (empty strings are skipped). Context values that
-/// would break the quoting of the scripts are refused ([`TemplateContext::unsafe_values`]).
+/// would break the quoting of the scripts are refused ([`TemplateContext::unsafe_values`]),
+/// and so is a context whose installation disk settings do not fit the variant.
 pub fn bootstrap_config(
     variant: Variant,
     ctx: &TemplateContext,
@@ -111,6 +148,7 @@ pub fn bootstrap_config_from(
     extra_files: Vec<NodeFile>,
     ssh_keys: Vec<String>,
 ) -> Result<Config> {
+    variant.check_context(ctx)?;
     let keys = ctx.unsafe_values();
     if !keys.is_empty() {
         return Err(crate::Error::UnsafeValue { keys });

@@ -59,6 +59,14 @@ pub enum Error {
         /// The offending keys, e.g. `proxy.http_proxy`.
         keys: Vec<String>,
     },
+    /// The context's installation-disk settings do not fit the requested variant.
+    #[error("template context does not fit {variant}: {message}")]
+    VariantContext {
+        /// Output file of the variant.
+        variant: &'static str,
+        /// Which settings must be set or unset.
+        message: &'static str,
+    },
     /// The binary was built from a checkout without templates/bootstrap.
     #[error(
         "this build embeds no bootstrap templates: templates/bootstrap was missing when it was \

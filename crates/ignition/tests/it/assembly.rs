@@ -6,7 +6,9 @@ use ignition::{
 };
 use ignition_config::v3_2::{File, Unit};
 
-use crate::util::{STANDARD_TREE, build, context, decoded, fixture_tree, templates_dir};
+use crate::util::{
+    STANDARD_TREE, build, context, context_for, decoded, fixture_tree, templates_dir,
+};
 
 fn files(config: &ignition::Config) -> &[File] {
     config.storage.as_ref().unwrap().files.as_deref().unwrap()
@@ -240,7 +242,8 @@ fn errors_name_the_template_and_the_missing_directory() {
     let (_dir, tree) = fixture_tree(STANDARD_TREE);
     let (_dir2, only_common) = fixture_tree(&[("common/files/etc/a", "a")]);
     assert!(bootstrap_config_from(&tree, Variant::Bootstrap, &context(), vec![], vec![]).is_ok());
-    let err = bootstrap_config_from(&only_common, Variant::Pivot, &context(), vec![], vec![])
+    let pivot_ctx = context_for(Variant::Pivot);
+    let err = bootstrap_config_from(&only_common, Variant::Pivot, &pivot_ctx, vec![], vec![])
         .unwrap_err();
     assert!(err.to_string().contains("`pivot`"), "{err}");
     let (_dir, nested) = fixture_tree(&[("common/units/foo/bar.service", "x")]);
@@ -335,4 +338,27 @@ fn values_that_break_shell_quoting_are_refused() {
         ok.unsafe_values().is_empty(),
         "files hold the pull secret verbatim"
     );
+}
+
+#[test]
+fn context_must_fit_the_variant() {
+    let (_dir, tree) = fixture_tree(STANDARD_TREE);
+    let cases = [
+        (Variant::Bootstrap, context_for(Variant::SingleNode)),
+        (Variant::SingleNode, context()),
+        (Variant::SingleNode, context_for(Variant::Pivot)),
+        (Variant::Pivot, context_for(Variant::SingleNode)),
+    ];
+    for (variant, ctx) in cases {
+        let err = bootstrap_config_from(&tree, variant, &ctx, vec![], vec![]).unwrap_err();
+        assert!(
+            matches!(err, Error::VariantContext { .. }),
+            "{variant:?}: {err}"
+        );
+        assert!(err.to_string().contains(variant.file_name()), "{err}");
+    }
+    for variant in [Variant::Bootstrap, Variant::SingleNode, Variant::Pivot] {
+        let ctx = context_for(variant);
+        assert!(bootstrap_config_from(&tree, variant, &ctx, vec![], vec![]).is_ok());
+    }
 }

@@ -6,5 +6,6 @@ mod compression;
 mod explain;
 mod parse;
 mod pointer;
+mod props;
 mod size;
 mod util;

@@ -70,23 +70,37 @@ pub const STANDARD_TREE: &[(&str, &str)] = &[
     ),
 ];
 
-/// The example context with the variant-specific parts set.
+/// The example context with a registry mirror.
 pub fn context() -> TemplateContext {
     let mut ctx = TemplateContext::example();
     ctx.registries = vec![ignition::RegistryContext {
         source: "quay.io/okd".into(),
         mirrors: vec!["mirror.example.com/okd".into()],
     }];
-    ctx.bootstrap_in_place = Some(ignition::InstallationDisk {
-        installation_disk: "/dev/sda".into(),
-    });
+    ctx
+}
+
+/// [`context`] with the installation disk the variant needs.
+pub fn context_for(variant: Variant) -> TemplateContext {
+    let disk = |d: &str| {
+        Some(ignition::InstallationDisk {
+            installation_disk: d.into(),
+        })
+    };
+    let mut ctx = context();
+    match variant {
+        Variant::Bootstrap => {}
+        Variant::SingleNode => ctx.bootstrap_in_place = disk("/dev/sda"),
+        Variant::Pivot => ctx.bootstrap_pivot = disk("/dev/vda"),
+    }
     ctx
 }
 
 /// Build from [`STANDARD_TREE`].
 pub fn build(variant: Variant, extra: Vec<NodeFile>, keys: Vec<String>) -> Config {
     let (_dir, tree) = fixture_tree(STANDARD_TREE);
-    bootstrap_config_from(&tree, variant, &context(), extra, keys).expect("fixture renders")
+    bootstrap_config_from(&tree, variant, &context_for(variant), extra, keys)
+        .expect("fixture renders")
 }
 
 /// Decoded contents of a data URL source.
