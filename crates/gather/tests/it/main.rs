@@ -3,3 +3,5 @@
 
 mod analysis;
 mod bundle;
+mod gather;
+mod sshd;
