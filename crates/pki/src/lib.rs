@@ -7,19 +7,33 @@
 
 #![deny(missing_docs)]
 
+mod all;
+mod bundle;
 mod check;
 mod der;
 mod error;
+mod expiry;
 mod key;
+mod kubeconfig;
 mod params;
+mod password;
 pub mod pem;
+mod secrets;
 mod sign;
 mod spec;
 
+pub use all::{Pki, PkiFile, SecretsKeys, generate_all, generate_keys, seeded_rng};
+pub use bundle::bundle_pem;
 pub use check::check_pair;
 pub use error::{Error, Result};
+pub use expiry::{expiry_problem, human, not_after, not_after_all};
 pub use key::{KeyPem, RSA_PRIVATE_KEY, RSA_PUBLIC_KEY, generate_rsa_key};
+pub use kubeconfig::{KubeconfigId, kubeconfig_yaml};
 pub use params::{ClusterParams, San, first_host};
+pub use password::{
+    BCRYPT_COST, KubeadminPassword, PASSWORD_ALPHABET, generate_password, hash_password,
+};
+pub use secrets::{BOOTSTRAP_SSH, SECRETS_KIND, SECRETS_VERSION, SERVICE_ACCOUNT, SecretsBundle};
 pub use sign::{
     CertKey, SERIAL_LIMIT, derive_serial, random_serial, sign_leaf, sign_self, subject_key_id,
 };

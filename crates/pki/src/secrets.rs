@@ -1,0 +1,176 @@
+//! The secrets bundle: every private key, every signer certificate, the kubeadmin password and
+//! a seed, so that a later run can reproduce the same PKI byte for byte (the idea of
+//! `talosctl gen config --with-secrets`). The file is as sensitive as the keys it holds.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::check::check_cert_key;
+use crate::error::{Error, Result};
+use crate::key::KeyPem;
+use crate::spec::CertId;
+
+/// `kind` value that marks our bundles.
+pub const SECRETS_KIND: &str = "OkdInstallSecrets";
+/// The bundle format version this crate reads and writes.
+pub const SECRETS_VERSION: u32 = 1;
+/// Entry name of the service-account signing key.
+pub const SERVICE_ACCOUNT: &str = "service-account";
+/// Entry name of the bootstrap SSH key.
+pub const BOOTSTRAP_SSH: &str = "bootstrap-ssh";
+
+/// Parsed and checked secrets bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretsBundle {
+    /// 32 random bytes from which serials and the password's bcrypt salt are derived.
+    pub seed: [u8; 32],
+    /// The kubeadmin password in plain text.
+    pub kubeadmin_password: String,
+    /// Private key of every certificate.
+    pub cert_keys: BTreeMap<CertId, KeyPem>,
+    /// Service-account token signing key.
+    pub service_account: KeyPem,
+    /// Bootstrap SSH key.
+    pub bootstrap_ssh: KeyPem,
+    /// The PEM certificate of every signer.
+    pub signer_certs: BTreeMap<CertId, String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Wire {
+    kind: String,
+    version: u32,
+    seed: String,
+    kubeadmin_password: String,
+    private_keys: BTreeMap<String, String>,
+    signer_certificates: BTreeMap<String, String>,
+}
+
+/// Only what identifies the file, read before anything else so that a foreign YAML file gets
+/// a "not a secrets bundle" error rather than a confusing field error.
+#[derive(Deserialize)]
+struct Header {
+    kind: Option<String>,
+    version: Option<u32>,
+}
+
+impl SecretsBundle {
+    /// Serialises the bundle; write it with mode 0600.
+    pub fn to_yaml(&self) -> Result<String> {
+        let mut keys: BTreeMap<String, String> = self
+            .cert_keys
+            .iter()
+            .map(|(id, k)| (id.spec().name.to_string(), k.pem().to_string()))
+            .collect();
+        keys.insert(SERVICE_ACCOUNT.into(), self.service_account.pem().into());
+        keys.insert(BOOTSTRAP_SSH.into(), self.bootstrap_ssh.pem().into());
+        let wire = Wire {
+            kind: SECRETS_KIND.into(),
+            version: SECRETS_VERSION,
+            seed: hex::encode(self.seed),
+            kubeadmin_password: self.kubeadmin_password.clone(),
+            private_keys: keys,
+            signer_certificates: self
+                .signer_certs
+                .iter()
+                .map(|(id, c)| (id.spec().name.to_string(), c.clone()))
+                .collect(),
+        };
+        serde_saphyr::to_string(&wire).map_err(|e| Error::Yaml {
+            what: "secrets bundle",
+            reason: e.to_string(),
+        })
+    }
+
+    /// Reads and checks a bundle; `path` names the file in every error.
+    pub fn from_yaml(text: &str, path: &str) -> Result<Self> {
+        let err = |reason: String| Error::Bundle {
+            path: path.to_string(),
+            reason,
+        };
+        let header: Header =
+            serde_saphyr::from_str(text).map_err(|e| err(format!("not valid YAML: {e}")))?;
+        if header.kind.as_deref() != Some(SECRETS_KIND) {
+            return Err(err(format!(
+                "kind is {:?}, expected {SECRETS_KIND}; this is not an okd-install secrets bundle",
+                header.kind.unwrap_or_default()
+            )));
+        }
+        if header.version != Some(SECRETS_VERSION) {
+            return Err(err(format!(
+                "version {:?} is not supported; this okd-install reads version {SECRETS_VERSION}",
+                header.version
+            )));
+        }
+        let wire: Wire = serde_saphyr::from_str(text).map_err(|e| err(e.to_string()))?;
+        from_wire(wire).map_err(|e| match e {
+            Error::Bundle { .. } => e,
+            other => err(other.to_string()),
+        })
+    }
+}
+
+fn from_wire(mut wire: Wire) -> Result<SecretsBundle> {
+    let seed = hex::decode(&wire.seed)
+        .ok()
+        .and_then(|b| <[u8; 32]>::try_from(b).ok())
+        .ok_or_else(|| Error::parse("seed", "must be 64 hexadecimal digits (32 bytes)"))?;
+    let mut take_key = |name: &str| -> Result<KeyPem> {
+        let text = wire
+            .private_keys
+            .remove(name)
+            .ok_or_else(|| Error::parse(format!("privateKeys.{name}"), "entry is missing"))?;
+        KeyPem::from_pem(&text, &format!("privateKeys.{name}"))
+    };
+    let mut cert_keys = BTreeMap::new();
+    for id in CertId::ALL {
+        cert_keys.insert(*id, take_key(id.spec().name)?);
+    }
+    let service_account = take_key(SERVICE_ACCOUNT)?;
+    let bootstrap_ssh = take_key(BOOTSTRAP_SSH)?;
+    if let Some(extra) = wire.private_keys.keys().next() {
+        return Err(Error::parse(
+            format!("privateKeys.{extra}"),
+            "not a known key name",
+        ));
+    }
+    let signer_certs = signer_certs(wire.signer_certificates, &cert_keys)?;
+    Ok(SecretsBundle {
+        seed,
+        kubeadmin_password: wire.kubeadmin_password,
+        cert_keys,
+        service_account,
+        bootstrap_ssh,
+        signer_certs,
+    })
+}
+
+fn signer_certs(
+    mut certs: BTreeMap<String, String>,
+    keys: &BTreeMap<CertId, KeyPem>,
+) -> Result<BTreeMap<CertId, String>> {
+    let mut out = BTreeMap::new();
+    for id in CertId::signers() {
+        let entry = format!("signerCertificates.{id}");
+        let text = certs
+            .remove(id.spec().name)
+            .ok_or_else(|| Error::parse(&entry, "entry is missing"))?;
+        check_cert_key(&text, &keys[&id], &entry).map_err(|e| match e {
+            Error::KeyMismatch { .. } => Error::parse(
+                &entry,
+                format!("does not match privateKeys.{id}; the bundle was edited or mixed up"),
+            ),
+            other => other,
+        })?;
+        out.insert(id, text);
+    }
+    if let Some(extra) = certs.keys().next() {
+        return Err(Error::parse(
+            format!("signerCertificates.{extra}"),
+            "not a signer name",
+        ));
+    }
+    Ok(out)
+}
