@@ -1189,3 +1189,294 @@ fn service_records_escape_text_and_reject_misuse() {
             .all(|r| r["preCommand"] == "kubelet-pause-image")
     );
 }
+
+#[test]
+fn bootkube_records_a_failed_stage_and_gathers() {
+    let host = Host::new(&sample("context-ha-none.json"));
+    let mut cmd = host.command("bootkube.sh", &[], "bootkube");
+    cmd.env("STANDIN_FAIL_MATCH", "start --tear-down-early=false");
+    let mut child = cmd.spawn().unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
+    assert!(
+        !status.success(),
+        "bootkube.sh must fail when cluster-bootstrap fails"
+    );
+    assert!(host.done("wait-for-etcd.done"));
+    assert!(!host.done("cb-bootstrap.done"));
+    assert!(!host.done(".bootkube.done"));
+
+    // Component images come from the release image's matching repository digest.
+    assert!(
+        host.log()
+            .contains("quay.io/okd/scos-release@sha256:2222 image cluster-bootstrap")
+    );
+
+    let records = host.records("bootkube");
+    check_record_shape(&records);
+    let (stage_end, service_end) = (&records[records.len() - 2], &records[records.len() - 1]);
+    assert_eq!(stage_end["stage"], "cb-bootstrap");
+    assert_eq!(stage_end["result"], "failure");
+    assert!(
+        stage_end["errorLine"]
+            .as_str()
+            .unwrap()
+            .contains("bootkube.sh")
+    );
+    assert!(
+        stage_end["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("journal line")
+    );
+    assert_eq!(service_end["phase"], "service end");
+    assert_eq!(service_end["result"], "failure");
+
+    // The gather hook left a bundle next to the service records.
+    let bundles: Vec<_> = walk(&host.dir("records"))
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("cluster-bootstrap-failure-") && name.ends_with(".tar.gz")
+        })
+        .collect();
+    assert_eq!(bundles.len(), 1, "{}", host.output("bootkube"));
+}
+
+#[test]
+fn release_image_download_backs_off_up_to_a_minute() {
+    let host = Host::new(&sample("context-ha-none.json"));
+    fs::write(host.dir("state/pull-failures"), "8").unwrap();
+    let mut child = host
+        .command("release-image-download.sh", &[], "release-image")
+        .spawn()
+        .unwrap();
+    let status = wait_for(
+        &mut child,
+        Duration::from_secs(30),
+        "release-image-download.sh",
+    );
+    assert!(status.success(), "{}", host.output("release-image"));
+    let log = host.log();
+    let pulls = log
+        .matches("podman pull --quiet quay.io/okd/scos-release:4.19.0-okd-scos.1")
+        .count();
+    assert_eq!(pulls, 9);
+    let sleeps: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("sleep "))
+        .collect();
+    assert_eq!(sleeps, ["2", "4", "8", "16", "32", "60", "60", "60"]);
+    assert_eq!(
+        succeeded_stages(&host.records("release-image")),
+        ["pull-release-image"]
+    );
+}
+
+#[test]
+fn approve_csr_approves_pending_requests_until_bootkube_is_done() {
+    let host = Host::new(&sample("context-ha-none.json"));
+    fs::write(
+        host.dir("state/pending-csrs"),
+        "csr-master-0\ncsr-master-1\n",
+    )
+    .unwrap();
+    let mut child = host
+        .command(
+            "approve-csr.sh",
+            &["/opt/openshift/auth/kubeconfig-loopback"],
+            "approve-csr",
+        )
+        .spawn()
+        .unwrap();
+    wait_until(Duration::from_secs(20), "both approvals", || {
+        host.log().contains("approve csr-master-1")
+    });
+    wait_until(
+        Duration::from_secs(20),
+        "the stand-in to drop approved requests",
+        || {
+            fs::read_to_string(host.dir("state/pending-csrs"))
+                .unwrap()
+                .is_empty()
+        },
+    );
+    // A request that shows up later is approved too.
+    fs::write(host.dir("state/pending-csrs"), "csr-late\n").unwrap();
+    wait_until(Duration::from_secs(20), "the late approval", || {
+        host.log().contains("approve csr-late")
+    });
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "approve-csr stopped early"
+    );
+    fs::write(host.openshift().join(".bootkube.done"), "").unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(20), "approve-csr.sh");
+    assert!(status.success(), "{}", host.output("approve-csr"));
+    let log = host.log();
+    for csr in ["csr-master-0", "csr-master-1", "csr-late"] {
+        assert_eq!(
+            log.matches(&format!("adm certificate approve {csr}\n"))
+                .count(),
+            1,
+            "{csr}"
+        );
+    }
+    assert!(log.contains("--kubeconfig=/opt/openshift/auth/kubeconfig-loopback"));
+}
+
+/// Entry names of a gzip tarball.
+fn tar_entries(path: &Path) -> Vec<String> {
+    let output = Command::new("tar").arg("-tzf").arg(path).output().unwrap();
+    assert!(output.status.success(), "{} is no tarball", path.display());
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn installer_gather_writes_the_bundle_layout_without_secrets() {
+    let host = Host::new(&sample("context-baremetal-dual-proxy.json"));
+    fs::write(host.dir("records/bootkube.json"), "[\n]\n").unwrap();
+    fs::write(
+        host.openshift()
+            .join("manifests/openshift-config-secret-pull-secret.yaml"),
+        "x",
+    )
+    .unwrap();
+    fs::create_dir_all(host.openshift().join(".kube")).unwrap();
+    fs::write(host.openshift().join(".kube/config"), "x").unwrap();
+
+    let mut child = host
+        .command(
+            "installer-gather.sh",
+            &["--id", "test123", "192.0.2.20", "fd00::20"],
+            "gather",
+        )
+        .spawn()
+        .unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(60), "installer-gather.sh");
+    assert!(status.success(), "{}", host.output("gather"));
+
+    // TAR_FILE defaults to $HOME/log-bundle-<ID>.tar.gz; the top directory is renamed.
+    let entries = tar_entries(&host.tmp.path().join("log-bundle-test123.tar.gz"));
+    assert!(entries.iter().all(|e| e.starts_with("log-bundle-test123/")));
+    for expected in [
+        "gather.log",
+        "failed-units.txt",
+        "bootstrap/journals/bootkube.log",
+        "bootstrap/journals/release-image.log",
+        "bootstrap/services/bootkube.json",
+        "rendered-assets/openshift/manifests/cluster-config.yaml",
+        "rendered-assets/openshift/tls/root-ca.crt",
+        "resources/clusteroperators.json",
+        "resources/machineosconfigs.json",
+        "resources/machineosbuilds.json",
+        "resources/openapi.json.gz",
+        "control-plane/192.0.2.20/",
+        "control-plane/fd00::20/",
+    ] {
+        let name = format!("log-bundle-test123/{expected}");
+        assert!(entries.contains(&name), "{name} missing from {entries:#?}");
+    }
+    for entry in entries.iter().filter(|e| e.contains("/rendered-assets/")) {
+        let leaf = entry.trim_end_matches('/').rsplit('/').next().unwrap();
+        assert!(
+            !(leaf.contains("secret")
+                || leaf.contains("kubeconfig")
+                || leaf.ends_with(".key")
+                || leaf == ".kube"),
+            "{entry} must not be in the bundle"
+        );
+    }
+    let log = host.log();
+    assert!(log.contains("ssh -o PreferredAuthentications=publickey"));
+    assert!(
+        log.contains("core@192.0.2.20 -- sudo bash ./installer-masters-gather.sh --id test123")
+    );
+    assert!(log.contains("core@[fd00::20]:/tmp/artifacts-test123/*"));
+}
+
+#[test]
+fn installer_masters_gather_fills_its_artifacts_dir() {
+    let host = Host::new(&sample("context-ha-none.json"));
+    let out = host.dir("artifacts/master");
+    let mut cmd = host.command(
+        "installer-masters-gather.sh",
+        &["--id", "m1"],
+        "masters-gather",
+    );
+    cmd.env("ARTIFACTS_DIR", &out);
+    let status = wait_for(
+        &mut cmd.spawn().unwrap(),
+        Duration::from_secs(30),
+        "installer-masters-gather.sh",
+    );
+    assert!(status.success(), "{}", host.output("masters-gather"));
+    for file in [
+        "failed-units.txt",
+        "journals/kubelet.log",
+        "journals/machine-config-daemon-host.log",
+        "network/ip-addr.txt",
+        "network/hostname.txt",
+    ] {
+        assert!(out.join(file).exists(), "{file} missing");
+    }
+    assert!(host.log().contains("crictl ps --all --quiet"));
+}
+
+#[test]
+fn pause_image_and_crio_configuration_come_from_the_release() {
+    let host = Host::new(&sample("context-ha-none.json"));
+    let crio_dir = host.dir("etc/crio/crio.conf.d");
+    let mut cmd = host.command("crio-configure.sh", &[], "crio-configure");
+    cmd.env("CRIO_DROPIN_DIR", &crio_dir);
+    assert!(
+        wait_for(
+            &mut cmd.spawn().unwrap(),
+            Duration::from_secs(30),
+            "crio-configure.sh"
+        )
+        .success()
+    );
+    let conf = fs::read_to_string(crio_dir.join("50-okd-bootstrap.conf")).unwrap();
+    assert!(conf.contains("pause_image = \"registry.test/okd/pod@sha256:0000\""));
+    assert!(conf.contains("global_auth_file = \"/root/.docker/config.json\""));
+
+    let run = |host: &Host| {
+        let mut child = host
+            .command("kubelet-pause-image.sh", &[], "kubelet")
+            .spawn()
+            .unwrap();
+        assert!(
+            wait_for(
+                &mut child,
+                Duration::from_secs(30),
+                "kubelet-pause-image.sh"
+            )
+            .success()
+        );
+    };
+    run(&host);
+    let override_file = host.dir("etc/kubernetes/kubelet-pause-image-override");
+    assert_eq!(
+        fs::read_to_string(&override_file).unwrap(),
+        "KUBELET_PAUSE_IMAGE=registry.test/okd/pod@sha256:0000\n"
+    );
+    // An existing choice is kept.
+    fs::write(&override_file, "KUBELET_PAUSE_IMAGE=example.com/pause:1\n").unwrap();
+    run(&host);
+    assert!(
+        fs::read_to_string(&override_file)
+            .unwrap()
+            .contains("example.com/pause:1")
+    );
+    let records = host.records("kubelet");
+    assert!(
+        records
+            .iter()
+            .all(|r| r["preCommand"] == "kubelet-pause-image")
+    );
+    assert_eq!(records[0]["phase"], "pre-command start");
+}

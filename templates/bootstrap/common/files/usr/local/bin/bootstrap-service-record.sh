@@ -10,7 +10,8 @@
 # Sourcing records "service start" (or "pre-command start" / "post-command start" when
 # PRE_COMMAND / POST_COMMAND is set) and installs an EXIT trap that records the matching end
 # with result success or failure from the exit status, closing an open stage first. The
-# caller must not replace that EXIT trap.
+# caller must not replace that EXIT trap, nor the ERR trap (with errtrace on) that
+# remembers the line of the last failing command.
 #
 # Stage API: record_service_stage_start NAME, record_service_stage_success,
 # record_service_stage_failure [MESSAGE]. Starting a stage while one is open, or ending a
@@ -165,8 +166,10 @@ service_record_on_exit() {
     fi
 }
 
-# Remember where the last failing command was, for the failure entries.
-trap 'SERVICE_RECORD_ERR_LINE="${BASH_SOURCE[0]:-$0}:${LINENO}"' ERR
+# Remember where the last failing command was, for the failure entries. errtrace makes the
+# trap see failures inside functions too, where bootstrap scripts do most of their work.
+set -o errtrace
+trap 'SERVICE_RECORD_ERR_LINE="${BASH_SOURCE[0]:-$0}:${LINENO} (${FUNCNAME[0]:-main})"' ERR
 trap 'service_record_on_exit "$?"' EXIT
 
 service_record_entry phase "${SERVICE_RECORD_PHASE} start"
