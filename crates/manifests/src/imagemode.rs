@@ -339,3 +339,48 @@ fn path_component(c: &str) -> bool {
         && c.starts_with(|ch: char| ch.is_ascii_alphanumeric())
         && c.ends_with(|ch: char| ch.is_ascii_alphanumeric())
 }
+
+/// Warnings for pre-built images whose registry has no entry in the pull secret.
+///
+/// Nodes pull the pre-built image with the cluster's global pull secret on first boot; a
+/// missing entry works only for anonymous registries, so this warns rather than fails.
+pub fn pre_built_image_credentials(files: &[UserFile], pull_secret: &str) -> Vec<String> {
+    let auths: Vec<String> = serde_json::from_str::<Value>(pull_secret)
+        .ok()
+        .and_then(|v| v.get("auths").and_then(Value::as_object).cloned())
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    machine_os_configs(files)
+        .filter_map(|(file, o)| {
+            let image = o
+                .value
+                .pointer("/metadata/annotations")?
+                .get(PRE_BUILT_IMAGE)?
+                .as_str()?;
+            if image.contains(PLACEHOLDER) {
+                return None;
+            }
+            let repo = image.split('@').next().unwrap_or(image);
+            let covered = auths
+                .iter()
+                .any(|a| repo == a || repo.starts_with(&format!("{a}/")));
+            (!covered).then(|| {
+                format!(
+                    "{}: the pull secret has no credentials for {:?} (pre-built image of {KIND} \
+                     {:?}); add them unless that registry allows anonymous pulls",
+                    file.rel_path(),
+                    registry_of(repo),
+                    o.name
+                )
+            })
+        })
+        .collect()
+}
+
+/// Registry host of a repository reference (`docker.io` when none is given).
+fn registry_of(repo: &str) -> &str {
+    match repo.split_once('/') {
+        Some((first, _)) if first.contains(['.', ':']) || first == "localhost" => first,
+        _ => "docker.io",
+    }
+}

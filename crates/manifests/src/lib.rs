@@ -26,6 +26,8 @@ pub use generate::{
     Classification, Dir, Generated, ManifestFile, Origin, classify, generate, user_added_or_edited,
 };
 pub use ids::{cluster_id, infra_id};
-pub use imagemode::{ImageModeReport, image_mode_skeletons, validate_machine_os_configs};
+pub use imagemode::{
+    ImageModeReport, image_mode_skeletons, pre_built_image_credentials, validate_machine_os_configs,
+};
 pub use inputs::ManifestInputs;
 pub use user::{LoadOutcome, UserFile, load_dir};

@@ -203,46 +203,43 @@ pub fn parse_objects(path: &Path, data: &[u8]) -> Result<Vec<ObjectRef>, Manifes
         .collect()
 }
 
-/// The parser's message without the location prefix and source snippet (we add our own).
+/// The parser's message without the location and source snippet (we print our own).
 fn plain_message(e: &serde_saphyr::Error) -> String {
     let text = e.without_snippet().to_string();
     let first = text.lines().next().unwrap_or_default().trim();
     let first = first.strip_prefix("error: ").unwrap_or(first);
-    match first.split_once(": ") {
-        Some((loc, rest)) if loc.starts_with("line ") => rest.to_string(),
-        _ => first.to_string(),
+    let first = match first.split_once(": ") {
+        Some((loc, rest)) if loc.starts_with("line ") => rest,
+        _ => first,
+    };
+    match first.rfind(" at line ") {
+        Some(i) => first[..i].to_string(),
+        None => first.to_string(),
     }
 }
 
+const OBJECT_SHAPE: &str =
+    "each document must be one Kubernetes object with apiVersion, kind and metadata.name";
+
 fn object_ref(value: Value, position: Option<(u64, u64)>) -> Result<ObjectRef, String> {
     let Value::Object(map) = &value else {
-        return Err(
-            "a document is not a mapping; each document must be one Kubernetes object".into(),
-        );
+        return Err(format!("document is not a mapping; {OBJECT_SHAPE}"));
     };
-    let field = |key: &str| {
-        map.get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-    };
-    let api_version = field("apiVersion")
-        .ok_or("object has no apiVersion")?
-        .to_string();
-    let kind = field("kind").ok_or("object has no kind")?.to_string();
-    let metadata = map.get("metadata").and_then(Value::as_object);
-    let meta = |key: &str| {
-        metadata
-            .and_then(|m| m.get(key))
-            .and_then(Value::as_str)
+    let text = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
             .filter(|s| !s.is_empty())
             .map(String::from)
     };
-    let name = meta("name").ok_or_else(|| format!("{kind} has no metadata.name"))?;
-    let namespace = meta("namespace");
+    let missing = |what: &str| format!("object has no {what}; {OBJECT_SHAPE}");
+    let api_version = text(map.get("apiVersion")).ok_or_else(|| missing("apiVersion"))?;
+    let kind = text(map.get("kind")).ok_or_else(|| missing("kind"))?;
+    let metadata = map.get("metadata");
+    let name = text(metadata.and_then(|m| m.get("name")))
+        .ok_or_else(|| format!("{kind} has no metadata.name; add one"))?;
     Ok(ObjectRef {
         api_version,
         kind,
-        namespace,
+        namespace: text(metadata.and_then(|m| m.get("namespace"))),
         name,
         value,
         position,

@@ -18,10 +18,15 @@ const IGNITION_VERSION: &str = "3.2.0";
 
 pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
     let worker_ht_off = inputs.compute.iter().any(|p| p.hyperthreading_disabled);
-    for (role, ht_off) in [
+    let mut roles = vec![
         ("master", inputs.control_plane.hyperthreading_disabled),
         ("worker", worker_ht_off),
-    ] {
+    ];
+    // A two-node-with-arbiter cluster has a third pool, `arbiter`, with its own role.
+    if let Some(arbiter) = inputs.arbiter.as_ref().filter(|p| p.replicas > 0) {
+        roles.push(("arbiter", arbiter.hyperthreading_disabled));
+    }
+    for (role, ht_off) in roles {
         for mc in for_role(inputs, role, ht_off) {
             let name = mc.metadata.name.clone().unwrap_or_default();
             out.push(Dir::Openshift, &file_name(&name), &mc)?;

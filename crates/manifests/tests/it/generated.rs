@@ -235,6 +235,14 @@ fn topology_rules() {
         hyperthreading_disabled: false,
     });
     assert_eq!(topologies(&arbiter).0, "HighlyAvailableArbiter");
+    let g = generate(&arbiter).unwrap();
+    assert!(
+        g.get(
+            Dir::Openshift,
+            "99_openshift-machineconfig_99-arbiter-ssh.yaml"
+        )
+        .is_some()
+    );
 }
 
 #[test]
@@ -423,4 +431,20 @@ fn secret_files_are_flagged_for_0600() {
 fn generation_is_deterministic() {
     let i = common::vsphere_ha_dual_stack();
     assert_eq!(generate(&i).unwrap(), generate(&i).unwrap());
+}
+
+#[test]
+fn inputs_round_trip_through_json() {
+    for i in [
+        common::sno(),
+        common::baremetal_compact(),
+        common::vsphere_ha_dual_stack(),
+    ] {
+        let json = serde_json::to_string(&i).unwrap();
+        assert_eq!(serde_json::from_str::<ManifestInputs>(&json).unwrap(), i);
+    }
+    let typo = serde_json::to_string(&common::sno())
+        .unwrap()
+        .replacen("\"fips\"", "\"fisp\"", 1);
+    assert!(serde_json::from_str::<ManifestInputs>(&typo).is_err());
 }

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use manifests::imagemode::{PRE_BUILT_IMAGE, image_reference, skeleton_name};
+use manifests::imagemode::{
+    PRE_BUILT_IMAGE, image_reference, pre_built_image_credentials, skeleton_name,
+};
 use manifests::user::{UserFile, parse_objects};
 use manifests::{Dir, image_mode_skeletons, validate_machine_os_configs};
 use serde_json::{Value, json};
@@ -264,4 +266,17 @@ fn image_references() {
     ] {
         assert!(image_reference(bad, false).is_err(), "{bad:?} accepted");
     }
+}
+
+#[test]
+fn pre_built_image_needs_pull_credentials() {
+    let files = [file("m.yaml", &valid("master"))];
+    let with = r#"{"auths":{"quay.io":{"auth":"eA=="}}}"#;
+    assert!(pre_built_image_credentials(&files, with).is_empty());
+    let scoped = r#"{"auths":{"quay.io/example":{"auth":"eA=="}}}"#;
+    assert!(pre_built_image_credentials(&files, scoped).is_empty());
+    let other = r#"{"auths":{"registry.example.com":{"auth":"eA=="}}}"#;
+    let warnings = pre_built_image_credentials(&files, other);
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].contains("\"quay.io\""), "{}", warnings[0]);
 }
