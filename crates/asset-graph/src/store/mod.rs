@@ -1,0 +1,265 @@
+//! The [`Store`]: resolves assets (state, disk, generation) in parallel and writes targets.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::asset::{AnyValue, Asset, Dep};
+use crate::context::Context;
+use crate::error::GraphError;
+use crate::graph::{Graph, Kind};
+use crate::report::{AssetReport, Event, Observer, Reason, RunReport, Source};
+use crate::state::{self, Entry, Origin, StateFile};
+
+mod output;
+mod resolve;
+mod schedule;
+
+use resolve::candidate;
+
+/// One resolved value with its fingerprints and provenance.
+#[derive(Clone)]
+pub(crate) struct Resolved {
+    value: AnyValue,
+    json: serde_json::Value,
+    content: String,
+    input: String,
+    parents: BTreeMap<String, String>,
+    source: Source,
+    origin: Origin,
+    reason: Option<Reason>,
+    /// `load()` found the user's copy in this run.
+    on_disk: bool,
+    warnings: Vec<String>,
+    elapsed: Duration,
+}
+
+/// Resolves assets against one install dir and its state file.
+///
+/// Values resolved by one `run` are kept for the next, so running several targets with one
+/// store generates shared parents only once.
+pub struct Store {
+    graph: Arc<Graph>,
+    dir: PathBuf,
+    state_path: PathBuf,
+    ctx: Context,
+    jobs: usize,
+    observer: Option<Arc<dyn Observer>>,
+    state: StateFile,
+    provided: HashMap<usize, Arc<Resolved>>,
+    resolved: Vec<Option<Arc<Resolved>>>,
+}
+
+impl Store {
+    /// Opens the install dir `dir` (which need not exist yet) and reads its state file.
+    pub fn open(
+        graph: impl Into<Arc<Graph>>,
+        dir: impl Into<PathBuf>,
+        ctx: Context,
+    ) -> Result<Store, GraphError> {
+        let graph = graph.into();
+        let dir = dir.into();
+        let state_path = state::path_in(&dir);
+        let state = state::load(&state_path)?;
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Ok(Store {
+            resolved: vec![None; graph.nodes.len()],
+            graph,
+            dir,
+            state_path,
+            ctx,
+            jobs,
+            observer: None,
+            state,
+            provided: HashMap::new(),
+        })
+    }
+
+    /// Sets how many assets may generate at once (default: the number of CPUs).
+    pub fn set_jobs(&mut self, jobs: usize) {
+        self.jobs = jobs.max(1);
+    }
+
+    /// Sends progress [`Event`]s to `observer`.
+    pub fn set_observer(&mut self, observer: impl Observer + 'static) {
+        self.observer = Some(Arc::new(observer));
+    }
+
+    /// The install dir.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Path of the state file.
+    pub fn state_path(&self) -> &Path {
+        &self.state_path
+    }
+
+    /// The graph this store resolves.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Injects the value of `T`, typically a root input such as run options. It is never
+    /// generated and never stored, but its content hash feeds its dependants' fingerprints.
+    /// Values resolved earlier by this store are forgotten, since they may depend on it.
+    pub fn provide<T: Asset>(&mut self, value: T) -> Result<(), GraphError> {
+        let dep = Dep::of::<T>();
+        let i = self
+            .graph
+            .index_of(&dep)
+            .ok_or(GraphError::UnknownDependency {
+                asset: "Store::provide".into(),
+                dependency: T::NAME,
+                id: T::ID,
+            })?;
+        let cand = candidate(&self.graph.nodes[i], Arc::new(value))?;
+        let resolved = Resolved {
+            input: cand.content.clone(),
+            value: cand.value,
+            json: cand.json,
+            content: cand.content,
+            parents: BTreeMap::new(),
+            source: Source::Provided,
+            origin: Origin::Generated,
+            reason: None,
+            on_disk: false,
+            warnings: Vec::new(),
+            elapsed: Duration::ZERO,
+        };
+        self.provided.insert(i, Arc::new(resolved));
+        self.resolved.iter_mut().for_each(|r| *r = None);
+        Ok(())
+    }
+
+    /// The value of `T` if this store has resolved it.
+    pub fn get<T: Asset>(&self) -> Option<&T> {
+        let i = self.graph.index_of(&Dep::of::<T>())?;
+        self.resolved[i].as_ref()?.value.downcast_ref::<T>()
+    }
+
+    /// Resolves every asset of `target` and writes the files of the target's assets, then
+    /// saves the state file. Values resolved before a failure are saved too, so a re-run does
+    /// not regenerate them.
+    pub fn run(&mut self, target: &str) -> Result<RunReport, GraphError> {
+        let graph = Arc::clone(&self.graph);
+        let roots = graph.target_nodes(target)?;
+        let mut report = RunReport::default();
+        let outcome = self
+            .resolve_nodes(roots, &mut report)
+            .and_then(|()| self.write_target(roots, &mut report));
+        self.finish(outcome, report)
+    }
+
+    /// Resolves `assets` and their parents and saves the state file; writes no output files.
+    pub fn resolve(&mut self, assets: &[Dep]) -> Result<RunReport, GraphError> {
+        let mut roots = Vec::with_capacity(assets.len());
+        for dep in assets {
+            roots.push(
+                self.graph
+                    .index_of(dep)
+                    .ok_or(GraphError::UnknownDependency {
+                        asset: "Store::resolve".into(),
+                        dependency: dep.name,
+                        id: dep.id,
+                    })?,
+            );
+        }
+        let mut report = RunReport::default();
+        let outcome = self.resolve_nodes(&roots, &mut report);
+        self.finish(outcome, report)
+    }
+
+    /// Saves state whatever happened; the first error wins.
+    fn finish(
+        &mut self,
+        outcome: Result<(), GraphError>,
+        mut report: RunReport,
+    ) -> Result<RunReport, GraphError> {
+        let saved = state::save(&self.state_path, &self.state);
+        match (outcome, saved) {
+            (Err(e), Err(save_err)) => {
+                tracing::error!("saving the state after a failure also failed: {save_err}");
+                Err(e)
+            }
+            (Err(e), Ok(_)) | (Ok(()), Err(e)) => Err(e),
+            (Ok(()), Ok(written)) => {
+                report.state_written = written;
+                Ok(report)
+            }
+        }
+    }
+
+    fn emit(&self, event: Event<'_>) {
+        if let Some(observer) = &self.observer {
+            observer.event(&event);
+        }
+    }
+
+    /// Resolves `roots` and their ancestors, records them, fills `report.assets`.
+    fn resolve_nodes(&mut self, roots: &[usize], report: &mut RunReport) -> Result<(), GraphError> {
+        let plan = self.graph.closure(roots);
+        for &i in &plan {
+            let node = &self.graph.nodes[i];
+            if node.kind == Kind::Input && !self.provided.contains_key(&i) {
+                return Err(GraphError::MissingInput {
+                    name: node.dep.name,
+                    id: node.dep.id,
+                });
+            }
+        }
+        let todo: Vec<usize> = plan
+            .iter()
+            .copied()
+            .filter(|&i| self.resolved[i].is_none())
+            .collect();
+        self.emit(Event::Planned { total: todo.len() });
+        let mut results = self.schedule(&todo);
+        let order: HashMap<usize, usize> = plan.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        results.sort_by_key(|(i, _)| order[i]);
+        let mut first_error = None;
+        for (i, result) in results {
+            match result {
+                Ok(res) => {
+                    report.warnings.extend(res.warnings.iter().cloned());
+                    self.record(i, res);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        report.assets = todo.iter().filter_map(|&i| self.asset_report(i)).collect();
+        first_error.map_or(Ok(()), Err)
+    }
+
+    fn asset_report(&self, i: usize) -> Option<AssetReport> {
+        let res = self.resolved[i].as_ref()?;
+        let dep = self.graph.nodes[i].dep;
+        Some(AssetReport {
+            id: dep.id,
+            name: dep.name,
+            source: res.source,
+            reason: res.reason.clone(),
+            elapsed: res.elapsed,
+        })
+    }
+
+    /// Keeps a resolved value for this store and in the state (provided values stay out).
+    fn record(&mut self, i: usize, res: Arc<Resolved>) {
+        if res.source != Source::Provided {
+            let entry = Entry {
+                input: res.input.clone(),
+                content: res.content.clone(),
+                origin: res.origin,
+                parents: res.parents.clone(),
+                value: res.json.clone(),
+            };
+            self.state
+                .assets
+                .insert(self.graph.nodes[i].dep.id.to_string(), entry);
+        }
+        self.resolved[i] = Some(res);
+    }
+}
