@@ -111,6 +111,28 @@ impl NodeFile {
     }
 }
 
+/// Mode of a parent-asset file on the bootstrap node, from its path.
+///
+/// Manifests (`/opt/openshift/manifests`, `/opt/openshift/openshift`), the CVO override
+/// patch and the root CA certificate are readable by all (other tools on the node read
+/// them); kubeconfigs, keys and every other TLS file stay private to root.
+pub fn asset_file_mode(path: &str) -> u32 {
+    let public = path.starts_with("/opt/openshift/manifests/")
+        || path.starts_with("/opt/openshift/openshift/")
+        || path == "/opt/openshift/original_cvo_overrides.patch"
+        || path == "/opt/openshift/tls/root-ca.crt";
+    if public { 0o644 } else { 0o600 }
+}
+
+impl NodeFile {
+    /// A parent-asset file with the mode [`asset_file_mode`] gives its path.
+    pub fn asset(path: impl Into<String>, contents: impl Into<Vec<u8>>) -> Self {
+        let path = path.into();
+        let mode = asset_file_mode(&path);
+        Self::new(path, mode, contents)
+    }
+}
+
 impl From<RenderedFile> for NodeFile {
     fn from(f: RenderedFile) -> Self {
         Self {

@@ -16,9 +16,10 @@ use crate::{Error, Result};
 /// Choices for [`explain_ignition_with`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ExplainOptions {
-    /// Replace the text of files holding a private key by its size and SHA-256, so the
-    /// output can be shared or committed.
-    pub redact_private_keys: bool,
+    /// Replace the text of secret files (private keys, kubeconfigs with embedded client
+    /// keys or tokens, pull secrets) by their size and SHA-256, so the output can be
+    /// shared or committed.
+    pub redact_secrets: bool,
 }
 
 /// Explain a config with default options (nothing redacted).
@@ -155,8 +156,8 @@ fn write_bytes(bytes: &[u8], options: ExplainOptions, out: &mut String) {
     };
     match std::str::from_utf8(bytes) {
         Ok(s) if s.contains('\0') => out.push_str(&summary("binary")),
-        Ok(s) if options.redact_private_keys && s.contains("PRIVATE KEY-----") => {
-            out.push_str(&summary("private key redacted"));
+        Ok(s) if options.redact_secrets && is_secret(s) => {
+            out.push_str(&summary("secret redacted"));
         }
         Ok("") => out.push_str("<empty>\n"),
         Ok(s) => {
@@ -167,6 +168,17 @@ fn write_bytes(bytes: &[u8], options: ExplainOptions, out: &mut String) {
         }
         Err(_) => out.push_str(&summary("binary")),
     }
+}
+
+/// Text that carries key material or credentials.
+fn is_secret(text: &str) -> bool {
+    const MARKERS: [&str; 4] = [
+        "PRIVATE KEY-----",
+        "client-key-data:",
+        "token:",
+        "\"auths\"",
+    ];
+    MARKERS.iter().any(|m| text.contains(m))
 }
 
 fn explain_unit(unit: &Value, out: &mut String) {

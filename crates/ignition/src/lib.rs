@@ -31,7 +31,8 @@ mod render;
 mod size;
 
 pub use bootstrap::{
-    ENABLED_UNITS, NodeFile, Variant, bootstrap_config, bootstrap_config_from, core_user,
+    ENABLED_UNITS, NodeFile, Variant, asset_file_mode, bootstrap_config, bootstrap_config_from,
+    core_user,
 };
 pub use check::{Problem, ProblemKind, check, check_json};
 pub use compress::{compress, decompress_bytes, gzip_bytes};

@@ -362,3 +362,42 @@ fn context_must_fit_the_variant() {
         assert!(bootstrap_config_from(&tree, variant, &ctx, vec![], vec![]).is_ok());
     }
 }
+
+/// The embedded tree and the same tree read from disk give byte-identical configs, so
+/// walking order and suffix handling do not depend on where templates come from.
+#[test]
+fn embedded_and_on_disk_trees_agree() {
+    let Ok(embedded) = embedded_templates() else {
+        assert!(
+            !templates_dir().is_dir(),
+            "templates exist but were not embedded"
+        );
+        return;
+    };
+    let disk = ignition::TemplateTree::Disk(templates_dir().to_path_buf());
+    let ctx = TemplateContext::example();
+    let build = |tree| {
+        bootstrap_config_from(tree, Variant::Bootstrap, &ctx, vec![], vec![]).map(|c| to_json(&c))
+    };
+    assert_eq!(build(&embedded).unwrap(), build(&disk).unwrap());
+}
+
+#[test]
+fn parent_asset_modes() {
+    let cases = [
+        ("/opt/openshift/manifests/cvo-overrides.yaml", 0o644),
+        (
+            "/opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+            0o644,
+        ),
+        ("/opt/openshift/original_cvo_overrides.patch", 0o644),
+        ("/opt/openshift/tls/root-ca.crt", 0o644),
+        ("/opt/openshift/tls/root-ca.key", 0o600),
+        ("/opt/openshift/tls/kube-apiserver-lb-signer.crt", 0o600),
+        ("/opt/openshift/auth/kubeconfig", 0o600),
+    ];
+    for (path, mode) in cases {
+        assert_eq!(ignition::asset_file_mode(path), mode, "{path}");
+        assert_eq!(NodeFile::asset(path, "x").mode, mode, "{path}");
+    }
+}

@@ -43,12 +43,22 @@ fn explains_files_units_and_users() {
     let redacted = explain_ignition_with(
         &to_json(&config),
         ExplainOptions {
-            redact_private_keys: true,
+            redact_secrets: true,
         },
     )
     .unwrap();
     assert!(!redacted.contains("BEGIN RSA PRIVATE KEY"));
-    assert!(redacted.contains("== file /opt/openshift/tls/a.key 0600 root overwrite\n<private key redacted: 34 bytes, sha256 "));
+    assert!(
+        !redacted.contains("auths"),
+        "the pull secret is redacted too"
+    );
+    assert!(
+        redacted.contains("echo quay.io/okd/"),
+        "scripts stay readable"
+    );
+    assert!(redacted.contains(
+        "== file /opt/openshift/tls/a.key 0600 root overwrite\n<secret redacted: 34 bytes, sha256 "
+    ));
 }
 
 #[test]
