@@ -1480,3 +1480,80 @@ fn pause_image_and_crio_configuration_come_from_the_release() {
     );
     assert_eq!(records[0]["phase"], "pre-command start");
 }
+
+#[test]
+fn single_node_post_reboot_finishes_the_install_and_cleans_up() {
+    let host = Host::new(&sample("context-single-node.json"));
+    let script = host
+        .rendered
+        .path("/opt/openshift/bootstrap-in-place/bootstrap-in-place-post-reboot.sh");
+    // The installed system: no asset tree yet except what master-update.fcc carried.
+    let state = host.dir("installed/opt/openshift");
+    fs::create_dir_all(&state).unwrap();
+    fs::write(state.join("original_cvo_overrides.patch"), "{}").unwrap();
+    // A marker from an earlier, interrupted run: that step is not repeated.
+    fs::write(state.join("release_cvo_lease.done"), "").unwrap();
+    for dir in ["bootstrap-secrets", "bootstrap-configs", "manifests"] {
+        fs::create_dir_all(host.dir("etc/kubernetes").join(dir)).unwrap();
+    }
+
+    let mut cmd = host.command_for(&script, &[], "bootstrap-in-place-post-reboot");
+    cmd.env("OPENSHIFT_ROOT", &state);
+    let status = wait_for(
+        &mut cmd.spawn().unwrap(),
+        Duration::from_secs(30),
+        "post-reboot",
+    );
+    assert!(
+        status.success(),
+        "{}",
+        host.output("bootstrap-in-place-post-reboot")
+    );
+
+    let log = host.log();
+    assert_in_order(
+        &log,
+        &[
+            "oc get --raw=/readyz",
+            "oc create configmap bootstrap --namespace kube-system --from-literal status=complete",
+            "oc delete leases.coordination.k8s.io cluster-policy-controller-lock --namespace kube-system",
+            "oc patch clusterversion.config.openshift.io version --type=merge",
+            "oc get nodes --output jsonpath",
+            "oc wait --namespace openshift-kube-apiserver-operator --for=condition=Ready pod",
+            "systemctl daemon-reload",
+            "systemctl restart kubelet.service",
+            "systemctl daemon-reload",
+            "systemctl restart kubelet.service",
+            "oc wait clusterversion/version --for=condition=Available=True",
+            "systemctl disable bootstrap-in-place-post-reboot.service",
+        ],
+    );
+    assert!(
+        !log.contains("delete leases.coordination.k8s.io version"),
+        "marker ignored"
+    );
+    assert_eq!(
+        fs::read_to_string(host.dir("state/configmap-creations"))
+            .unwrap()
+            .lines()
+            .count(),
+        1
+    );
+    // Bootstrap leftovers are gone.
+    assert!(!state.exists());
+    assert!(!host.dir("etc/kubernetes/bootstrap-secrets").exists());
+    assert!(!host.dir("etc/kubernetes/bootstrap-configs").exists());
+    assert!(host.dir("etc/kubernetes/manifests").exists());
+    assert!(
+        !host
+            .rendered
+            .path("/usr/local/bin/installer-gather.sh")
+            .exists()
+    );
+    let records = host.records("bootstrap-in-place-post-reboot");
+    check_record_shape(&records);
+    assert_eq!(
+        succeeded_stages(&records).last().map(String::as_str),
+        Some("cleanup")
+    );
+}

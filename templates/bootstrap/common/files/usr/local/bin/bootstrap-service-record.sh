@@ -35,6 +35,7 @@ SERVICE_NAME="${SERVICE_NAME:-$(service_record_unit_name)}"
 SERVICE_RECORD_FILE="${SERVICE_RECORDS_DIR}/${SERVICE_NAME}.json"
 SERVICE_RECORD_STAGE=""
 SERVICE_RECORD_ERR_LINE=""
+SERVICE_RECORD_EXITING=""
 
 if [ -n "${PRE_COMMAND:-}" ]; then
     SERVICE_RECORD_PHASE="pre-command"
@@ -130,9 +131,11 @@ record_service_stage_failure() {
     if [ -z "${SERVICE_RECORD_STAGE}" ]; then
         service_record_abort "record_service_stage_failure called with no open stage"
     fi
-    line="${SERVICE_RECORD_ERR_LINE}"
-    if [ -z "${line}" ]; then
-        # caller 0: "<line> <function> <file>" of the call site.
+    if [ -n "${SERVICE_RECORD_EXITING}" ]; then
+        # Closing the stage on exit: the failing command is what the ERR trap saw.
+        line="${SERVICE_RECORD_ERR_LINE}"
+    else
+        # An explicit call: "<line> <function> <file>" of the call site.
         line="$(caller 0 || true)"
     fi
     if [ -z "${message}" ]; then
@@ -145,6 +148,7 @@ record_service_stage_failure() {
 
 service_record_on_exit() {
     local status="$1" message=""
+    SERVICE_RECORD_EXITING=1
     if [ "${status}" -ne 0 ]; then
         message="$(service_record_journal_tail)"
         if [ -z "${SERVICE_RECORD_ERR_LINE}" ]; then

@@ -15,6 +15,7 @@ OPENSHIFT_ROOT="${OPENSHIFT_ROOT:-/opt/openshift}"
 ETC_KUBERNETES="${ETC_KUBERNETES:-/etc/kubernetes}"
 BIN_DIR="${BOOTSTRAP_BIN_DIR:-/usr/local/bin}"
 BOOTSTRAP_KAS_MANIFEST="${ETC_KUBERNETES}/manifests/kube-apiserver-pod.yaml"
+PRE_REBOOT_BUNDLE="${PRE_REBOOT_BUNDLE:-/var/log/log-bundle-bootstrap.tar.gz}"
 
 # shellcheck source=/dev/null
 . "${BIN_DIR}/bootstrap-service-record.sh"
@@ -118,7 +119,7 @@ step_wait_for_cluster_version() {
 step_cleanup() {
     rm -rf "${ETC_KUBERNETES}"/bootstrap-*
     rm -f "${BIN_DIR}/installer-gather.sh" "${BIN_DIR}/installer-masters-gather.sh"
-    rm -f /var/log/log-bundle-bootstrap.tar.gz
+    rm -f "${PRE_REBOOT_BUNDLE}"
     systemctl disable bootkube.service 2>/dev/null || true
     systemctl disable bootstrap-in-place-post-reboot.service || true
 }
