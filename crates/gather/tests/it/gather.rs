@@ -370,3 +370,33 @@ async fn an_empty_gather_id_is_rejected_before_connecting() {
     let err = gather(&opts).await.0.unwrap_err().to_string();
     assert!(err.contains("gather_id"), "{err}");
 }
+
+#[tokio::test]
+async fn a_broken_off_download_keeps_the_part_received() {
+    let Some(server) = Sshd::start() else { return };
+    let key = keygen(&server.dir.path().join("k"), "ed25519", "", &[]);
+    server.authorize(&key);
+    // A large sparse "bundle": the connection is cut as soon as the first bytes arrive.
+    let body = "truncate -s 1G \"$HOME/log-bundle-$ID.tar.gz\"\n";
+    let (mut opts, _remote) = options(&server, "partial", script(&server, "gather-big.sh", body));
+    opts.keys = vec![key];
+    let cutter = server.cut_sessions_when_file_grows(opts.out_dir.clone());
+    let err = gather(&opts).await.0.unwrap_err();
+    assert!(
+        cutter.join().unwrap(),
+        "the connection was cut during the download"
+    );
+    let GatherError::Download { partial, .. } = &err else {
+        panic!("unexpected {err:?}");
+    };
+    let partial = partial
+        .clone()
+        .unwrap_or_else(|| panic!("the part received is kept: {err}"));
+    assert_eq!(
+        partial,
+        opts.out_dir.join(format!("{}.partial", opts.bundle_name()))
+    );
+    assert!(std::fs::metadata(&partial).unwrap().len() > 0);
+    assert!(err.to_string().contains("kept as"), "{err}");
+    assert!(!opts.out_dir.join(opts.bundle_name()).exists());
+}

@@ -165,6 +165,59 @@ impl Sshd {
     }
 }
 
+impl Sshd {
+    /// Kills the per-connection server processes (children of our sshd) once a temp file in
+    /// `dir` holds data, simulating a connection lost mid-download. Returns whether it cut.
+    pub fn cut_sessions_when_file_grows(&self, dir: PathBuf) -> std::thread::JoinHandle<bool> {
+        let parent = self.child.id();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while Instant::now() < deadline {
+                let growing = std::fs::read_dir(&dir)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .any(|e| {
+                        e.file_name().to_string_lossy().starts_with(".log-bundle-")
+                            && e.metadata().is_ok_and(|m| m.len() > 0)
+                    });
+                if growing {
+                    for pid in children_of(parent) {
+                        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+                    }
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            false
+        })
+    }
+}
+
+/// Process ids whose parent is `parent`, from /proc.
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // Fields after the command name (which may contain spaces) start after the last ')'.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, r)| r)
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        if fields.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
 impl Drop for Sshd {
     fn drop(&mut self) {
         let _ = self.child.kill();
