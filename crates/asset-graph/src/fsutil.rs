@@ -142,11 +142,14 @@ pub(crate) fn ensure_mode(path: &Path, mode: u32) -> Result<(), GraphError> {
 /// Moves a user-edited file aside to `<name>.user-edit-<secs>` (with `-N` appended if that
 /// name is taken) and returns the new path. Nothing is ever deleted.
 pub(crate) fn preserve(path: &Path, unix_secs: u64) -> Result<PathBuf, GraphError> {
-    let base = format!("{}{BACKUP_MARKER}{unix_secs}", path.display());
+    let mut base = path.as_os_str().to_owned();
+    base.push(format!("{BACKUP_MARKER}{unix_secs}"));
     let mut candidate = PathBuf::from(&base);
     let mut n = 1;
     while candidate.exists() {
-        candidate = PathBuf::from(format!("{base}-{n}"));
+        let mut next = base.clone();
+        next.push(format!("-{n}"));
+        candidate = PathBuf::from(next);
         n += 1;
     }
     fs::rename(path, &candidate).map_err(|e| GraphError::io(path, e))?;

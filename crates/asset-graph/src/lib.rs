@@ -22,6 +22,27 @@
 //! Generators take time and randomness only from the [`Context`], so a seeded context with a
 //! fixed clock makes every output byte-identical across runs, whatever the thread timing.
 //!
+//! # Resolution rules
+//!
+//! For each asset, once all its parents are resolved (first matching row wins):
+//!
+//! | on disk (`load`) | state entry | result ([`Source`], [`Reason`]) |
+//! |---|---|---|
+//! | — | — (asset provided) | `Provided` |
+//! | differs from state, or no state | any | `Disk`, "edited on disk" / "found on disk"; dependants see a new content hash |
+//! | equal to state | inputs unchanged, no refresh | `State` (nothing rewritten) |
+//! | equal to state, value came from the user's files | inputs changed or refresh wanted | `State`, with a warning: user input is never replaced |
+//! | equal to state or absent | inputs changed | `Generated`, "input X changed" |
+//! | equal to state or absent | `refresh_reason` is `Some` | `Generated`, that reason |
+//! | absent | unchanged | `State` |
+//! | absent | undecodable | `Generated`, "state entry unreadable: …" |
+//! | absent | none | `Generated`, "not in state" |
+//!
+//! Output files (only those of the target's assets) are then written with these rules:
+//! identical bytes are left alone ("unchanged"); the user's own copy of a loadable asset that
+//! was not regenerated is kept; a file whose bytes differ from what the state says we last
+//! wrote is moved to `<name>.user-edit-<secs>` before the new version is written atomically.
+//!
 //! # Example
 //!
 //! ```

@@ -52,6 +52,7 @@ impl Store {
         res.elapsed = start.elapsed();
         tracing::debug!(asset = node.dep.name, source = %res.source, reason = ?res.reason.as_ref().map(ToString::to_string), "resolved");
         self.emit(Event::Resolved {
+            id: node.dep.id,
             name: node.dep.name,
             source: res.source,
             reason: res.reason.as_ref(),
@@ -130,6 +131,7 @@ impl Store {
     ) -> Result<Candidate, GraphError> {
         tracing::debug!(asset = node.dep.name, %reason, "generating");
         self.emit(Event::Generating {
+            id: node.dep.id,
             name: node.dep.name,
             reason,
         });

@@ -69,13 +69,20 @@ impl Store {
                     }
                     q = wake.wait(q).unwrap_or_else(PoisonError::into_inner);
                 };
-                let parents: Vec<Arc<Resolved>> = self.graph.parents[i]
+                // Aligned with `graph.parents[i]`; all present by construction of the queue.
+                let parents: Option<Vec<Arc<Resolved>>> = self.graph.parents[i]
                     .iter()
-                    .filter_map(|&p| self.resolved[p].clone().or_else(|| q.done.get(&p).cloned()))
+                    .map(|&p| self.resolved[p].clone().or_else(|| q.done.get(&p).cloned()))
                     .collect();
                 (i, parents)
             };
-            let result = self.resolve_guarded(i, &parents).map(Arc::new);
+            let result = match parents {
+                Some(parents) => self.resolve_guarded(i, &parents).map(Arc::new),
+                None => Err(GraphError::Generate {
+                    asset: self.graph.nodes[i].dep.name,
+                    source: "internal error: scheduled before its parents were resolved".into(),
+                }),
+            };
             let mut q = lock.lock().unwrap_or_else(PoisonError::into_inner);
             q.remaining -= 1;
             match &result {
