@@ -87,3 +87,44 @@ fn explains_pointer_configs_and_rejects_garbage() {
     );
     assert!(explain_ignition("not json").is_err());
 }
+
+/// The whole explain output of a fixture config, compared with a reviewed golden file.
+/// Refresh with `UPDATE_GOLDEN=1 cargo test -p ignition --test it golden` and review the diff.
+#[test]
+fn golden_explain_of_fixture_single_node() {
+    let extra = vec![
+        NodeFile::asset(
+            "/opt/openshift/manifests/cluster-config.yaml",
+            "kind: ConfigMap\n",
+        ),
+        NodeFile::asset(
+            "/opt/openshift/tls/root-ca.crt",
+            "-----BEGIN CERTIFICATE-----\n",
+        ),
+        NodeFile::asset(
+            "/opt/openshift/auth/kubeconfig",
+            "client-key-data: c2VjcmV0\n",
+        ),
+    ];
+    let config = build(Variant::SingleNode, extra, vec![KEY.to_string()]);
+    let text = explain_ignition_with(
+        &to_json(&config),
+        ExplainOptions {
+            redact_secrets: true,
+        },
+    )
+    .unwrap();
+    let path = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/it/golden/fixture-single-node.txt"
+    ));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &text).unwrap();
+    }
+    let golden = std::fs::read_to_string(path).expect("golden file; run with UPDATE_GOLDEN=1");
+    assert_eq!(
+        text, golden,
+        "explain output changed; refresh the golden and review"
+    );
+}
