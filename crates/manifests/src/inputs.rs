@@ -208,6 +208,9 @@ pub struct FailureDomain {
     /// VM folder path, if set.
     #[serde(default)]
     pub folder: Option<String>,
+    /// Path of the VM template new machines are cloned from, if known.
+    #[serde(default)]
+    pub template: Option<String>,
 }
 
 /// Networking settings.

@@ -173,6 +173,9 @@ pub struct VSphereTopology {
     /// Folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder: Option<String>,
+    /// VM template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
 }
 
 /// vSphere node networking.

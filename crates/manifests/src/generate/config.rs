@@ -112,7 +112,14 @@ fn infrastructure(inputs: &ManifestInputs) -> Infrastructure {
     };
     let is_vsphere = matches!(inputs.platform, Platform::VSphere(_));
     let spec = InfrastructureSpec {
-        cloud_config: ConfigMapFileReference::default(),
+        cloud_config: if is_vsphere {
+            ConfigMapFileReference {
+                name: super::vsphere::CLOUD_PROVIDER_CONFIG.to_string(),
+                key: super::vsphere::CLOUD_CONFIG_KEY.to_string(),
+            }
+        } else {
+            ConfigMapFileReference::default()
+        },
         platform_spec: PlatformSpec {
             type_: type_.clone(),
             baremetal: baremetal_spec,
@@ -177,8 +184,16 @@ fn vsphere_spec(vs: &VSphere, machine_networks: &[String]) -> VSpherePlatformSpe
     let subnets = || NetworkSubnets {
         network_subnet_cidr: machine_networks.to_vec(),
     };
+    // vSphere also lists every VIP as a single-address network after the machine networks.
+    let mut networks = machine_networks.to_vec();
+    for vip in vs.api_vips.iter().chain(&vs.ingress_vips) {
+        let cidr = format!("{vip}/{}", if vip.is_ipv4() { 32 } else { 128 });
+        if !networks.contains(&cidr) {
+            networks.push(cidr);
+        }
+    }
     VSpherePlatformSpec {
-        vips: vip_spec(&vs.api_vips, &vs.ingress_vips, machine_networks),
+        vips: vip_spec(&vs.api_vips, &vs.ingress_vips, &networks),
         vcenters: vs
             .vcenters
             .iter()
@@ -188,9 +203,11 @@ fn vsphere_spec(vs: &VSphere, machine_networks: &[String]) -> VSpherePlatformSpe
                 datacenters: v.datacenters.clone(),
             })
             .collect(),
+        // Domains without a compute cluster or network cannot place machines; skip them.
         failure_domains: vs
             .failure_domains
             .iter()
+            .filter(|f| !f.compute_cluster.is_empty() && !f.networks.is_empty())
             .map(|f| VSphereFailureDomain {
                 name: f.name.clone(),
                 region: f.region.clone(),
@@ -203,6 +220,7 @@ fn vsphere_spec(vs: &VSphere, machine_networks: &[String]) -> VSpherePlatformSpe
                     datastore: f.datastore.clone(),
                     resource_pool: f.resource_pool.clone(),
                     folder: f.folder.clone(),
+                    template: f.template.clone(),
                 },
             })
             .collect(),

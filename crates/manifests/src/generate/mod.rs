@@ -4,6 +4,7 @@ mod baremetal;
 mod config;
 mod machineconfigs;
 mod secrets;
+mod vsphere;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -128,8 +129,12 @@ pub fn generate(inputs: &ManifestInputs) -> Result<Generated, Error> {
     config::add(inputs, &mut out)?;
     secrets::add(inputs, &mut out)?;
     machineconfigs::add(inputs, &mut out)?;
-    if let Platform::BareMetal(bm) = &inputs.platform {
-        baremetal::add(bm, &mut out)?;
+    match &inputs.platform {
+        Platform::BareMetal(bm) => baremetal::add(bm, &mut out)?,
+        Platform::VSphere(vs) => {
+            vsphere::add(vs, inputs.additional_trust_bundle.as_deref(), &mut out)?
+        }
+        Platform::None => {}
     }
     out.files.sort_by_key(ManifestFile::rel_path);
     Ok(Generated {

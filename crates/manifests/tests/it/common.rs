@@ -165,6 +165,7 @@ pub fn vsphere_ha_dual_stack() -> ManifestInputs {
             datastore: "/dc1/datastore/ds1".into(),
             resource_pool: None,
             folder: Some("/dc1/vm/vs".into()),
+            template: None,
         }],
     });
     i.control_plane = pool("master", 3);
