@@ -82,6 +82,9 @@ impl Sample {
         if !self.ctx["bootstrap_in_place"].is_null() {
             variants.push("single-node");
         }
+        if !self.ctx["bootstrap_pivot"].is_null() {
+            variants.push("pivot");
+        }
         variants
     }
 }
@@ -98,7 +101,7 @@ fn samples() -> Vec<Sample> {
         }
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    assert_eq!(out.len(), 3, "expected three sample contexts");
+    assert_eq!(out.len(), 4, "expected four sample contexts");
     out
 }
 
@@ -248,8 +251,8 @@ fn have_tool(tool: &str) -> bool {
 fn every_template_renders_strictly_for_every_sample() {
     for sample in samples() {
         let tmp = tempfile::tempdir().unwrap();
-        // Even the single-node templates must render for multi-node contexts.
-        let rendered = render_tree(&sample.ctx, &["common", "single-node"], tmp.path());
+        // Even the variant templates must render for contexts of other variants.
+        let rendered = render_tree(&sample.ctx, &["common", "single-node", "pivot"], tmp.path());
         let ctx = &sample.ctx;
 
         let pull_secret = rendered.text("/root/.docker/config.json");
@@ -317,6 +320,18 @@ fn every_template_renders_strictly_for_every_sample() {
         } else {
             assert!(!kubelet.contains("--node-ip"));
         }
+        let pivot = rendered.text("/usr/local/bin/bootstrap-pivot.sh");
+        let replicas = ctx["control_plane_replicas"].as_u64().unwrap();
+        assert!(pivot.contains(&format!("OTHER_MASTERS={}\n", replicas - 1)));
+        let mcs_host = match ctx["api_vips"].as_array().unwrap().first() {
+            Some(vip) if ctx["platform"] == "baremetal" => vip.as_str().unwrap().to_string(),
+            _ => ctx["api_int_server_url"].as_str().unwrap().to_string(),
+        };
+        assert!(
+            pivot.contains(&format!("MACHINE_CONFIG_HOST='{mcs_host}'")),
+            "{}",
+            sample.name
+        );
         let gather = rendered.text("/usr/local/bin/installer-gather.sh");
         let image_mode = ctx["image_mode"].as_bool().unwrap();
         assert!(gather.contains(&format!("IMAGE_MODE={image_mode}")));
@@ -1555,5 +1570,72 @@ fn single_node_post_reboot_finishes_the_install_and_cleans_up() {
     assert_eq!(
         succeeded_stages(&records).last().map(String::as_str),
         Some("cleanup")
+    );
+}
+
+#[test]
+fn bootstrap_pivot_installs_a_master_pointer_config_after_bootkube() {
+    let sample = sample("context-pivot.json");
+    let host = Host::new(&sample);
+    let mut pivot = host
+        .command("bootstrap-pivot.sh", &[], "bootstrap-pivot")
+        .spawn()
+        .unwrap();
+    // One of two other masters Ready: the pivot waits.
+    wait_until(Duration::from_secs(20), "the master check", || {
+        host.log()
+            .contains("get nodes --selector node-role.kubernetes.io/master")
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!host.done("pivot-wait-for-masters.done"));
+    fs::write(host.dir("state/ready-nodes"), "2").unwrap();
+    wait_until(Duration::from_secs(20), "the masters", || {
+        host.done("pivot-wait-for-masters.done")
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !host.log().contains("coreos-installer"),
+        "installed before bootkube finished"
+    );
+    fs::write(host.openshift().join(".bootkube.done"), "").unwrap();
+    let status = wait_for(&mut pivot, Duration::from_secs(20), "bootstrap-pivot.sh");
+    assert!(status.success(), "{}", host.output("bootstrap-pivot"));
+
+    let pointer_path = host.openshift().join("pivot-master.ign");
+    assert_in_order(
+        &host.log(),
+        &[
+            "patch etcd.operator.openshift.io cluster --type=merge --patch {\"spec\":{\"unsupportedConfigOverrides\":{\"useUnsupportedUnsafeNonHANonProductionUnstableEtcd\":true}}}",
+            &format!(
+                "coreos-installer install --ignition-file {} /dev/vda",
+                pointer_path.display()
+            ),
+            "shutdown --reboot +1",
+        ],
+    );
+    let pointer: Value = serde_json::from_str(&fs::read_to_string(&pointer_path).unwrap()).unwrap();
+    assert_eq!(pointer["ignition"]["version"], "3.2.0");
+    assert_eq!(
+        pointer["ignition"]["config"]["merge"][0]["source"],
+        "https://api-int.pivot.example.com:22623/config/master"
+    );
+    let ca = pointer["ignition"]["security"]["tls"]["certificateAuthorities"][0]["source"]
+        .as_str()
+        .unwrap();
+    // base64 of "root ca", the stand-in root CA file.
+    assert_eq!(ca, "data:text/plain;charset=utf-8;base64,cm9vdCBjYQ==");
+    assert!(host.done(".bootstrap-pivot.done"));
+    let records = host.records("bootstrap-pivot");
+    check_record_shape(&records);
+    assert_eq!(
+        succeeded_stages(&records),
+        [
+            "pivot-allow-reduced-etcd",
+            "pivot-wait-for-masters",
+            "pivot-wait-for-bootkube",
+            "pivot-pointer-config",
+            "pivot-coreos-installer",
+            "reboot"
+        ]
     );
 }
