@@ -50,6 +50,22 @@ impl Phase {
         }
     }
 
+    /// What the phase waits for, as the end of "waiting up to 20m for ...".
+    pub fn goal(self) -> &'static str {
+        match self {
+            Phase::Api => "the Kubernetes API",
+            Phase::BootstrapConfigMap => {
+                "bootstrapping to complete (configmap kube-system/bootstrap)"
+            }
+            Phase::ControlPlaneNodes => "the control-plane nodes to be Ready",
+            Phase::EtcdBootstrapMemberRemoved => "the bootstrap etcd member to be removed",
+            Phase::ClusterInitialized => "the cluster to initialize",
+            Phase::RouterCa => "the router CA to add to the kubeconfig",
+            Phase::OperatorsStable => "every cluster operator to finish progressing",
+            Phase::Console => "the console route",
+        }
+    }
+
     /// Process exit code when this phase fails (reference: commands §8).
     pub fn exit_code(self) -> i32 {
         match self {
@@ -142,8 +158,9 @@ impl fmt::Display for Event {
             Event::PhaseStarted { phase, timeout } => {
                 write!(
                     f,
-                    "waiting up to {} for the {phase}",
-                    human_duration(*timeout)
+                    "waiting up to {} for {}",
+                    human_duration(*timeout),
+                    phase.goal()
                 )
             }
             Event::Status {

@@ -94,6 +94,7 @@ impl<'a> Reporter<'a> {
             s.last_message = Some(message.clone());
             (s.phase, s.started.elapsed())
         };
+        tracing::debug!(phase = phase.title(), ?elapsed, "{message}");
         (self.sink)(Event::Status {
             phase,
             message,

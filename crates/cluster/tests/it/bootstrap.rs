@@ -81,9 +81,9 @@ async fn dropped_watch_is_resumed() {
     fx.server.apply(bootstrap_cm(None));
     fx.server.apply(etcd("True"));
     fx.server.timeline(vec![
-        (500, Action::DropWatches),
-        (900, Action::Apply(bootstrap_cm(Some("progressing")))),
-        (1300, Action::Apply(bootstrap_cm(Some("complete")))),
+        (800, Action::DropWatches),
+        (1100, Action::Apply(bootstrap_cm(Some("progressing")))),
+        (1400, Action::Apply(bootstrap_cm(Some("complete")))),
     ]);
     let cluster = fx.cluster().await;
     let rec = Recorder::default();
@@ -109,11 +109,11 @@ async fn expired_resource_version_relists() {
     fx.server.apply(bootstrap_cm(None));
     fx.server.apply(etcd("True"));
     fx.server.timeline(vec![
-        (400, Action::Apply(master_node("m0", true))),
-        (450, Action::Apply(master_node("m1", true))),
-        (500, Action::Compact),
-        (550, Action::DropWatches),
-        (1200, Action::Apply(bootstrap_cm(Some("complete")))),
+        (800, Action::Apply(master_node("m0", true))),
+        (850, Action::Apply(master_node("m1", true))),
+        (900, Action::Compact),
+        (950, Action::DropWatches),
+        (1600, Action::Apply(bootstrap_cm(Some("complete")))),
     ]);
     let cluster = fx.cluster().await;
     let rec = Recorder::default();
@@ -298,15 +298,14 @@ async fn pivot_waits_for_three_ready_masters_and_reports_stages() {
     let summary = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
         .await
         .expect("pivot completes");
+    // Polls run every second; under load the first one may already see master-1 Ready.
     let statuses = rec.statuses(Phase::ControlPlaneNodes);
-    assert_eq!(
-        statuses,
-        [
-            "1/3 control-plane nodes Ready [master-0]; pivot stage: waiting-for-masters",
-            "2/3 control-plane nodes Ready [master-0, master-1]; pivot stage: waiting-for-masters",
-            "2/3 control-plane nodes Ready [master-0, master-1]; pivot stage: etcd-moved",
-        ]
+    let two = "2/3 control-plane nodes Ready [master-0, master-1]; pivot stage:";
+    assert!(
+        statuses.contains(&format!("{two} waiting-for-masters")),
+        "{statuses:?}"
     );
+    assert_eq!(statuses.last(), Some(&format!("{two} etcd-moved")));
     assert_eq!(summary.pivot_stage.as_deref(), Some("etcd-moved"));
     let phases: Vec<Phase> = summary.phases.iter().map(|p| p.phase).collect();
     assert!(phases.contains(&Phase::ControlPlaneNodes));

@@ -2,5 +2,6 @@
 
 mod bootstrap;
 mod install;
+mod installer_pki;
 mod support;
 mod tls;
