@@ -98,7 +98,14 @@ impl fmt::Display for SizeLine {
             f,
             " ({verdict} the {} limit for {} of {} bytes{encoded}, {})",
             limit.platform, limit.what, limit.bytes, limit.certainty
-        )
+        )?;
+        if self.over {
+            f.write_str(
+                "; pass a small pointer config as user data and serve this file over HTTPS, \
+                 or compress it",
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -13,9 +13,11 @@ fn aws_user_data_limit_is_reported_when_exceeded() {
         "{text}"
     );
     assert!(text.contains("16384 bytes"), "{text}");
+    assert!(text.ends_with("serve this file over HTTPS, or compress it"), "{text}");
     let small = size_report("master.ign", 1_800, "aws");
     assert!(!small.over);
     assert!(small.to_string().contains("within"), "{small}");
+    assert!(!small.to_string().contains("pointer"), "{small}");
     assert!(
         !size_report("x", 16_384, "aws").over,
         "the limit itself fits"
