@@ -122,15 +122,22 @@ impl File {
 /// It remembers the last file read so that a load error can name the file.
 pub struct Fetcher {
     dir: PathBuf,
+    ctx: Context,
     last: Mutex<Option<PathBuf>>,
 }
 
 impl Fetcher {
-    pub(crate) fn new(dir: &Path) -> Fetcher {
+    pub(crate) fn new(dir: &Path, ctx: &Context) -> Fetcher {
         Fetcher {
             dir: dir.to_path_buf(),
+            ctx: ctx.clone(),
             last: Mutex::new(None),
         }
+    }
+
+    /// The run's context, e.g. for settings that decide whether a user file is loaded.
+    pub fn context(&self) -> &Context {
+        &self.ctx
     }
 
     /// The install dir.

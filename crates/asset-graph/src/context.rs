@@ -4,7 +4,10 @@
 //! [`Context`]. That single seam is what makes a deterministic run (fixed time + seed) produce
 //! byte-identical output.
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rand::SeedableRng;
@@ -47,12 +50,31 @@ impl Clock {
 pub struct Context {
     clock: Clock,
     seed: Option<[u8; 32]>,
+    settings: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
 }
 
 impl Context {
     /// A context with the given clock and, when `seed` is set, deterministic randomness.
     pub fn new(clock: Clock, seed: Option<[u8; 32]>) -> Context {
-        Context { clock, seed }
+        Context {
+            clock,
+            seed,
+            settings: Arc::default(),
+        }
+    }
+
+    /// Attaches a run-wide setting of the caller's own type (e.g. a certificate expiry
+    /// margin). Settings are read by [`crate::Asset::refresh_reason`] and
+    /// [`crate::Asset::load`], which run before any parent is resolved and so cannot get them
+    /// from parents. A second value of the same type replaces the first.
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Context {
+        Arc::make_mut(&mut self.settings).insert(TypeId::of::<T>(), Arc::new(value));
+        self
+    }
+
+    /// The setting of type `T`, if the caller attached one.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.settings.get(&TypeId::of::<T>())?.downcast_ref::<T>()
     }
 
     /// The normal interactive setting: system clock, OS-seeded randomness.

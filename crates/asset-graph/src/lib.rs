@@ -125,3 +125,13 @@ pub use graph::{Graph, GraphBuilder, Target};
 pub use report::{AssetReport, Event, FileAction, FileReport, Observer, Reason, RunReport, Source};
 pub use state::{STATE_FILE, STATE_VERSION};
 pub use store::Store;
+
+// Compile-time guarantee: callers may share the graph and store across threads (e.g. a
+// progress thread or a signal handler), and errors can cross threads inside `anyhow`.
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Graph>();
+    send_sync::<Store>();
+    send_sync::<GraphError>();
+    send_sync::<RunReport>();
+};

@@ -152,7 +152,7 @@ impl Store {
 
     /// The user's on-disk version, if the asset loads one.
     fn load_disk(&self, node: &Node) -> Result<Option<Candidate>, GraphError> {
-        let fetcher = Fetcher::new(&self.dir);
+        let fetcher = Fetcher::new(&self.dir, &self.ctx);
         let loaded = node.ops.load(&fetcher).map_err(|source| GraphError::Load {
             asset: node.dep.name,
             file: fetcher.blame(),

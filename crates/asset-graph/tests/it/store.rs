@@ -374,18 +374,35 @@ fn unknown_state_version_and_corrupt_state_are_rejected() {
 }
 
 #[test]
-fn unreadable_state_entry_is_regenerated_with_the_reason() {
+fn unreadable_state_entry_is_regenerated_and_equal_content_stops_the_cascade() {
+    use sha2::Digest;
     let dir = tempfile::tempdir().unwrap();
     open(dir.path(), T0, "alpha").run("all").unwrap();
     let state = dir.path().join(STATE_FILE);
     let mut json: serde_json::Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
-    json["assets"]["t/unrelated"]["value"] = serde_json::json!({"n": "not a number"});
+    // An entry that no longer fits the type (as after an incompatible upgrade)...
+    let bad = serde_json::json!({"token": "not a number"});
+    let hash = hex::encode(sha2::Sha256::digest(serde_json::to_vec(&bad).unwrap()));
+    json["assets"]["t/root"]["value"] = bad;
+    json["assets"]["t/root"]["content"] = hash.into();
+    // ...and one edited by hand without fixing its hash.
+    json["assets"]["t/unrelated"]["value"]["n"] = 7.into();
     fs::write(&state, serde_json::to_vec(&json).unwrap()).unwrap();
+
     let report = open(dir.path(), T0, "alpha").run("all").unwrap();
-    let (source, reason) = outcome(&report, "t/unrelated");
+    let (source, reason) = outcome(&report, "t/root");
     assert_eq!(source, Source::Generated);
-    assert!(reason.starts_with("state entry unreadable: "), "{reason}");
-    assert_eq!(generated(&report), ["t/unrelated"]);
+    assert!(
+        reason.starts_with("state entry unreadable: invalid type"),
+        "{reason}"
+    );
+    let (_, reason) = outcome(&report, "t/unrelated");
+    assert!(
+        reason.contains("does not match its content hash"),
+        "{reason}"
+    );
+    // Seeded regeneration gives Root its old value back, so Leaf and Cert are reused.
+    assert_eq!(generated(&report), ["t/root", "t/unrelated"]);
 }
 
 #[test]
