@@ -170,3 +170,21 @@ mod tests {
         assert!(shown.contains("deterministic: true"));
     }
 }
+
+#[cfg(test)]
+mod settings_tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    struct Margin(u64);
+
+    #[test]
+    fn settings_are_typed_and_replaceable() {
+        let ctx = Context::system().with(Margin(12));
+        assert_eq!(ctx.get::<Margin>(), Some(&Margin(12)));
+        assert_eq!(ctx.get::<String>(), None);
+        let again = ctx.clone().with(Margin(1));
+        assert_eq!(again.get::<Margin>(), Some(&Margin(1)));
+        assert_eq!(ctx.get::<Margin>(), Some(&Margin(12)), "clones are independent");
+    }
+}
