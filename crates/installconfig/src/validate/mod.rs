@@ -3,7 +3,23 @@
 //! Each submodule owns one area of the rules; every rule appends [`FieldError`]s with the
 //! field path, so a single run reports everything that is wrong.
 
+mod extensions;
+mod features;
+mod mirrors;
+mod names;
+mod network;
 mod platform;
+mod pools;
+mod proxy;
+mod secrets;
+pub mod sshkey;
+mod vips;
+mod vsphere;
+
+pub use features::{baseline_capabilities, gate_enabled};
+pub use mirrors::repository_problem;
+pub use names::dns_subdomain_problem;
+pub use secrets::{pull_secret_problem, ssh_key_problem, trust_bundle_problem};
 
 use crate::errors::{FieldError, Warning};
 use crate::types::InstallConfig;
@@ -22,7 +38,6 @@ impl Validation {
         self.errors.push(e);
     }
 
-    #[allow(dead_code)]
     pub(crate) fn warn(&mut self, path: &str, message: impl Into<String>) {
         self.warnings.push(Warning {
             path: path.to_string(),
@@ -35,6 +50,19 @@ impl Validation {
 pub fn validate(cfg: &InstallConfig) -> Validation {
     let mut v = Validation::default();
     platform::platform(cfg, &mut v);
+    names::names(cfg, &mut v);
+    network::networking(cfg, &mut v);
+    vips::vips(cfg, &mut v);
+    vsphere::vsphere(cfg, &mut v);
+    pools::pools(cfg, &mut v);
+    secrets::secrets(cfg, &mut v);
+    proxy::proxy(cfg, &mut v);
+    mirrors::mirrors(cfg, &mut v);
+    mirrors::publish(cfg, &mut v);
+    mirrors::credentials_mode(cfg, &mut v);
+    features::features(cfg, &mut v);
+    extensions::image_mode(cfg, &mut v);
+    extensions::bootstrap_pivot(cfg, &mut v);
     v
 }
 

@@ -112,13 +112,13 @@ fn three_faults_three_errors() {
     let text = fixture_text("none-sno.yaml")
         .replace("  name: sno", "  name: sno\n  nmae: x")
         .replace("hostPrefix: 23", "hostPrefix: abc")
-        .replace("  replicas: 1", "  replicas: one");
+        .replace("networkType: OVNKubernetes", "networkType: OpenShiftSDN");
     let errs = errors(&text);
     let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(errs.len(), 3, "{errs:#?}");
     assert!(paths.contains(&"metadata.nmae"));
     assert!(paths.contains(&"networking.clusterNetwork[0].hostPrefix"));
-    assert!(paths.contains(&"controlPlane.replicas"));
+    assert!(paths.contains(&"networking.networkType"));
 }
 
 #[test]

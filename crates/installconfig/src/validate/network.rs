@@ -1,0 +1,387 @@
+//! Networking rules: plugin, CIDRs, sizes, overlaps, OVN internal subnets, host prefixes and
+//! IP families.
+
+use ipnet::IpNet;
+
+use super::Validation;
+use crate::errors::FieldError;
+use crate::types::{Cidr, InstallConfig, Networking};
+
+/// Docker's default bridge; overlapping it is only a warning.
+pub const DOCKER_BRIDGE: &str = "172.17.0.0/16";
+
+/// True when either network contains the other's base address.
+pub fn overlaps(a: &IpNet, b: &IpNet) -> bool {
+    a.contains(&b.network()) || b.contains(&a.network())
+}
+
+fn net(s: &str) -> IpNet {
+    s.parse()
+        .unwrap_or_else(|e| panic!("built-in network {s}: {e}"))
+}
+
+/// OVN-Kubernetes internal subnets of each family: (what, network).
+fn ovn_internal(cfg: &Networking) -> Vec<(&'static str, IpNet)> {
+    let join4 = cfg
+        .ovn_kubernetes_config
+        .as_ref()
+        .and_then(|o| o.ipv4.as_ref())
+        .and_then(|i| i.internal_join_subnet)
+        .map_or_else(|| net("100.64.0.0/16"), |c| c.masked());
+    vec![
+        ("internal", join4),
+        ("transit", net("100.88.0.0/16")),
+        ("masquerade", net("169.254.0.0/17")),
+        ("internal", net("fd98::/64")),
+        ("transit", net("fd97::/64")),
+        ("masquerade", net("fd69::/112")),
+    ]
+}
+
+/// Every networking rule.
+pub fn networking(cfg: &InstallConfig, v: &mut Validation) {
+    let n = cfg.networking();
+    network_type(n, v);
+    required_lists(n, v);
+    addresses(n, v);
+    service_sizes(n, v);
+    overlap_rules(n, v);
+    if n.network_type == "OVNKubernetes" {
+        ovn_overlaps(n, v);
+    }
+    host_prefixes(n, v);
+    families(cfg, v);
+    if let Some(mtu) = n.cluster_network_mtu {
+        v.err(FieldError::invalid(
+            "networking.clusterNetworkMTU",
+            mtu,
+            "a cluster network MTU can only be set on AWS; remove it",
+        ));
+    }
+}
+
+fn network_type(n: &Networking, v: &mut Validation) {
+    let path = "networking.networkType";
+    match n.network_type.as_str() {
+        "" => v.err(FieldError::required(
+            path,
+            "set the network plugin; use OVNKubernetes",
+        )),
+        "Kuryr" => v.err(FieldError::invalid(
+            path,
+            "Kuryr",
+            "Kuryr was removed after 4.14; use OVNKubernetes",
+        )),
+        "OpenShiftSDN" => v.err(FieldError::invalid(
+            path,
+            "OpenShiftSDN",
+            "OpenShiftSDN is no longer supported; use OVNKubernetes",
+        )),
+        _ => {}
+    }
+}
+
+fn required_lists(n: &Networking, v: &mut Validation) {
+    if n.machine_network.is_empty() {
+        v.err(FieldError::required(
+            "networking.machineNetwork",
+            "add at least one machine network",
+        ));
+    }
+    if n.service_network.is_empty() {
+        v.err(FieldError::required(
+            "networking.serviceNetwork",
+            "add a service network, e.g. 172.30.0.0/16",
+        ));
+    }
+    if n.cluster_network.is_empty() {
+        v.err(FieldError::required(
+            "networking.clusterNetwork",
+            "add a cluster network, e.g. 10.128.0.0/14",
+        ));
+    }
+}
+
+/// All CIDRs with their paths: (path, cidr).
+fn all_cidrs(n: &Networking) -> Vec<(String, Cidr)> {
+    let m = n
+        .machine_network
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (format!("networking.machineNetwork[{i}].cidr"), e.cidr));
+    let s = n
+        .service_network
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (format!("networking.serviceNetwork[{i}]"), *c));
+    let c = n
+        .cluster_network
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (format!("networking.clusterNetwork[{i}].cidr"), e.cidr));
+    m.chain(s).chain(c).collect()
+}
+
+fn addresses(n: &Networking, v: &mut Validation) {
+    for (path, c) in all_cidrs(n) {
+        if c.0.addr().is_unspecified() {
+            v.err(FieldError::invalid(
+                &path,
+                c,
+                "the network address must be specified (not 0.0.0.0 or ::)",
+            ));
+        } else if c.0.addr() != c.0.network() {
+            v.err(FieldError::invalid(
+                &path,
+                c,
+                format!(
+                    "this is not a network address because host bits are set; use {}",
+                    c.masked()
+                ),
+            ));
+        }
+    }
+}
+
+fn service_sizes(n: &Networking, v: &mut Validation) {
+    for (i, c) in n.service_network.iter().enumerate() {
+        let path = format!("networking.serviceNetwork[{i}]");
+        if c.is_ipv4() && c.prefix_len() < 12 {
+            v.err(FieldError::invalid(
+                &path,
+                c,
+                "an IPv4 service network may be at most a /12 (a /16 is recommended)",
+            ));
+        } else if !c.is_ipv4() && c.prefix_len() < 108 {
+            v.err(FieldError::invalid(
+                &path,
+                c,
+                "an IPv6 service network may be at most a /108 (a /112 is recommended)",
+            ));
+        }
+    }
+}
+
+fn overlap_rules(n: &Networking, v: &mut Validation) {
+    let machines: Vec<IpNet> = n.machine_network.iter().map(|e| e.cidr.masked()).collect();
+    for (i, a) in machines.iter().enumerate() {
+        for (j, b) in machines.iter().enumerate().take(i) {
+            if overlaps(a, b) {
+                let detail = format!(
+                    "overlaps machine network {j} ({b}); machine networks must be disjoint"
+                );
+                v.err(FieldError::invalid(
+                    format!("networking.machineNetwork[{i}].cidr"),
+                    a,
+                    detail,
+                ));
+            }
+        }
+    }
+    let services: Vec<IpNet> = n.service_network.iter().map(Cidr::masked).collect();
+    for (i, s) in services.iter().enumerate() {
+        let path = format!("networking.serviceNetwork[{i}]");
+        if let Some(m) = machines.iter().find(|m| overlaps(s, m)) {
+            v.err(FieldError::invalid(
+                &path,
+                s,
+                format!("overlaps the machine network {m}; pick a range not used by the nodes"),
+            ));
+        }
+        for (j, other) in services.iter().enumerate().take(i) {
+            if overlaps(s, other) {
+                v.err(FieldError::invalid(
+                    &path,
+                    s,
+                    format!("overlaps service network {j} ({other})"),
+                ));
+            }
+        }
+    }
+    for (i, e) in n.cluster_network.iter().enumerate() {
+        let c = e.cidr.masked();
+        let path = format!("networking.clusterNetwork[{i}].cidr");
+        if let Some(m) = machines.iter().find(|m| overlaps(&c, m)) {
+            v.err(FieldError::invalid(
+                &path,
+                c,
+                format!("overlaps the machine network {m}; pod and node networks must be disjoint"),
+            ));
+        }
+        for (j, s) in services.iter().enumerate() {
+            if overlaps(&c, s) {
+                v.err(FieldError::invalid(
+                    &path,
+                    c,
+                    format!("overlaps service network {j} ({s})"),
+                ));
+            }
+        }
+        for (j, other) in n.cluster_network.iter().enumerate().take(i) {
+            if overlaps(&c, &other.cidr.masked()) {
+                v.err(FieldError::invalid(
+                    &path,
+                    c,
+                    format!("overlaps cluster network {j} ({})", other.cidr),
+                ));
+            }
+        }
+    }
+}
+
+fn ovn_overlaps(n: &Networking, v: &mut Validation) {
+    let docker = net(DOCKER_BRIDGE);
+    for (path, c) in all_cidrs(n) {
+        let c = c.masked();
+        for (what, internal) in ovn_internal(n) {
+            if overlaps(&c, &internal) {
+                v.err(FieldError::invalid(
+                    &path,
+                    c,
+                    format!("overlaps the OVN-Kubernetes {what} subnet {internal}, which the network plugin reserves; choose another range"),
+                ));
+            }
+        }
+        if overlaps(&c, &docker) {
+            v.warn(&path, format!("{c} overlaps the Docker bridge {DOCKER_BRIDGE}; hosts running Docker may not reach it"));
+        }
+    }
+}
+
+fn host_prefixes(n: &Networking, v: &mut Validation) {
+    let ovn = n.network_type == "OVNKubernetes";
+    let mut first_v4: Option<i32> = None;
+    for (i, e) in n.cluster_network.iter().enumerate() {
+        if !ovn && e.host_prefix == 0 {
+            continue;
+        }
+        let path = format!("networking.clusterNetwork[{i}].hostPrefix");
+        let hp = e.host_prefix;
+        if hp < 0 {
+            v.err(FieldError::invalid(
+                &path,
+                hp,
+                "the host prefix must be a positive prefix length, e.g. 23",
+            ));
+            continue;
+        }
+        if hp < i32::from(e.cidr.prefix_len()) {
+            let detail = format!(
+                "each node's subnet (/{hp}) would be larger than the whole network {}; use a host prefix of at least {}",
+                e.cidr,
+                e.cidr.prefix_len()
+            );
+            v.err(FieldError::invalid(&path, hp, detail));
+        }
+        if e.cidr.is_ipv4() {
+            match first_v4 {
+                None => first_v4 = Some(hp),
+                Some(f) if f != hp => v.err(FieldError::invalid(
+                    &path,
+                    hp,
+                    format!("all IPv4 cluster networks must use the same host prefix ({f} here)"),
+                )),
+                Some(_) => {}
+            }
+        } else if hp != 64 {
+            v.err(FieldError::invalid(
+                &path,
+                hp,
+                "IPv6 cluster networks must use host prefix 64",
+            ));
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Families {
+    None,
+    V4,
+    V6,
+    Dual,
+}
+
+fn families_of<'a>(it: impl Iterator<Item = &'a Cidr>) -> (Families, bool) {
+    let list: Vec<bool> = it.map(Cidr::is_ipv4).collect();
+    let v4 = list.iter().any(|b| *b);
+    let v6 = list.iter().any(|b| !*b);
+    let v4_first = list.first().copied().unwrap_or(true);
+    let fam = match (v4, v6) {
+        (false, false) => Families::None,
+        (true, false) => Families::V4,
+        (false, true) => Families::V6,
+        (true, true) => Families::Dual,
+    };
+    (fam, v4_first)
+}
+
+fn families(cfg: &InstallConfig, v: &mut Validation) {
+    let n = cfg.networking();
+    let lists = [
+        (
+            "networking.machineNetwork",
+            families_of(n.machine_network.iter().map(|e| &e.cidr)),
+        ),
+        (
+            "networking.serviceNetwork",
+            families_of(n.service_network.iter()),
+        ),
+        (
+            "networking.clusterNetwork",
+            families_of(n.cluster_network.iter().map(|e| &e.cidr)),
+        ),
+    ];
+    let any = |f: Families| {
+        lists
+            .iter()
+            .any(|(_, (x, _))| *x == f || *x == Families::Dual && f != Families::None)
+    };
+    let dual = lists.iter().any(|(_, (f, _))| *f == Families::Dual)
+        || (any(Families::V4) && any(Families::V6));
+    if !dual {
+        if n.service_network.len() > 1 {
+            v.err(FieldError::invalid(
+                "networking.serviceNetwork",
+                n.service_network
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
+                "a single-stack cluster has exactly one service network; remove the others",
+            ));
+        }
+        return;
+    }
+    for (path, (fam, v4_first)) in lists {
+        if fam != Families::Dual && fam != Families::None {
+            v.err(FieldError::invalid(
+                path,
+                format!("{fam:?}").to_lowercase(),
+                "a dual-stack cluster needs one IPv4 and one IPv6 network in every network list",
+            ));
+        } else if fam == Families::Dual && !v4_first {
+            v.err(FieldError::invalid(
+                path,
+                "IPv6 first",
+                "list the IPv4 network before the IPv6 network",
+            ));
+        }
+    }
+    if n.service_network.len() != 2 {
+        v.err(FieldError::invalid(
+            "networking.serviceNetwork",
+            n.service_network.len(),
+            "a dual-stack cluster needs exactly two service networks, one per IP family",
+        ));
+    }
+}
+
+/// True when the machine networks contain both IP families.
+pub fn is_dual_stack(n: &Networking) -> bool {
+    families_of(n.machine_network.iter().map(|e| &e.cidr)).0 == Families::Dual
+}
+
+/// True when the first machine network is IPv4 (or there is none).
+pub fn primary_is_v4(n: &Networking) -> bool {
+    n.machine_network.first().is_none_or(|e| e.cidr.is_ipv4())
+}
