@@ -91,6 +91,11 @@ pub fn load_dir(install_dir: &Path) -> Result<LoadOutcome, Vec<ManifestError>> {
             &mut errors,
         );
         outcome.manifests = Some(files);
+    } else if fs::read_dir(&manifests).is_ok_and(|mut d| d.next().is_some()) {
+        outcome.warnings.push(format!(
+            "manifests/{MANIFESTS_MARKER} is missing, so the files in manifests/ are not used \
+             and the manifests are generated again; restore it to keep your edits"
+        ));
     }
     let openshift = install_dir.join(Dir::Openshift.as_str());
     if openshift.is_dir() {

@@ -153,6 +153,11 @@ fn missing_cluster_config_means_regenerate() {
     let loaded = load_dir(dir.path()).unwrap();
     assert!(loaded.manifests.is_none());
     assert!(loaded.openshift.is_some());
+    assert!(
+        loaded.warnings[0].contains("cluster-config.yaml is missing"),
+        "{:?}",
+        loaded.warnings
+    );
     // Nothing was removed from disk.
     assert!(dir.path().join("manifests/cvo-overrides.yaml").exists());
 }
@@ -185,4 +190,16 @@ fn subdirectories_and_other_extensions_are_skipped_with_a_warning() {
             .iter()
             .any(|f| f.name == "extra.txt" && f.dir == Dir::Manifests)
     );
+}
+
+proptest::proptest! {
+    #[test]
+    fn parsing_never_panics(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+        let _ = manifests::user::parse_objects(Path::new("x.yaml"), &data);
+    }
+
+    #[test]
+    fn parsing_yaml_like_text_never_panics(text in "[a-z:\\-\\[\\]{}#'\" \n]{0,200}") {
+        let _ = manifests::user::parse_objects(Path::new("x.yaml"), text.as_bytes());
+    }
 }
