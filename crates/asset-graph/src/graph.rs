@@ -68,30 +68,12 @@ impl GraphBuilder {
     /// Checks the graph: unique ids, known dependencies and target assets, no cycles.
     pub fn build(self) -> Result<Graph, GraphError> {
         let nodes = dedup(self.nodes)?;
-        let index: HashMap<&'static str, usize> = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.dep.id, i))
-            .collect();
-        let lookup = |owner: &str, d: &Dep| match index.get(d.id) {
-            Some(&i) if nodes[i].dep.type_id == d.type_id => Ok(i),
-            Some(&i) => Err(GraphError::DuplicateId {
-                id: d.id,
-                first: nodes[i].dep.name,
-                second: d.name,
-            }),
-            None => Err(GraphError::UnknownDependency {
-                asset: owner.to_string(),
-                dependency: d.name,
-                id: d.id,
-            }),
-        };
+        let index = Index::new(&nodes);
         let mut parents = Vec::with_capacity(nodes.len());
         for node in &nodes {
-            let ids: Result<Vec<usize>, _> =
-                node.deps.iter().map(|d| lookup(node.dep.name, d)).collect();
             let mut unique: Vec<usize> = Vec::new();
-            for i in ids? {
+            for d in &node.deps {
+                let i = index.lookup(node.dep.name, d)?;
                 if !unique.contains(&i) {
                     unique.push(i);
                 }
@@ -106,7 +88,8 @@ impl GraphBuilder {
                 });
             }
             let owner = format!("target {}", t.name);
-            let ids: Result<Vec<usize>, _> = t.assets.iter().map(|d| lookup(&owner, d)).collect();
+            let ids: Result<Vec<usize>, _> =
+                t.assets.iter().map(|d| index.lookup(&owner, d)).collect();
             targets.push((t.clone(), ids?));
         }
         find_cycle(&nodes, &parents)?;
@@ -124,6 +107,40 @@ impl GraphBuilder {
             order,
             targets,
         })
+    }
+}
+
+/// Id -> node lookup used while checking edges.
+struct Index<'a> {
+    nodes: &'a [Node],
+    by_id: HashMap<&'static str, usize>,
+}
+
+impl<'a> Index<'a> {
+    fn new(nodes: &'a [Node]) -> Self {
+        let by_id = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.dep.id, i))
+            .collect();
+        Index { nodes, by_id }
+    }
+
+    /// The node `owner` refers to with `d`: it must be registered, with the same type.
+    fn lookup(&self, owner: &str, d: &Dep) -> Result<usize, GraphError> {
+        match self.by_id.get(d.id) {
+            Some(&i) if self.nodes[i].dep.type_id == d.type_id => Ok(i),
+            Some(&i) => Err(GraphError::DuplicateId {
+                id: d.id,
+                first: self.nodes[i].dep.name,
+                second: d.name,
+            }),
+            None => Err(GraphError::UnknownDependency {
+                asset: owner.to_string(),
+                dependency: d.name,
+                id: d.id,
+            }),
+        }
     }
 }
 
