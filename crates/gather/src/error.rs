@@ -63,7 +63,9 @@ pub enum GatherError {
         reason: String,
     },
     /// The SSH handshake failed.
-    #[error("SSH handshake with {address} failed: {reason}")]
+    #[error(
+        "SSH handshake with {address} failed: {reason}; check that this port is the host's SSH server and that the host finished booting (sshd starts late on a first boot)"
+    )]
     Handshake {
         /// `host:port`.
         address: String,

@@ -18,6 +18,7 @@ mod error;
 mod events;
 mod keys;
 mod options;
+mod remote;
 mod session;
 
 pub use analysis::{

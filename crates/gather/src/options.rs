@@ -31,6 +31,11 @@ pub struct GatherOptions {
     /// The local ssh-agent socket (`SSH_AUTH_SOCK`), when set: its identities are tried after
     /// the keys above, and forwarded agent requests reach it.
     pub agent_socket: Option<PathBuf>,
+    /// Forward an agent to the session so the bootstrap host's gather script can log in to
+    /// the masters (default true, as upstream). The forwarded agent answers with the keys
+    /// loaded here and the local ssh-agent's keys, and only while the gather runs; the host
+    /// key is not verified, so turn this off when the network path is not trusted.
+    pub forward_agent: bool,
     /// Directory scanned for more private keys, usually `~/.ssh`; tried last.
     pub home_ssh_dir: Option<PathBuf>,
     /// Command run on the bootstrap host; `--id <ID>` and the masters are appended.
@@ -59,6 +64,7 @@ impl GatherOptions {
             keys: Vec::new(),
             extra_keys: Vec::new(),
             agent_socket: None,
+            forward_agent: true,
             home_ssh_dir: None,
             remote_command: DEFAULT_REMOTE_COMMAND.to_string(),
             out_dir: out_dir.into(),

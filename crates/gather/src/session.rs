@@ -1,22 +1,18 @@
 //! The gather itself: connect, log in, run the gather script, download the bundle.
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use russh::Channel;
 use russh::client::{self, Handle, Msg, Session};
 use russh::keys::{HashAlg, PublicKeyOrCertificate};
-use russh::{Channel, ChannelMsg};
 use serde::Serialize;
 
 use crate::agent::{ForwardTarget, Keyring, serve_forwarded};
 use crate::auth::{LocalAgent, authenticate};
-use crate::events::RemoteStream;
+use crate::remote::run_gather;
 use crate::{GatherError, GatherEvent, GatherOptions, download, keys};
-
-/// How many trailing output lines a remote failure reports.
-const LAST_LINES: usize = 20;
 
 /// The result of a successful gather.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -115,26 +111,19 @@ pub async fn gather_bootstrap(
             skipped: keys.skipped.clone(),
         });
     }
-    let all: Vec<&keys::Candidate> = keys.all().collect();
-    let keyring = match Keyring::start(&all).await {
-        Ok(ring) if !all.is_empty() => Some(Arc::new(ring)),
-        Ok(_) => None,
-        Err(reason) => {
-            log(GatherEvent::AgentForwarding { detail: reason });
-            None
-        }
-    };
-    let forward = ForwardTarget {
-        keyring,
-        agent_socket: agent.as_ref().and(opts.agent_socket.clone()),
+    let forward = match opts.forward_agent {
+        true => Some(forward_target(opts, &keys, agent.is_some(), log).await),
+        false => None,
     };
     let forward_detail = format!(
-        "the bootstrap host may use {} key(s) loaded here and {agent_keys} key(s) from ssh-agent to reach the masters",
-        all.len()
+        "the bootstrap host may use {} key(s) loaded here and {agent_keys} key(s) from ssh-agent \
+         to reach the masters while the gather runs",
+        keys.all().count()
     );
+    let forward_detail = forward.is_some().then_some(forward_detail);
     let (mut handle, host_key) = connect(opts, forward, log).await?;
     let auth_method = authenticate(&mut handle, opts, &keys, agent.as_mut(), log).await?;
-    let lines = run_gather(&handle, opts, &forward_detail, log).await?;
+    let lines = run_gather(&handle, opts, forward_detail.as_deref(), log).await?;
     let bundle_path = download::fetch_bundle(&handle, opts, &lines, log).await?;
     let _ = handle
         .disconnect(russh::Disconnect::ByApplication, "gather finished", "en")
@@ -144,6 +133,29 @@ pub async fn gather_bootstrap(
         host_key_fingerprint: host_key.fingerprint,
         auth_method,
     })
+}
+
+/// Where forwarded agent requests go: an in-process agent with the loaded keys, plus the
+/// user's ssh-agent when it answered.
+async fn forward_target(
+    opts: &GatherOptions,
+    keys: &keys::KeySet,
+    agent_answered: bool,
+    log: &mut dyn FnMut(GatherEvent),
+) -> ForwardTarget {
+    let all: Vec<&keys::Candidate> = keys.all().collect();
+    let keyring = match Keyring::start(&all).await {
+        Ok(ring) if !all.is_empty() => Some(Arc::new(ring)),
+        Ok(_) => None,
+        Err(reason) => {
+            log(GatherEvent::AgentForwarding { detail: reason });
+            None
+        }
+    };
+    ForwardTarget {
+        keyring,
+        agent_socket: opts.agent_socket.clone().filter(|_| agent_answered),
+    }
 }
 
 async fn open_agent(opts: &GatherOptions, log: &mut dyn FnMut(GatherEvent)) -> Option<LocalAgent> {
@@ -162,7 +174,7 @@ async fn open_agent(opts: &GatherOptions, log: &mut dyn FnMut(GatherEvent)) -> O
 
 async fn connect(
     opts: &GatherOptions,
-    forward: ForwardTarget,
+    forward: Option<ForwardTarget>,
     log: &mut dyn FnMut(GatherEvent),
 ) -> Result<(Handle<Client>, HostKey), GatherError> {
     let address = address(opts);
@@ -180,12 +192,12 @@ async fn connect(
         tokio::net::TcpStream::connect((opts.bootstrap.as_str(), opts.port)),
     )
     .await
-    .map_err(|_| connect_error(format!("no answer within {}s", limit.as_secs())))?
+    .map_err(|_| connect_error(format!("no answer within {}s", limit.as_secs_f32())))?
     .map_err(|e| connect_error(describe_connect_error(&e)))?;
     let host_key = Arc::new(Mutex::new(None));
     let client = Client {
         host_key: Arc::clone(&host_key),
-        forward: Some(forward),
+        forward,
     };
     let config = Arc::new(client::Config {
         inactivity_timeout: None,
@@ -199,12 +211,7 @@ async fn connect(
     };
     let handle = tokio::time::timeout(limit, client::connect_stream(config, socket, client))
         .await
-        .map_err(|_| {
-            handshake_error(format!(
-                "no SSH greeting within {}s (is it an SSH server?)",
-                limit.as_secs()
-            ))
-        })?
+        .map_err(|_| handshake_error(format!("no SSH greeting within {}s", limit.as_secs_f32())))?
         .map_err(|e| handshake_error(e.to_string()))?;
     let seen = host_key
         .lock()
@@ -228,176 +235,9 @@ fn describe_connect_error(e: &std::io::Error) -> String {
     }
 }
 
-/// Quotes one argument for a POSIX shell, leaving plain words alone.
-pub(crate) fn shell_quote(arg: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@,+%".contains(c);
-    if !arg.is_empty() && arg.chars().all(plain) {
-        arg.to_string()
-    } else {
-        format!("'{}'", arg.replace('\'', r"'\''"))
-    }
-}
-
-/// The remote command line: the configured command followed by quoted arguments.
-pub(crate) fn command_line(opts: &GatherOptions) -> String {
-    let mut line = format!(
-        "{} --id {}",
-        opts.remote_command.trim(),
-        shell_quote(&opts.gather_id)
-    );
-    for master in &opts.masters {
-        line.push(' ');
-        line.push_str(&shell_quote(master));
-    }
-    line
-}
-
-/// Splits a byte stream into lines and remembers the last few.
-struct Lines {
-    partial: [Vec<u8>; 2],
-    last: VecDeque<String>,
-}
-
-impl Lines {
-    fn push(&mut self, stream: RemoteStream, data: &[u8], log: &mut dyn FnMut(GatherEvent)) {
-        let index = stream as usize;
-        self.partial[index].extend_from_slice(data);
-        while let Some(pos) = self.partial[index].iter().position(|b| *b == b'\n') {
-            let rest = self.partial[index].split_off(pos + 1);
-            let line = std::mem::replace(&mut self.partial[index], rest);
-            self.emit(stream, &line, log);
-        }
-    }
-
-    fn flush(&mut self, log: &mut dyn FnMut(GatherEvent)) {
-        for stream in [RemoteStream::Stdout, RemoteStream::Stderr] {
-            let line = std::mem::take(&mut self.partial[stream as usize]);
-            if !line.is_empty() {
-                self.emit(stream, &line, log);
-            }
-        }
-    }
-
-    fn emit(&mut self, stream: RemoteStream, raw: &[u8], log: &mut dyn FnMut(GatherEvent)) {
-        let line = String::from_utf8_lossy(raw)
-            .trim_end_matches(['\n', '\r'])
-            .to_string();
-        if self.last.len() == LAST_LINES {
-            self.last.pop_front();
-        }
-        self.last.push_back(line.clone());
-        log(GatherEvent::RemoteLine { stream, line });
-    }
-}
-
-/// Runs the gather script with agent forwarding and returns its last output lines.
-async fn run_gather(
-    handle: &Handle<Client>,
-    opts: &GatherOptions,
-    forward_detail: &str,
-    log: &mut dyn FnMut(GatherEvent),
-) -> Result<Vec<String>, GatherError> {
-    let session_error = |doing: &str, reason: String| GatherError::Session {
-        address: address(opts),
-        doing: doing.to_string(),
-        reason,
-    };
-    let mut channel = handle
-        .channel_open_session()
-        .await
-        .map_err(|e| session_error("opening a session", e.to_string()))?;
-    channel
-        .agent_forward(true)
-        .await
-        .map_err(|e| session_error("requesting agent forwarding", e.to_string()))?;
-    let command = command_line(opts);
-    log(GatherEvent::Running {
-        command: command.clone(),
-    });
-    channel
-        .exec(true, command.as_bytes())
-        .await
-        .map_err(|e| session_error("starting the gather command", e.to_string()))?;
-    let mut lines = Lines {
-        partial: [Vec::new(), Vec::new()],
-        last: VecDeque::new(),
-    };
-    // Replies to our two requests arrive in order: agent forwarding, then exec.
-    let mut pending = VecDeque::from(["agent", "exec"]);
-    let mut status: Option<String> = None;
-    let mut exit_code: Option<u32> = None;
-    while let Some(msg) = channel.wait().await {
-        match msg {
-            ChannelMsg::Success | ChannelMsg::Failure => {
-                let ok = matches!(msg, ChannelMsg::Success);
-                match pending.pop_front() {
-                    Some("agent") => log(GatherEvent::AgentForwarding {
-                        detail: if ok {
-                            forward_detail.to_string()
-                        } else {
-                            "refused by the bootstrap host (AllowAgentForwarding no?); it cannot log in to the masters with our keys, so their logs will be missing".to_string()
-                        },
-                    }),
-                    Some(_) if !ok => status = Some("was refused by the SSH server".to_string()),
-                    _ => {}
-                }
-            }
-            ChannelMsg::Data { data } => lines.push(RemoteStream::Stdout, &data, log),
-            ChannelMsg::ExtendedData { data, ext: 1 } => {
-                lines.push(RemoteStream::Stderr, &data, log)
-            }
-            ChannelMsg::ExitStatus { exit_status } => exit_code = Some(exit_status),
-            ChannelMsg::ExitSignal {
-                signal_name,
-                error_message,
-                ..
-            } => {
-                status = Some(
-                    format!("was killed by signal {signal_name:?} {error_message}")
-                        .trim_end()
-                        .to_string(),
-                );
-            }
-            _ => {}
-        }
-    }
-    lines.flush(log);
-    let last: Vec<String> = lines.last.into_iter().collect();
-    let status = match (status, exit_code) {
-        (Some(status), _) => Some(status),
-        (None, Some(0)) => None,
-        (None, Some(code)) => Some(format!("exited with status {code}")),
-        (None, None) => {
-            Some("ended without reporting an exit status (connection lost?)".to_string())
-        }
-    };
-    match status {
-        Some(status) => Err(GatherError::RemoteFailed {
-            status,
-            last_lines: last,
-        }),
-        None => Ok(last),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn arguments_are_quoted_only_when_needed() {
-        assert_eq!(shell_quote("10.0.0.5"), "10.0.0.5");
-        assert_eq!(shell_quote("master-0.example.com"), "master-0.example.com");
-        assert_eq!(shell_quote(""), "''");
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("x'; rm -rf /"), r"'x'\''; rm -rf /'");
-        let mut opts = GatherOptions::new("h", "/tmp", "20260101000000");
-        opts.masters = vec!["10.0.0.5".into(), "$(id)".into()];
-        assert_eq!(
-            command_line(&opts),
-            "/usr/local/bin/installer-gather.sh --id 20260101000000 10.0.0.5 '$(id)'"
-        );
-    }
 
     #[test]
     fn ipv6_addresses_get_brackets() {

@@ -241,6 +241,9 @@ async fn a_wrong_key_lists_what_was_tried_and_what_the_server_accepts() {
 
 #[tokio::test]
 async fn a_public_key_as_key_names_the_private_file() {
+    if !crate::sshd::available() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let private = keygen(&dir.path().join("id_ed25519"), "ed25519", "", &[]);
     let mut opts = GatherOptions::new("127.0.0.1", dir.path().join("out"), "1");
@@ -351,6 +354,9 @@ async fn a_missing_tarball_is_a_clear_error() {
 
 #[tokio::test]
 async fn a_closed_port_names_host_and_port() {
+    if !crate::sshd::available() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(&dir.path().join("k"), "ed25519", "", &[]);
     let port = closed_port();
@@ -399,4 +405,24 @@ async fn a_broken_off_download_keeps_the_part_received() {
     assert!(std::fs::metadata(&partial).unwrap().len() > 0);
     assert!(err.to_string().contains("kept as"), "{err}");
     assert!(!opts.out_dir.join(opts.bundle_name()).exists());
+}
+
+#[tokio::test]
+async fn a_silent_port_times_out_with_a_hint() {
+    if !crate::sshd::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(&dir.path().join("k"), "ed25519", "", &[]);
+    // Accepts TCP connections (the kernel does) but never speaks SSH.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let mut opts = GatherOptions::new("127.0.0.1", dir.path().join("out"), "20260101000000");
+    opts.port = port;
+    opts.keys = vec![key];
+    opts.connect_timeout = Duration::from_millis(500);
+    let err = gather(&opts).await.0.unwrap_err().to_string();
+    assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
+    assert!(err.contains("no SSH greeting within 0.5s"), "{err}");
+    assert!(err.contains("finished booting"), "{err}");
 }

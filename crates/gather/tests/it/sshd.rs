@@ -58,15 +58,18 @@ pub fn closed_port() -> u16 {
     free_port()
 }
 
-/// Whether sshd tests can run; panics in CI when the server is missing.
+/// Whether the OpenSSH tools the tests use are installed; in CI a missing tool fails the test.
 pub fn available() -> bool {
-    if Path::new(SSHD).exists() {
+    let keygen = Command::new("ssh-keygen").arg("-?").output().is_ok();
+    if Path::new(SSHD).exists() && keygen {
         return true;
     }
     if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{SSHD} is missing: install the Debian package openssh-server");
+        panic!(
+            "{SSHD} or ssh-keygen is missing: install the Debian packages openssh-server and openssh-client"
+        );
     }
-    eprintln!("skipping: {SSHD} not installed (apt-get install openssh-server)");
+    eprintln!("skipping: OpenSSH not installed (apt-get install openssh-server openssh-client)");
     false
 }
 
