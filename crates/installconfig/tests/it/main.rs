@@ -1,6 +1,7 @@
 //! Integration tests of the installconfig crate.
 
 mod load;
+mod validate;
 
 use std::path::PathBuf;
 
