@@ -28,6 +28,9 @@ pub struct CvoIgnore {
 ///
 /// Each object of each file except `manifests/cvo-overrides.yaml` becomes one override
 /// {kind, group, namespace, name, unmanaged: true}; overrides the user already had follow.
+/// Upstream passes only the Manifests and Openshift asset files, i.e. without the files for
+/// which [`crate::owned_by_machine_assets`] is true; listing those too is harmless since the
+/// CVO does not manage MachineConfigs or user-data secrets.
 pub fn cvo_ignore(files: &[(&str, &[u8])]) -> Result<CvoIgnore, Error> {
     let (_, cvo_data) = files
         .iter()

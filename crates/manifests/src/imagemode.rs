@@ -197,6 +197,10 @@ fn check(o: &ObjectRef, pools: &[&str]) -> Vec<String> {
             "spec.machineConfigPool.name {p:?} is not a pool of this cluster (pools: {})",
             pools.join(", ")
         )),
+        // The API server rejects a MachineOSConfig whose name differs from its pool's.
+        Some(p) if p != o.name => errs.push(format!(
+            "metadata.name must equal spec.machineConfigPool.name ({p:?})"
+        )),
         Some(_) => {}
     }
     let annotation = o
@@ -217,20 +221,7 @@ fn check(o: &ObjectRef, pools: &[&str]) -> Vec<String> {
     if text("/spec/imageBuilder/imageBuilderType") != Some("Job") {
         errs.push("spec.imageBuilder.imageBuilderType must be Job".into());
     }
-    let has_containerfile = o
-        .value
-        .pointer("/spec/containerFile")
-        .and_then(Value::as_array)
-        .is_some_and(|l| {
-            l.iter().any(|c| {
-                c.get("content")
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| !s.trim().is_empty())
-            })
-        });
-    if !has_containerfile {
-        errs.push("spec.containerFile needs an entry with the Containerfile content".into());
-    }
+    containerfiles(o, &mut errs);
     match text("/spec/renderedImagePushSpec") {
         None => errs.push("spec.renderedImagePushSpec is required".into()),
         Some(v) if v.contains(PLACEHOLDER) => {}
@@ -244,6 +235,38 @@ fn check(o: &ObjectRef, pools: &[&str]) -> Vec<String> {
         errs.push("spec.renderedImagePushSecret.name is required".into());
     }
     errs
+}
+
+/// Architectures a Containerfile entry may target.
+const ARCHES: &[&str] = &["NoArch", "AMD64", "ARM64", "PPC64LE", "S390X"];
+
+/// `spec.containerFile`: at least one entry with content, each with a known architecture.
+fn containerfiles(o: &ObjectRef, errs: &mut Vec<String>) {
+    let entries = o
+        .value
+        .pointer("/spec/containerFile")
+        .and_then(Value::as_array);
+    let entries = entries.map(Vec::as_slice).unwrap_or_default();
+    let has_content = |c: &Value| {
+        c.get("content")
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.trim().is_empty())
+    };
+    if !entries.iter().any(has_content) {
+        errs.push("spec.containerFile needs an entry with the Containerfile content".into());
+    }
+    for (i, c) in entries.iter().enumerate() {
+        let arch = c
+            .get("containerfileArch")
+            .and_then(Value::as_str)
+            .unwrap_or("NoArch");
+        if !ARCHES.contains(&arch) {
+            errs.push(format!(
+                "spec.containerFile[{i}].containerfileArch {arch:?} must be one of {}",
+                ARCHES.join(", ")
+            ));
+        }
+    }
 }
 
 /// Report every string still holding the placeholder, by field path.

@@ -30,4 +30,4 @@ pub use imagemode::{
     ImageModeReport, image_mode_skeletons, pre_built_image_credentials, validate_machine_os_configs,
 };
 pub use inputs::ManifestInputs;
-pub use user::{LoadOutcome, UserFile, load_dir};
+pub use user::{LoadOutcome, UserFile, load_dir, owned_by_machine_assets};

@@ -250,3 +250,31 @@ fn object_ref(value: Value, position: Option<(u64, u64)>) -> Result<ObjectRef, S
         position,
     })
 }
+
+/// Whether an `openshift/` file name belongs to the installer's machine assets (user-data
+/// secrets, MachineConfigs, Machines, MachineSets, the control-plane machine set, bare-metal
+/// hosts and their secrets, vSphere IP claims and addresses, fencing credentials).
+///
+/// Upstream loads these through the machine assets rather than the Openshift asset, so they
+/// are neither part of that asset's files nor of the bootstrap CVO overrides; a caller that
+/// wants the same split filters with this.
+pub fn owned_by_machine_assets(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "99_openshift-cluster-api_master-user-data-secret.yaml",
+        "99_openshift-cluster-api_worker-user-data-secret.yaml",
+        "99_openshift-machine-api_master-control-plane-machine-set.yaml",
+    ];
+    const PREFIXES: &[&str] = &[
+        "99_openshift-machineconfig_",
+        "99_openshift-cluster-api_master-machines-",
+        "99_openshift-cluster-api_worker-machineset-",
+        "99_openshift-cluster-api_hosts-",
+        "99_openshift-cluster-api_host-bmc-secrets-",
+        "99_openshift-cluster-api_host-network-config-secrets-",
+        "99_openshift-machine-api_claim-",
+        "99_openshift-machine-api_address-",
+        "99_openshift-etcd_fencing-credentials-secrets-",
+    ];
+    EXACT.contains(&name)
+        || (name.ends_with(".yaml") && PREFIXES.iter().any(|p| name.starts_with(p)))
+}

@@ -203,3 +203,39 @@ proptest::proptest! {
         let _ = manifests::user::parse_objects(Path::new("x.yaml"), text.as_bytes());
     }
 }
+
+#[test]
+fn machine_asset_files_are_recognised() {
+    let generated = generate(&common::baremetal_compact()).unwrap();
+    let owned: Vec<&str> = generated
+        .files
+        .iter()
+        .filter(|f| f.dir == Dir::Openshift && manifests::owned_by_machine_assets(&f.name))
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(
+        owned,
+        [
+            "99_openshift-cluster-api_master-user-data-secret.yaml",
+            "99_openshift-cluster-api_worker-user-data-secret.yaml",
+            "99_openshift-machineconfig_99-master-disable-hyperthreading.yaml",
+            "99_openshift-machineconfig_99-master-fips.yaml",
+            "99_openshift-machineconfig_99-master-ssh.yaml",
+            "99_openshift-machineconfig_99-worker-fips.yaml",
+            "99_openshift-machineconfig_99-worker-ssh.yaml",
+        ]
+    );
+    for name in [
+        "99_openshift-cluster-api_master-machines-0.yaml",
+        "99_openshift-etcd_fencing-credentials-secrets-0.yaml",
+    ] {
+        assert!(manifests::owned_by_machine_assets(name), "{name}");
+    }
+    for name in [
+        "99_feature-gate.yaml",
+        "99_kubeadmin-password-secret.yaml",
+        "99_extra.yaml",
+    ] {
+        assert!(!manifests::owned_by_machine_assets(name), "{name}");
+    }
+}
