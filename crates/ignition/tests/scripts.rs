@@ -768,8 +768,9 @@ fn wait_for(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
 }
 
 fn kill_group(child: &mut Child) {
-    let status = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{}", child.id())])
+    // bash's builtin kill: a procps kill binary is not in every minimal image.
+    let status = Command::new("bash")
+        .args(["-c", &format!("kill -KILL -- -{}", child.id())])
         .status()
         .unwrap();
     assert!(

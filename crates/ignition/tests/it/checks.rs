@@ -17,7 +17,7 @@ const BASE: &str = r#"{
     "links": [{"path": "/etc/l", "target": "/etc/a"}]
   },
   "systemd": {"units": [
-    {"name": "a.service", "enabled": true, "contents": "[Service]\nExecStart=/bin/true\n"},
+    {"name": "a.service", "enabled": true, "contents": "[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n"},
     {"name": "b.service", "dropins": [{"name": "10-x.conf", "contents": "[Service]\n"}]},
     {"name": "c.socket", "mask": true}
   ]}
@@ -124,7 +124,7 @@ fn paths_must_be_unique_across_files_directories_and_links() {
 }
 
 #[test]
-fn modes_must_fit_in_12_bits() {
+fn modes_must_be_plain_permission_bits() {
     let got = problems(|c| file(c, 0).mode = Some(0o10000));
     assert_eq!(
         got,
@@ -135,7 +135,15 @@ fn modes_must_fit_in_12_bits() {
         got,
         one("storage.files[0].mode", ProblemKind::ModeOutOfRange(-1))
     );
-    assert_eq!(problems(|c| file(c, 0).mode = Some(0o7777)), vec![]);
+    assert_eq!(problems(|c| file(c, 0).mode = Some(0o777)), vec![]);
+    let got = problems(|c| file(c, 0).mode = Some(0o4755));
+    assert_eq!(
+        got,
+        one(
+            "storage.files[0].mode",
+            ProblemKind::SpecialModeBits(0o4755)
+        )
+    );
     let got = problems(|c| {
         c.storage.as_mut().unwrap().directories.as_mut().unwrap()[0].mode = Some(0o20000);
     });
@@ -239,6 +247,22 @@ fn unit_rules() {
             ProblemKind::EnabledWithoutContents("b.service".into())
         )
     );
+    let got = problems(|c| unit(c, 0).contents = Some("[Service]\nExecStart=/bin/true\n".into()));
+    assert_eq!(
+        got,
+        one(
+            "systemd.units[0].contents",
+            ProblemKind::EnabledWithoutInstall("a.service".into())
+        )
+    );
+    let got = problems(|c| {
+        unit(c, 0).contents = Some("[Service]\n".into());
+        unit(c, 0).dropins = Some(vec![ignition_config::v3_2::Dropin {
+            name: "install.conf".into(),
+            contents: Some("[Install]\nWantedBy=multi-user.target\n".into()),
+        }]);
+    });
+    assert_eq!(got, vec![], "an [Install] section in a drop-in counts");
 }
 
 #[test]

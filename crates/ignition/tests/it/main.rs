@@ -9,3 +9,4 @@ mod pointer;
 mod props;
 mod size;
 mod util;
+mod validate;

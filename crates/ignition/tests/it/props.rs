@@ -17,7 +17,7 @@ fn node_path() -> impl Strategy<Value = String> {
 fn node_files() -> impl Strategy<Value = Vec<NodeFile>> {
     let file = (
         node_path(),
-        0u32..=0o7777,
+        0u32..=0o777,
         prop::collection::vec(any::<u8>(), 0..600),
     )
         .prop_map(|(p, m, c)| NodeFile::new(format!("/opt/x{p}"), m, c));

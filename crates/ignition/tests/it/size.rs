@@ -13,7 +13,10 @@ fn aws_user_data_limit_is_reported_when_exceeded() {
         "{text}"
     );
     assert!(text.contains("16384 bytes"), "{text}");
-    assert!(text.ends_with("serve this file over HTTPS, or compress it"), "{text}");
+    assert!(
+        text.ends_with("serve this file over HTTPS, or compress it"),
+        "{text}"
+    );
     let small = size_report("master.ign", 1_800, "aws");
     assert!(!small.over);
     assert!(small.to_string().contains("within"), "{small}");

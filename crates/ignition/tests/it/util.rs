@@ -38,7 +38,7 @@ pub const STANDARD_TREE: &[(&str, &str)] = &[
     ("common/files/etc/kubernetes/README.md", "not shipped\n"),
     (
         "common/units/kubelet.service",
-        "[Service]\nExecStart=/usr/local/bin/kubelet.sh\n",
+        "[Service]\nExecStart=/usr/local/bin/kubelet.sh\n[Install]\nWantedBy=multi-user.target\n",
     ),
     (
         "common/units/bootkube.service.j2",
@@ -50,7 +50,7 @@ pub const STANDARD_TREE: &[(&str, &str)] = &[
     ),
     (
         "common/units/systemd-journal-gatewayd.socket",
-        "[Socket]\nListenStream=19531\n",
+        "[Socket]\nListenStream=19531\n[Install]\nWantedBy=sockets.target\n",
     ),
     (
         "single-node/files/usr/local/bin/install-to-disk.sh.j2",
@@ -62,11 +62,11 @@ pub const STANDARD_TREE: &[(&str, &str)] = &[
     ),
     (
         "single-node/units/install-to-disk.service",
-        "[Service]\nExecStart=/usr/local/bin/install-to-disk.sh\n",
+        "[Service]\nExecStart=/usr/local/bin/install-to-disk.sh\n[Install]\nWantedBy=multi-user.target\n",
     ),
     (
         "pivot/units/bootstrap-pivot.service",
-        "[Service]\nType=oneshot\n",
+        "[Service]\nType=oneshot\n[Install]\nWantedBy=multi-user.target\n",
     ),
 ];
 
