@@ -147,9 +147,11 @@ async fn rsa_pem_key_file_logs_in() {
             .starts_with("-----BEGIN RSA PRIVATE KEY-----")
     );
     server.authorize(&key);
-    let (mut opts, _remote) = options(&server, "rsa", bundle_script(&server, ""));
+    let script = bundle_script(&server, "ssh-add -l >/dev/null 2>&1 || echo no-agent-here");
+    let (mut opts, _remote) = options(&server, "rsa", script);
     opts.keys = vec![key];
-    let (result, _) = gather(&opts).await;
+    opts.forward_agent = false;
+    let (result, events) = gather(&opts).await;
     let outcome = result.unwrap_or_else(|e| panic!("{e}\n{}", server.log()));
     assert!(
         outcome.auth_method.contains("RSA SHA256:"),
@@ -157,6 +159,13 @@ async fn rsa_pem_key_file_logs_in() {
         outcome.auth_method
     );
     assert!(outcome.bundle_path.is_file());
+    // Forwarding switched off: the remote side has no agent.
+    assert!(remote_lines(&events).contains(&"no-agent-here".to_string()));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, GatherEvent::AgentForwarding { .. }))
+    );
 }
 
 #[tokio::test]
