@@ -72,6 +72,12 @@ pub enum ProblemKind {
     /// The mode has bits outside 0o7777.
     #[error("mode {0} (octal {0:o}) is outside 0..=0o7777")]
     ModeOutOfRange(i64),
+    /// setuid/setgid/sticky bits, which Ignition ignores before spec 3.4.0.
+    #[error(
+        "mode {0:o} has setuid/setgid/sticky bits, which Ignition spec 3.2.0 ignores; \
+         use permission bits 0..=0o777 only"
+    )]
+    SpecialModeBits(i64),
     /// `overwrite: true` without `contents.source`.
     #[error("overwrite is true but contents.source is missing; set contents or drop overwrite")]
     OverwriteWithoutContents,
@@ -96,6 +102,9 @@ pub enum ProblemKind {
     /// An enabled unit has no contents.
     #[error("unit {0:?} is enabled but has no contents")]
     EnabledWithoutContents(String),
+    /// An enabled unit has no `[Install]` section, so enabling it does nothing.
+    #[error("unit {0:?} is enabled but has no [Install] section, so enabling does nothing")]
+    EnabledWithoutInstall(String),
     /// A drop-in name does not end in `.conf` (systemd ignores it).
     #[error("drop-in {0:?} must end in .conf or systemd ignores it")]
     DropinNotConf(String),
@@ -251,8 +260,14 @@ fn check_path(path: &str, at: &str, out: &mut Problems) {
 }
 
 fn check_mode(mode: Option<i64>, at: &str, out: &mut Problems) {
-    if let Some(mode) = mode.filter(|m| !(0..=0o7777).contains(m)) {
-        out.push(format!("{at}.mode"), ProblemKind::ModeOutOfRange(mode));
+    match mode {
+        Some(m) if !(0..=0o7777).contains(&m) => {
+            out.push(format!("{at}.mode"), ProblemKind::ModeOutOfRange(m));
+        }
+        Some(m) if m & 0o7000 != 0 => {
+            out.push(format!("{at}.mode"), ProblemKind::SpecialModeBits(m));
+        }
+        _ => {}
     }
 }
 
@@ -310,13 +325,29 @@ fn check_units(config: &Config, out: &mut Problems) {
                 ProblemKind::BadUnitName(unit.name.clone()),
             );
         }
-        if unit.enabled == Some(true) && unit.contents.is_none() {
-            out.push(
-                format!("{at}.contents"),
-                ProblemKind::EnabledWithoutContents(unit.name.clone()),
-            );
+        if unit.enabled == Some(true) {
+            check_enabled(unit, &at, out);
         }
         check_dropins(unit, &at, out);
+    }
+}
+
+/// An enabled unit needs its text here and an `[Install]` section (in it or a drop-in).
+fn check_enabled(unit: &Unit, at: &str, out: &mut Problems) {
+    let Some(contents) = &unit.contents else {
+        let kind = ProblemKind::EnabledWithoutContents(unit.name.clone());
+        out.push(format!("{at}.contents"), kind);
+        return;
+    };
+    let has_install = |text: &str| text.lines().any(|l| l.trim() == "[Install]");
+    let in_dropins = unit
+        .dropins
+        .iter()
+        .flatten()
+        .any(|d| d.contents.as_deref().is_some_and(has_install));
+    if !has_install(contents) && !in_dropins {
+        let kind = ProblemKind::EnabledWithoutInstall(unit.name.clone());
+        out.push(format!("{at}.contents"), kind);
     }
 }
 
