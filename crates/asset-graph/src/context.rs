@@ -65,8 +65,12 @@ impl Context {
 
     /// Attaches a run-wide setting of the caller's own type (e.g. a certificate expiry
     /// margin). Settings are read by [`crate::Asset::refresh_reason`] and
-    /// [`crate::Asset::load`], which run before any parent is resolved and so cannot get them
-    /// from parents. A second value of the same type replaces the first.
+    /// [`crate::Asset::load`], which have no access to parents and so cannot get them from
+    /// there. A second value of the same type replaces the first.
+    ///
+    /// Settings do NOT take part in fingerprints: changing one never by itself regenerates a
+    /// stored value. Use them for policy that decides *whether* to load or refresh; anything
+    /// that shapes generated content belongs in a provided input (`Store::provide`).
     pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Context {
         Arc::make_mut(&mut self.settings).insert(TypeId::of::<T>(), Arc::new(value));
         self
@@ -185,6 +189,10 @@ mod settings_tests {
         assert_eq!(ctx.get::<String>(), None);
         let again = ctx.clone().with(Margin(1));
         assert_eq!(again.get::<Margin>(), Some(&Margin(1)));
-        assert_eq!(ctx.get::<Margin>(), Some(&Margin(12)), "clones are independent");
+        assert_eq!(
+            ctx.get::<Margin>(),
+            Some(&Margin(12)),
+            "clones are independent"
+        );
     }
 }

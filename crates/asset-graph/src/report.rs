@@ -190,8 +190,6 @@ pub enum Event<'a> {
     },
     /// An asset's generator starts (the slow part).
     Generating {
-        /// Stable id.
-        id: &'static str,
         /// Human name.
         name: &'static str,
         /// Why it is generated.
@@ -199,8 +197,6 @@ pub enum Event<'a> {
     },
     /// An asset is resolved.
     Resolved {
-        /// Stable id.
-        id: &'static str,
         /// Human name.
         name: &'static str,
         /// Where its value came from.

@@ -52,7 +52,6 @@ impl Store {
         res.elapsed = start.elapsed();
         tracing::debug!(asset = node.dep.name, source = %res.source, reason = ?res.reason.as_ref().map(ToString::to_string), "resolved");
         self.emit(Event::Resolved {
-            id: node.dep.id,
             name: node.dep.name,
             source: res.source,
             reason: res.reason.as_ref(),
@@ -131,7 +130,6 @@ impl Store {
     ) -> Result<Candidate, GraphError> {
         tracing::debug!(asset = node.dep.name, %reason, "generating");
         self.emit(Event::Generating {
-            id: node.dep.id,
             name: node.dep.name,
             reason,
         });

@@ -448,7 +448,7 @@ fn observer_sees_plan_generation_and_files() {
     store.set_observer(move |e: &Event<'_>| {
         let line = match e {
             Event::Planned { total } => format!("plan {total}"),
-            Event::Generating { name, reason, .. } => format!("gen {name} {reason}"),
+            Event::Generating { name, reason } => format!("gen {name} {reason}"),
             Event::Resolved { name, source, .. } => format!("done {name} {source}"),
             Event::File { path, .. } => format!("file {}", path.display()),
         };
