@@ -223,3 +223,42 @@ impl Summary {
         self.phases.iter().map(|p| p.elapsed).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human_duration(Duration::from_millis(850)), "850ms");
+        assert_eq!(human_duration(Duration::from_millis(12_340)), "12.3s");
+        assert_eq!(human_duration(Duration::from_secs(245)), "4m05s");
+        assert_eq!(human_duration(Duration::from_secs(3723)), "1h02m03s");
+    }
+
+    #[test]
+    fn event_lines_for_humans() {
+        let started = Event::PhaseStarted {
+            phase: Phase::BootstrapConfigMap,
+            timeout: Duration::from_secs(45 * 60),
+        };
+        assert_eq!(
+            started.to_string(),
+            "waiting up to 45m00s for bootstrapping to complete (configmap kube-system/bootstrap)"
+        );
+        let status = Event::Status {
+            phase: Phase::Api,
+            message: "connection refused".into(),
+            elapsed: Duration::from_secs(75),
+        };
+        assert_eq!(
+            status.to_string(),
+            "[Kubernetes API 1m15s] connection refused"
+        );
+        let json = serde_json::to_string(&status).expect("json");
+        assert_eq!(
+            json,
+            r#"{"event":"status","phase":"api","message":"connection refused","elapsed_ms":75000}"#
+        );
+    }
+}

@@ -187,3 +187,142 @@ fn write_atomic_like(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     })?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Valid PEM framing around bytes that are not a certificate.
+    const NOT_X509: &str = "-----BEGIN CERTIFICATE-----\nAAECAwQF\n-----END CERTIFICATE-----\n";
+
+    fn kubeconfig(dir: &Path, cluster: &str) -> PathBuf {
+        let path = dir.join("kubeconfig");
+        let yaml =
+            format!("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n{cluster}\n");
+        fs::write(&path, yaml).expect("write");
+        path
+    }
+
+    #[test]
+    fn router_ca_that_is_not_pem_is_refused_and_nothing_is_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = kubeconfig(dir.path(), "    server: https://h:6443");
+        let before = fs::read_to_string(&path).expect("read");
+        let err = prepend_router_ca(&path, "not a certificate", 1).unwrap_err();
+        assert!(matches!(err, EditError::RouterCa(_)), "{err}");
+        assert!(
+            err.to_string().contains("no PEM CERTIFICATE block"),
+            "{err}"
+        );
+        assert_eq!(fs::read_to_string(&path).expect("read"), before);
+        assert_eq!(
+            fs::read_dir(dir.path()).expect("ls").count(),
+            1,
+            "no backup"
+        );
+    }
+
+    #[test]
+    fn ca_file_reference_is_reported_with_its_field() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = kubeconfig(
+            dir.path(),
+            "    server: https://h:6443\n    certificate-authority: /etc/ca.crt",
+        );
+        let ca = router_ca();
+        let err = prepend_router_ca(&path, &ca, 1).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("clusters[0].cluster.certificate-authority-data: missing"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn prepend_keeps_mode_writes_backup_and_is_idempotent() {
+        use base64::Engine;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let original = api_ca();
+        let data = STANDARD.encode(original.as_bytes());
+        let path = kubeconfig(
+            dir.path(),
+            &format!("    server: https://h:6443\n    certificate-authority-data: {data}"),
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).expect("chmod");
+        }
+        let other = router_ca();
+        let outcome = prepend_router_ca(&path, &other, 42).expect("prepend");
+        let backup = dir.path().join("kubeconfig.bak-42");
+        assert_eq!(
+            outcome,
+            PrependOutcome::Updated {
+                backup: backup.clone()
+            }
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode(&path), 0o640);
+            assert_eq!(mode(&backup), 0o640);
+        }
+        let doc: Value =
+            serde_saphyr::from_str(&fs::read_to_string(&path).expect("read")).expect("yaml");
+        let b64 = doc
+            .pointer("/clusters/0/cluster/certificate-authority-data")
+            .and_then(Value::as_str)
+            .expect("data");
+        let pem = String::from_utf8(STANDARD.decode(b64).expect("b64")).expect("utf8");
+        assert_eq!(pem, format!("{}\n{original}", other.trim_end()));
+        // The same CA first already: nothing to do, no second backup.
+        assert_eq!(
+            prepend_router_ca(&path, &other, 43).expect("again"),
+            PrependOutcome::AlreadyPresent
+        );
+        assert!(!dir.path().join("kubeconfig.bak-43").exists());
+    }
+
+    #[test]
+    fn broken_certificate_inside_pem_is_refused() {
+        assert!(
+            parse_pem_bundle(NOT_X509.as_bytes())
+                .unwrap_err()
+                .contains("does not parse as X.509")
+        );
+    }
+
+    /// A self-signed P-256 CA (CN=unit-test-api-ca) made once with the openssl CLI.
+    fn api_ca() -> String {
+        "-----BEGIN CERTIFICATE-----\n\
+MIIBjjCCATOgAwIBAgIUB7AeXlGtNIQfcgOvI4s/Q89QQRQwCgYIKoZIzj0EAwIw\n\
+GzEZMBcGA1UEAwwQdW5pdC10ZXN0LWFwaS1jYTAgFw0yNjExMjEyMzQyMDVaGA8y\n\
+MTI2MTAyODIzNDIwNVowGzEZMBcGA1UEAwwQdW5pdC10ZXN0LWFwaS1jYTBZMBMG\n\
+ByqGSM49AgEGCCqGSM49AwEHA0IABFCTTwxrq7pTnRjWYJAOIfqkIM3ygtyppeeD\n\
+1VW0t0daYOC9RqJzdGOsxMuayLi+TWE3O2xkkz0QEjJJNjw62jCjUzBRMB0GA1Ud\n\
+DgQWBBRQlvEcuI7a5dSjPa5FOPulPPnrXTAfBgNVHSMEGDAWgBRQlvEcuI7a5dSj\n\
+Pa5FOPulPPnrXTAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQDu\n\
+gcTUB0Oqqxqxb8nZVXC6zkgC6FrMVRWIwi51A6Xa9gIhAPVslqghZ1MtA43T0alU\n\
+xlvVARlE+UcyPLZNb26Yz9VJ\n\
+-----END CERTIFICATE-----\n"
+            .to_string()
+    }
+
+    /// A self-signed P-256 CA (CN=unit-test-router-ca) made once with the openssl CLI.
+    fn router_ca() -> String {
+        "-----BEGIN CERTIFICATE-----\n\
+MIIBlDCCATmgAwIBAgIUU8RY2GOUYmmAyg+h82XYDmzcMu8wCgYIKoZIzj0EAwIw\n\
+HjEcMBoGA1UEAwwTdW5pdC10ZXN0LXJvdXRlci1jYTAgFw0yNjExMjEyMzM4MzNa\n\
+GA8yMTI2MTAyODIzMzgzM1owHjEcMBoGA1UEAwwTdW5pdC10ZXN0LXJvdXRlci1j\n\
+YTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABABRjBS6IWJWHCC94KN81LgRmh9f\n\
+GlffBAvMIb6kmNFAzEkASNEygDB0nMRpqoH4/LJFMo+sz97hW31IXm+obG2jUzBR\n\
+MB0GA1UdDgQWBBQMZDL5hkTOath+0tiUs3WK3tl30DAfBgNVHSMEGDAWgBQMZDL5\n\
+hkTOath+0tiUs3WK3tl30DAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0kA\n\
+MEYCIQCG7AgGQHs9rjh49fgW/MtaPIX1NnUOnQzlTtWw/gbPAAIhAPgph3FqJHoR\n\
+ydaWJM7WHlBzemk2WdOey2A94ndqfUS9\n\
+-----END CERTIFICATE-----\n"
+            .to_string()
+    }
+}

@@ -58,7 +58,12 @@ impl CertInfo {
             subject: cert.subject().to_string(),
             issuer: cert.issuer().to_string(),
             names,
-            not_after: cert.validity().not_after.to_string(),
+            not_after: cert
+                .validity()
+                .not_after
+                .to_datetime()
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_else(|_| cert.validity().not_after.to_string()),
         }
     }
 }

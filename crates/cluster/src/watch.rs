@@ -17,6 +17,10 @@ use crate::report::Reporter;
 /// Pause before retrying after an error, so a dead server is not hammered.
 const RETRY: Duration = Duration::from_secs(1);
 
+/// Server-side watch timeout. Short enough that a silently dead connection (no RST, e.g. a
+/// load balancer dropping its backend) delays the next resume by at most a minute.
+const WATCH_SECONDS: u32 = 60;
+
 /// What the predicate says about the object's current state.
 pub(crate) enum Check<T> {
     Done(T),
@@ -78,8 +82,9 @@ async fn watch_from<K, T>(
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
-    let params = WatchParams::default().fields(fields);
+    let params = WatchParams::default().fields(fields).timeout(WATCH_SECONDS);
     loop {
+        let opened = std::time::Instant::now();
         let stream = match api.watch(&params, &rv).await {
             Ok(s) => s,
             Err(e) if is_gone(&e) => {
@@ -133,9 +138,12 @@ where
             }
         }
         // kube ends the stream quietly both at the server's timeout and when the connection
-        // drops mid-stream; either way the next watch continues where this one stopped.
-        rep.note(format!(
-            "watch connection closed, resuming from resourceVersion {rv}"
-        ));
+        // drops mid-stream; either way the next watch continues where this one stopped. Only
+        // an early end is worth showing.
+        if opened.elapsed() < Duration::from_secs(u64::from(WATCH_SECONDS) - 5) {
+            rep.note(format!(
+                "watch connection closed early, resuming from resourceVersion {rv}"
+            ));
+        }
     }
 }

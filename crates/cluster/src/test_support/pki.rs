@@ -63,14 +63,14 @@ impl Signer {
 
     /// A serving certificate for the given DNS names and IPs.
     pub fn issue_server(&self, cn: &str, dns: &[&str], ips: &[IpAddr]) -> Leaf {
-        let mut p = params(cn);
-        p.subject_alt_names = dns
-            .iter()
-            .map(|d| SanType::DnsName((*d).try_into().expect("dns name")))
-            .chain(ips.iter().map(|ip| SanType::IpAddress(*ip)))
-            .collect();
-        p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        self.issue(server_params(cn, dns, ips))
+    }
+
+    /// Like [`Signer::issue_server`], but valid only during the year 2000 (expired).
+    pub fn issue_expired_server(&self, cn: &str, dns: &[&str], ips: &[IpAddr]) -> Leaf {
+        let mut p = server_params(cn, dns, ips);
+        p.not_before = rcgen::date_time_ymd(2000, 1, 1);
+        p.not_after = rcgen::date_time_ymd(2001, 1, 1);
         self.issue(p)
     }
 
@@ -82,6 +82,18 @@ impl Signer {
         p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
         self.issue(p)
     }
+}
+
+fn server_params(cn: &str, dns: &[&str], ips: &[IpAddr]) -> CertificateParams {
+    let mut p = params(cn);
+    p.subject_alt_names = dns
+        .iter()
+        .map(|d| SanType::DnsName((*d).try_into().expect("dns name")))
+        .chain(ips.iter().map(|ip| SanType::IpAddress(*ip)))
+        .collect();
+    p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+    p
 }
 
 /// Everything a test cluster needs.

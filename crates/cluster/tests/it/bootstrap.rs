@@ -188,12 +188,23 @@ async fn api_timeout_blames_the_bootstrap_host() {
             fx.dir.path().display()
         )
     );
-    let failed = rec
-        .events
-        .borrow()
-        .iter()
-        .any(|(_, e)| matches!(e, Event::Failed { exit_code: 5, .. }));
-    assert!(failed, "a Failed event is sent");
+    let events = rec.events.borrow();
+    let (_, failed) = events.last().expect("events");
+    assert!(
+        matches!(failed, Event::Failed { exit_code: 5, .. }),
+        "{failed:?}"
+    );
+    let json = serde_json::to_value(failed).expect("serialize");
+    assert_eq!(json["event"], "failed");
+    assert_eq!(json["phase"], "api");
+    assert_eq!(json["exit_code"], 5);
+    assert_eq!(json["diagnosis"]["last_seen"], "connection refused");
+    assert_eq!(json["diagnosis"]["next_command"], d.next_command.as_str());
+    assert!(
+        json["diagnosis"]["unhealthy_operators"]
+            .as_array()
+            .is_some_and(Vec::is_empty)
+    );
 }
 
 #[tokio::test]

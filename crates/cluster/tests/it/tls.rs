@@ -141,3 +141,58 @@ async fn kubeconfig_without_ca_is_refused_before_connecting() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn expired_server_certificate_says_when() {
+    let pki = cluster::test_support::TestPki::generate("test.example.com");
+    let expired = pki.server_ca.issue_expired_server(
+        "api.test.example.com",
+        &["api.test.example.com"],
+        &["127.0.0.1".parse().expect("ip")],
+    );
+    let server = cluster::test_support::TestApiServer::start(
+        &expired.cert_pem,
+        &expired.key_pem,
+        &pki.client_ca.cert_pem(),
+    )
+    .await;
+    let fx = Fixture::new(false).await;
+    fx.rewrite_kubeconfig(&kubeconfig_yaml(
+        &server.url(),
+        &pki.server_ca.cert_pem(),
+        &pki.admin,
+        Some(&pki.api_host()),
+    ));
+    let err = api_failure(&fx).await;
+    let seen = err
+        .diagnosis()
+        .and_then(|d| d.last_seen.clone())
+        .unwrap_or_default();
+    assert!(
+        seen.starts_with(
+            "x509: server certificate \"CN=api.test.example.com\" expired at 2001-01-01T00:00:00Z;"
+        ),
+        "{seen}"
+    );
+}
+
+#[tokio::test]
+async fn unresolvable_api_name_is_a_dns_problem() {
+    let fx = Fixture::new(false).await;
+    fx.rewrite_kubeconfig(&kubeconfig_yaml(
+        "https://api.cluster.nonexistent.invalid:6443",
+        &fx.pki.server_ca.cert_pem(),
+        &fx.pki.admin,
+        None,
+    ));
+    let err = api_failure(&fx).await;
+    let d = err.diagnosis().expect("diagnosis");
+    let seen = d.last_seen.clone().unwrap_or_default();
+    assert!(seen.starts_with("DNS lookup failed"), "{seen}");
+    assert!(
+        d.likely_cause
+            .starts_with("api.cluster.nonexistent.invalid does not resolve"),
+        "{}",
+        d.likely_cause
+    );
+}
