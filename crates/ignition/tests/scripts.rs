@@ -1640,3 +1640,19 @@ fn bootstrap_pivot_installs_a_master_pointer_config_after_bootkube() {
         ]
     );
 }
+
+#[test]
+fn shell_templates_avoid_jinja_comment_openers() {
+    // In a .j2 file, bash's `${#array[@]}` opens a minijinja comment and silently eats the
+    // script up to the next `#}`; templates must count some other way.
+    let mut offenders = Vec::new();
+    for path in walk(&templates_dir()) {
+        if path.extension().is_some_and(|e| e == "j2") {
+            let text = fs::read_to_string(&path).unwrap();
+            if text.contains("${#") {
+                offenders.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "`${{#` in templates: {offenders:?}");
+}
