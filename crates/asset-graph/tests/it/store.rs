@@ -574,3 +574,80 @@ fn files_outside_the_install_dir_are_refused() {
     );
     assert!(!parent.path().join("outside").exists());
 }
+
+#[test]
+fn edit_and_input_change_together_keep_the_edit_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let edited = "{\"name\": \"custom\", \"replicas\": 2}";
+    fs::write(dir.path().join("config.json"), edited).unwrap();
+    let report = open(dir.path(), T0, "beta").run("all").unwrap();
+    assert_eq!(
+        outcome(&report, "t/config"),
+        (Source::Disk, "edited on disk".into())
+    );
+    assert!(
+        report.warnings.iter().any(|w| w
+            == "kept your edited Config although input Opts changed; \
+                move its files away to regenerate it"),
+        "{report}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("config.json")).unwrap(),
+        edited
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("derived.txt")).unwrap(),
+        "custom x2\n"
+    );
+}
+
+/// Claims `same.txt`; two of these in one target must be refused.
+macro_rules! same_file_asset {
+    ($ty:ident, $id:literal) => {
+        #[derive(Clone, serde::Serialize, serde::Deserialize)]
+        struct $ty;
+        impl asset_graph::Asset for $ty {
+            const ID: &'static str = $id;
+            const NAME: &'static str = $id;
+            fn dependencies() -> Vec<Dep> {
+                Vec::new()
+            }
+            fn generate(
+                _: &asset_graph::Context,
+                _: &asset_graph::Parents,
+            ) -> Result<Self, asset_graph::BoxError> {
+                Ok($ty)
+            }
+            fn files(&self) -> Vec<asset_graph::File> {
+                vec![asset_graph::File::new("same.txt", $id)]
+            }
+        }
+    };
+}
+
+same_file_asset!(First, "t/first");
+same_file_asset!(Second, "t/second");
+
+#[test]
+fn two_assets_owning_one_file_are_refused() {
+    let graph = asset_graph::Graph::builder()
+        .asset::<First>()
+        .asset::<Second>()
+        .target(asset_graph::Target {
+            name: "x",
+            assets: vec![Dep::of::<First>(), Dep::of::<Second>()],
+        })
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let err = Store::open(graph, dir.path(), ctx(T0))
+        .unwrap()
+        .run("x")
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "both t/first and t/second write same.txt; only one asset may own a file"
+    );
+    assert!(!dir.path().join("same.txt").exists());
+}
