@@ -3,6 +3,7 @@
 //! steps one asset at a time; this is for tests, benchmarks and simple callers.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use rand::{CryptoRng, RngCore, SeedableRng as _};
 use rand_chacha::ChaCha20Rng;
@@ -20,8 +21,8 @@ use crate::secrets::SecretsBundle;
 use crate::sign::{CertKey, derive_serial, sign_leaf, sign_self};
 use crate::spec::{BundleId, BundleMember, CertId, ValidityScale};
 
-/// Every generated item of one installation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Every generated item of one installation. `Debug` lists certificate names only.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Pki {
     params: ClusterParams,
     certs: BTreeMap<CertId, CertKey>,
@@ -31,8 +32,8 @@ pub struct Pki {
     seed: [u8; 32],
 }
 
-/// A file of the `tls/` tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A file of the `tls/` tree. `Debug` hides the content of secret files.
+#[derive(Clone, PartialEq, Eq)]
 pub struct PkiFile {
     /// Path relative to the asset directory, such as `tls/root-ca.key`.
     pub path: String,
@@ -40,6 +41,29 @@ pub struct PkiFile {
     pub contents: String,
     /// True for private keys: write them with mode 0600.
     pub secret: bool,
+}
+
+impl fmt::Debug for Pki {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pki")
+            .field("params", &self.params)
+            .field("certs", &self.certs.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for PkiFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let contents = if self.secret {
+            "[secret]"
+        } else {
+            self.contents.as_str()
+        };
+        f.debug_struct("PkiFile")
+            .field("path", &self.path)
+            .field("contents", &contents)
+            .finish()
+    }
 }
 
 /// A ChaCha20 stream derived from the seed and a purpose label, so each use of randomness is
@@ -109,8 +133,10 @@ pub fn generate_all(
 
 impl Pki {
     /// Builds the PKI from existing secrets: the same secrets, parameters and clock give
-    /// byte-identical output. A bundled signer certificate is reused while it is valid at
-    /// `now`; otherwise (or if absent) the signer is re-signed at `now` with its bundled key.
+    /// byte-identical output. A bundled signer certificate is reused (keeping the trust
+    /// roots stable across runs) while at least half of its lifetime is left at `now`;
+    /// otherwise, or if absent, the signer is re-signed at `now` with its bundled key, so
+    /// leaves are never issued from a signer about to expire.
     pub fn from_secrets(
         secrets: &SecretsBundle,
         params: &ClusterParams,
@@ -122,7 +148,7 @@ impl Pki {
             let key = &secrets.cert_keys[&id];
             let serial = derive_serial(&secrets.seed, id);
             let cert = match (id.spec().issuer, secrets.signer_certs.get(&id)) {
-                (None, Some(text)) if valid_at(text, now) => {
+                (None, Some(text)) if fresh_at(text, now) => {
                     CertKey::new(text.clone(), key.clone())
                 }
                 (None, _) => sign_self(id, key, now, scale, serial)?,
@@ -252,12 +278,16 @@ impl Pki {
     }
 }
 
-fn valid_at(cert_pem: &str, now: OffsetDateTime) -> bool {
+/// True when the certificate has started and at least half of its lifetime remains at `now`.
+fn fresh_at(cert_pem: &str, now: OffsetDateTime) -> bool {
     let Ok(der) = crate::pem::first_certificate(cert_pem, "signer") else {
         return false;
     };
     x509_parser::parse_x509_certificate(&der).is_ok_and(|(_, c)| {
-        let v = c.validity();
-        v.not_before.to_datetime() <= now && now < v.not_after.to_datetime()
+        let (start, end) = (
+            c.validity().not_before.to_datetime(),
+            c.validity().not_after.to_datetime(),
+        );
+        start <= now && (end - now) * 2 >= end - start
     })
 }

@@ -4,7 +4,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::params::ClusterParams;
 use crate::spec::{BundleId, CertId};
 
@@ -168,8 +168,5 @@ pub fn kubeconfig_yaml(
             },
         }],
     };
-    serde_saphyr::to_string(&config).map_err(|e| Error::Yaml {
-        what: "kubeconfig",
-        reason: e.to_string(),
-    })
+    crate::yaml::to_yaml(&config, "kubeconfig")
 }

@@ -21,6 +21,7 @@ pub mod pem;
 mod secrets;
 mod sign;
 mod spec;
+mod yaml;
 
 pub use all::{Pki, PkiFile, SecretsKeys, generate_all, generate_keys, seeded_rng};
 pub use bundle::bundle_pem;

@@ -20,8 +20,8 @@ pub const SERVICE_ACCOUNT: &str = "service-account";
 /// Entry name of the bootstrap SSH key.
 pub const BOOTSTRAP_SSH: &str = "bootstrap-ssh";
 
-/// Parsed and checked secrets bundle.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Parsed and checked secrets bundle. `Debug` shows entry names only.
+#[derive(Clone, PartialEq, Eq)]
 pub struct SecretsBundle {
     /// 32 random bytes from which serials and the password's bcrypt salt are derived.
     pub seed: [u8; 32],
@@ -35,6 +35,18 @@ pub struct SecretsBundle {
     pub bootstrap_ssh: KeyPem,
     /// The PEM certificate of every signer.
     pub signer_certs: BTreeMap<CertId, String>,
+}
+
+impl std::fmt::Debug for SecretsBundle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecretsBundle")
+            .field("cert_keys", &self.cert_keys.keys().collect::<Vec<_>>())
+            .field(
+                "signer_certs",
+                &self.signer_certs.keys().collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -78,10 +90,7 @@ impl SecretsBundle {
                 .map(|(id, c)| (id.spec().name.to_string(), c.clone()))
                 .collect(),
         };
-        serde_saphyr::to_string(&wire).map_err(|e| Error::Yaml {
-            what: "secrets bundle",
-            reason: e.to_string(),
-        })
+        crate::yaml::to_yaml(&wire, "secrets bundle")
     }
 
     /// Reads and checks a bundle; `path` names the file in every error.
