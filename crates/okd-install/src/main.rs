@@ -1,4 +1,54 @@
-//! okd-install: the command-line front end. Parses flags, calls the libraries, prints.
+//! okd-install: the command-line front end. It parses flags, calls the libraries, prints, and
+//! turns errors into the documented exit codes.
+
+mod cli;
+mod commands;
+mod examples;
+mod exit;
+mod fsio;
+mod logging;
+mod release;
+mod survey;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command, GatherCommand};
+use crate::commands::{analyze, create, gather, misc, waitfor};
+use crate::exit::Exit;
+
 fn main() {
-    println!("okd-install: under construction");
+    let cli = Cli::parse();
+    let writes_log = matches!(
+        cli.command,
+        Command::Create(_) | Command::WaitFor(_) | Command::Gather(_)
+    );
+    if let Err(e) = logging::init(cli.log_level, writes_log.then_some(cli.dir.as_path())) {
+        eprintln!("error: {e:#}");
+        std::process::exit(exit::GENERIC);
+    }
+    if let Err(exit) = dispatch(&cli) {
+        tracing::error!("{:#}", exit.error);
+        std::process::exit(exit.code);
+    }
+}
+
+fn dispatch(cli: &Cli) -> Result<(), Exit> {
+    let dir = cli.dir.as_path();
+    match &cli.command {
+        Command::Create(cmd) => Ok(create::run(dir, cmd)?),
+        Command::Explain { resource } => Ok(misc::explain(resource)?),
+        Command::ExplainIgnition { file } => Ok(misc::explain_ignition(file)?),
+        Command::Graph { dot } => Ok(misc::graph(*dot)?),
+        Command::WaitFor(cmd) => waitfor::run(dir, cmd),
+        Command::Gather(GatherCommand::Bootstrap(args)) => gather::run(dir, args),
+        Command::Analyze { bundle, output } => analyze::run(bundle, *output),
+        Command::Version => {
+            misc::version();
+            Ok(())
+        }
+        Command::Completion { shell } => {
+            misc::completion(*shell);
+            Ok(())
+        }
+    }
 }

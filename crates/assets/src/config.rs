@@ -1,0 +1,153 @@
+//! The user's install-config.yaml and the small assets derived from it.
+//!
+//! Derived assets carry only what their dependants read (e.g. [`ClusterParamsAsset`] holds the
+//! values that go into certificates), so an edit of an unrelated field, such as the number of
+//! workers, does not re-sign a single certificate.
+
+use std::net::IpAddr;
+
+use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
+use installconfig::InstallConfig;
+use serde::{Deserialize, Serialize};
+
+/// File name of the user's input in the asset directory.
+pub const INSTALL_CONFIG_FILE: &str = "install-config.yaml";
+
+/// install-config.yaml: loaded from the asset directory, defaulted and validated.
+///
+/// The file is the user's: okd-install reads it, keeps it in place, and never rewrites it
+/// (upstream deletes it after use; we track its fingerprint instead).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InstallConfigAsset {
+    /// The defaulted, validated configuration.
+    pub config: InstallConfig,
+    /// The file exactly as the user wrote it.
+    pub raw: String,
+    /// Warnings found while validating (shown once per run that loads the file).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+impl InstallConfigAsset {
+    /// Parses, defaults and validates `raw` (named `file` in messages).
+    pub fn parse(raw: String, file: &str) -> Result<Self, installconfig::LoadError> {
+        let loaded = installconfig::parse_str(&raw, file)?;
+        Ok(InstallConfigAsset {
+            config: loaded.config,
+            warnings: loaded.warnings.iter().map(ToString::to_string).collect(),
+            raw,
+        })
+    }
+}
+
+impl Asset for InstallConfigAsset {
+    const ID: &'static str = "install-config";
+    const NAME: &'static str = "Install Config";
+
+    fn dependencies() -> Vec<Dep> {
+        Vec::new()
+    }
+
+    fn generate(_: &Context, _: &Parents) -> Result<Self, BoxError> {
+        Err(format!(
+            "{INSTALL_CONFIG_FILE} is missing from the asset directory: run \
+             `okd-install create install-config`, or add --from-example NAME to start from a \
+             shipped example"
+        )
+        .into())
+    }
+
+    fn files(&self) -> Vec<File> {
+        vec![File::secret(INSTALL_CONFIG_FILE, self.raw.as_bytes())]
+    }
+
+    fn load(dir: &Fetcher) -> Result<Option<Self>, BoxError> {
+        let Some(raw) = dir.read_string(INSTALL_CONFIG_FILE)? else {
+            return Ok(None);
+        };
+        let path = dir.dir().join(INSTALL_CONFIG_FILE);
+        Ok(Some(InstallConfigAsset::parse(
+            raw,
+            &path.display().to_string(),
+        )?))
+    }
+}
+
+/// The install-config values that certificates and kubeconfigs depend on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ClusterParamsAsset(pub pki::ClusterParams);
+
+/// Platforms whose API VIPs are baked into certificates and pointer configs.
+const VIP_PLATFORMS: &[&str] = &["baremetal", "vsphere"];
+
+impl ClusterParamsAsset {
+    /// Extracts the certificate-relevant values.
+    pub fn from_config(ic: &InstallConfig) -> Result<Self, BoxError> {
+        let api_vips = if VIP_PLATFORMS.contains(&ic.platform_name()) {
+            ic.api_vips()
+                .iter()
+                .map(|v| {
+                    v.parse::<IpAddr>()
+                        .map_err(|e| format!("API VIP {v:?}: {e}"))
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            Vec::new()
+        };
+        Ok(ClusterParamsAsset(pki::ClusterParams {
+            cluster_name: ic.metadata.name.clone(),
+            base_domain: ic.base_domain.trim_end_matches('.').to_string(),
+            service_networks: ic
+                .networking()
+                .service_network
+                .iter()
+                .map(|c| c.0)
+                .collect(),
+            api_vips,
+        }))
+    }
+}
+
+impl Asset for ClusterParamsAsset {
+    const ID: &'static str = "cluster-params";
+    const NAME: &'static str = "Cluster Parameters";
+
+    fn dependencies() -> Vec<Dep> {
+        vec![Dep::of::<InstallConfigAsset>()]
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        ClusterParamsAsset::from_config(&parents.get::<InstallConfigAsset>()?.config)
+    }
+}
+
+/// The cluster's identity: a UUID for the ClusterVersion and the infrastructure name.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ClusterIdAsset {
+    /// UUID v4.
+    pub cluster_id: String,
+    /// `<sanitized name>-<5 random chars>`.
+    pub infra_id: String,
+}
+
+impl Asset for ClusterIdAsset {
+    const ID: &'static str = "cluster-id";
+    const NAME: &'static str = "Cluster ID";
+
+    fn dependencies() -> Vec<Dep> {
+        vec![Dep::of::<ClusterParamsAsset>()]
+    }
+
+    fn generate(ctx: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let name = &parents.get::<ClusterParamsAsset>()?.0.cluster_name;
+        let mut rng = ctx.rng(Self::ID);
+        let (infra_id, warning) = manifests::infra_id(name, &mut rng);
+        if let Some(w) = warning {
+            tracing::warn!("{w}");
+        }
+        Ok(ClusterIdAsset {
+            cluster_id: manifests::cluster_id(&mut rng),
+            infra_id,
+        })
+    }
+}

@@ -1,0 +1,423 @@
+//! The Ignition outputs: pointer configs, the bootstrap configs and metadata.json.
+
+use asset_graph::{Asset, BoxError, Context, Dep, File, Parents};
+use ignition::{NodeFile, PointerHost, TemplateContext, Variant};
+use installconfig::InstallConfig;
+use serde::{Deserialize, Serialize};
+
+use crate::auth::{AdminInternalKubeconfig, KubeletKubeconfig, LoopbackKubeconfig};
+use crate::config::{ClusterIdAsset, InstallConfigAsset};
+use crate::manifests::{ManifestsAsset, manifest_pairs, mirror_sources};
+use crate::options::{IgnitionOptions, ReleaseOptions};
+use crate::tls::{BootstrapSshKeyPair, Cert, RootCa, TlsTree};
+
+macro_rules! pointer_asset {
+    ($ty:ident, $role:literal, $id:literal, $name:literal) => {
+        #[doc = concat!("`", $role, ".ign`: a pointer to `/config/", $role, "` on the Machine Config Server.")]
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        pub struct $ty(pub String);
+
+        impl Asset for $ty {
+            const ID: &'static str = $id;
+            const NAME: &'static str = $name;
+
+            fn dependencies() -> Vec<Dep> {
+                vec![Dep::of::<InstallConfigAsset>(), Dep::of::<Cert<RootCa>>()]
+            }
+
+            fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+                let ic = &parents.get::<InstallConfigAsset>()?.config;
+                let root = parents.get::<Cert<RootCa>>()?.0.leaf_pem()?;
+                Ok($ty(ignition::pointer_config($role, pointer_host(ic), &root)))
+            }
+
+            fn files(&self) -> Vec<File> {
+                vec![File::new(concat!($role, ".ign"), self.0.as_bytes())]
+            }
+        }
+    };
+}
+
+pointer_asset!(
+    MasterPointer,
+    "master",
+    "ignition/master",
+    "Master Ignition Config"
+);
+pointer_asset!(
+    WorkerPointer,
+    "worker",
+    "ignition/worker",
+    "Worker Ignition Config"
+);
+
+/// Where the pointer configs find the Machine Config Server for this install config.
+pub fn pointer_host(ic: &InstallConfig) -> PointerHost {
+    PointerHost::for_platform(ic.platform_name(), &ic.cluster_domain(), &ic.api_vips())
+}
+
+/// The inputs every bootstrap variant is assembled from.
+fn bootstrap_deps() -> Vec<Dep> {
+    vec![
+        Dep::of::<InstallConfigAsset>(),
+        Dep::of::<ManifestsAsset>(),
+        Dep::of::<TlsTree>(),
+        Dep::of::<AdminInternalKubeconfig>(),
+        Dep::of::<KubeletKubeconfig>(),
+        Dep::of::<LoopbackKubeconfig>(),
+        Dep::of::<BootstrapSshKeyPair>(),
+        Dep::of::<ReleaseOptions>(),
+        Dep::of::<IgnitionOptions>(),
+    ]
+}
+
+/// Assembles one bootstrap variant and serializes it (compressed when asked).
+fn build_bootstrap(parents: &Parents, variant: Variant) -> Result<String, BoxError> {
+    let ic = &parents.get::<InstallConfigAsset>()?.config;
+    let manifests = parents.get::<ManifestsAsset>()?;
+    check_image_mode(ic, manifests)?;
+    let ctx = template_context(ic, parents.get::<ReleaseOptions>()?, variant)?;
+    let mut files = manifest_node_files(manifests)?;
+    files.extend(auth_node_files(parents)?);
+    files.extend(tls_node_files(parents.get::<TlsTree>()?));
+    let ssh = parents.get::<BootstrapSshKeyPair>()?;
+    let keys = vec![ic.ssh_key.clone(), ssh.public_key.clone()];
+    let mut config = ignition::bootstrap_config(variant, &ctx, files, keys)?;
+    if parents.get::<IgnitionOptions>()?.compress {
+        config = ignition::compress(config);
+    }
+    let problems = ignition::check(&config);
+    if !problems.is_empty() {
+        let list: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+        return Err(format!(
+            "the assembled config fails its own checks:\n{}",
+            list.join("\n")
+        )
+        .into());
+    }
+    Ok(ignition::to_json(&config))
+}
+
+/// `create ignition-configs` refuses MachineOSConfigs that still need the user's values.
+fn check_image_mode(ic: &InstallConfig, m: &ManifestsAsset) -> Result<(), BoxError> {
+    let mut files = Vec::new();
+    for f in &m.files {
+        let path = std::path::Path::new(&f.dir).join(&f.name);
+        let objects = manifests::user::parse_objects(&path, f.data.as_bytes())?;
+        files.push(manifests::UserFile {
+            dir: crate::manifests::dir_of(f),
+            name: f.name.clone(),
+            data: f.data.clone().into_bytes(),
+            objects,
+        });
+    }
+    let mut pools = vec!["master"];
+    pools.extend(ic.compute.iter().map(|p| p.name.as_str()));
+    let report = manifests::validate_machine_os_configs(&files, ic.image_mode_enabled(), &pools);
+    for w in &report.warnings {
+        tracing::warn!("{w}");
+    }
+    if report.errors.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = report.errors.iter().map(|e| format!("  {e}")).collect();
+    Err(format!(
+        "image mode is on, but the MachineOSConfigs are not ready:\n{}\nFill in the marked \
+         fields in manifests/ and run the command again.",
+        list.join("\n")
+    )
+    .into())
+}
+
+/// `/opt/openshift/{manifests,openshift}/*` (0644), with the bootstrap-only CVO overrides.
+fn manifest_node_files(m: &ManifestsAsset) -> Result<Vec<NodeFile>, BoxError> {
+    let pairs = manifest_pairs(m);
+    let borrowed: Vec<(&str, &[u8])> = pairs
+        .iter()
+        .map(|(p, d)| (p.as_str(), d.as_slice()))
+        .collect();
+    let cvo = manifests::cvo_ignore(&borrowed)?;
+    let mut files: Vec<NodeFile> = pairs
+        .iter()
+        .map(|(path, data)| {
+            let data = if path == manifests::cvo::CVO_OVERRIDES {
+                cvo.cvo_overrides.clone()
+            } else {
+                data.clone()
+            };
+            NodeFile::new(format!("/opt/openshift/{path}"), 0o644, data)
+        })
+        .collect();
+    files.push(NodeFile::new(
+        "/opt/openshift/original_cvo_overrides.patch",
+        0o644,
+        cvo.original_patch,
+    ));
+    Ok(files)
+}
+
+fn auth_node_files(parents: &Parents) -> Result<Vec<NodeFile>, BoxError> {
+    Ok(vec![
+        NodeFile::new(
+            "/opt/openshift/auth/kubeconfig",
+            0o600,
+            parents.get::<AdminInternalKubeconfig>()?.0.clone(),
+        ),
+        NodeFile::new(
+            "/opt/openshift/auth/kubeconfig-kubelet",
+            0o600,
+            parents.get::<KubeletKubeconfig>()?.0.clone(),
+        ),
+        NodeFile::new(
+            "/opt/openshift/auth/kubeconfig-loopback",
+            0o600,
+            parents.get::<LoopbackKubeconfig>()?.0.clone(),
+        ),
+    ])
+}
+
+/// `/opt/openshift/tls/*`: 0600, except the root CA certificate (0644). The root CA key never
+/// leaves the installer's machine.
+fn tls_node_files(tls: &TlsTree) -> Vec<NodeFile> {
+    tls.files
+        .iter()
+        .filter(|(path, _, _)| path != "tls/root-ca.key")
+        .map(|(path, data, _)| {
+            let mode = if path == "tls/root-ca.crt" {
+                0o644
+            } else {
+                0o600
+            };
+            NodeFile::new(format!("/opt/openshift/{path}"), mode, data.as_bytes())
+        })
+        .collect()
+}
+
+/// The values the bootstrap templates may use.
+pub fn template_context(
+    ic: &InstallConfig,
+    release: &ReleaseOptions,
+    variant: Variant,
+) -> Result<TemplateContext, BoxError> {
+    let net = ic.networking();
+    let first_v6 = net.service_network.first().is_some_and(|c| !c.is_ipv4());
+    let families = net
+        .service_network
+        .iter()
+        .map(|c| c.is_ipv4())
+        .collect::<Vec<_>>();
+    let dual = families.contains(&true) && families.contains(&false);
+    let proxy = ic.proxy.clone().unwrap_or_default();
+    let no_proxy = crate::manifests::map_install_config(ic)
+        .ok()
+        .and_then(|inputs| manifests::proxy::computed_no_proxy(&inputs))
+        .unwrap_or_default();
+    let disk = |d: &str| ignition::InstallationDisk {
+        installation_disk: d.to_string(),
+    };
+    Ok(TemplateContext {
+        release_image: release.release_image.clone(),
+        cluster_name: ic.metadata.name.clone(),
+        base_domain: ic.base_domain.trim_end_matches('.').to_string(),
+        cluster_domain: ic.cluster_domain(),
+        api_server_url: format!("api.{}", ic.cluster_domain()),
+        api_int_server_url: format!("api-int.{}", ic.cluster_domain()),
+        pull_secret: ic.pull_secret.clone(),
+        ssh_key: ic.ssh_key.clone(),
+        additional_trust_bundle: ic.additional_trust_bundle.clone().unwrap_or_default(),
+        fips: ic.fips,
+        proxy: ignition::ProxyContext {
+            http_proxy: proxy.http_proxy,
+            https_proxy: proxy.https_proxy,
+            no_proxy,
+        },
+        registries: mirror_sources(ic)
+            .into_iter()
+            .filter(|s| !s.mirrors.is_empty())
+            .map(|s| ignition::RegistryContext {
+                source: s.source,
+                mirrors: s.mirrors,
+            })
+            .collect(),
+        bootstrap_in_place: match variant {
+            Variant::SingleNode => ic
+                .bootstrap_in_place
+                .as_ref()
+                .map(|b| disk(&b.installation_disk)),
+            _ => None,
+        },
+        bootstrap_pivot: match variant {
+            Variant::Pivot => ic
+                .bootstrap_pivot
+                .as_ref()
+                .map(|b| disk(&b.installation_disk)),
+            _ => None,
+        },
+        bootstrap_node_ip: release.bootstrap_node_ip.clone(),
+        use_ipv6_for_node_ip: first_v6,
+        use_dual_for_node_ip: dual,
+        platform: ic.platform_name().to_string(),
+        api_vips: ic.api_vips(),
+        ingress_vips: ic.ingress_vips(),
+        cluster_profile: release.cluster_profile.clone(),
+        feature_set: serde_json::to_value(&ic.feature_set)?
+            .as_str()
+            .filter(|s| *s != "Default")
+            .unwrap_or_default()
+            .to_string(),
+        invoker: release.invoker.clone(),
+        control_plane_replicas: ic.control_plane_replicas().max(0) as u32,
+        image_mode: ic.image_mode_enabled(),
+        machine_config_encapsulated: encapsulated_machine_config(ic)?,
+    })
+}
+
+/// The MachineConfig the bootstrap host's first-boot logic reads: FIPS and kernel arguments.
+fn encapsulated_machine_config(ic: &InstallConfig) -> Result<String, BoxError> {
+    let value = serde_json::json!({
+        "apiVersion": "machineconfiguration.openshift.io/v1",
+        "kind": "MachineConfig",
+        "metadata": { "name": "bootstrap-encapsulated" },
+        "spec": {
+            "config": { "ignition": { "version": "3.2.0" } },
+            "fips": ic.fips,
+            "kernelArguments": [],
+        }
+    });
+    Ok(serde_json::to_string(&value)?)
+}
+
+macro_rules! bootstrap_asset {
+    ($ty:ident, $variant:expr, $file:literal, $id:literal, $name:literal, $enabled:expr) => {
+        #[doc = concat!("`", $file, "`.")]
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        pub struct $ty(pub Option<String>);
+
+        impl Asset for $ty {
+            const ID: &'static str = $id;
+            const NAME: &'static str = $name;
+
+            fn dependencies() -> Vec<Dep> {
+                bootstrap_deps()
+            }
+
+            fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+                let ic = &parents.get::<InstallConfigAsset>()?.config;
+                let enabled: fn(&InstallConfig) -> Result<bool, BoxError> = $enabled;
+                if !enabled(ic)? {
+                    return Ok($ty(None));
+                }
+                Ok($ty(Some(build_bootstrap(parents, $variant)?)))
+            }
+
+            fn files(&self) -> Vec<File> {
+                self.0
+                    .iter()
+                    .map(|json| File::secret($file, json.as_bytes()))
+                    .collect()
+            }
+        }
+    };
+}
+
+bootstrap_asset!(
+    BootstrapIgnition,
+    Variant::Bootstrap,
+    "bootstrap.ign",
+    "ignition/bootstrap",
+    "Bootstrap Ignition Config",
+    |ic| Ok(ic.bootstrap_pivot.is_none())
+);
+bootstrap_asset!(
+    PivotIgnition,
+    Variant::Pivot,
+    "bootstrap-pivot.ign",
+    "ignition/bootstrap-pivot",
+    "Bootstrap Pivot Ignition Config",
+    |ic| Ok(ic.bootstrap_pivot.is_some())
+);
+bootstrap_asset!(
+    SingleNodeIgnition,
+    Variant::SingleNode,
+    "bootstrap-in-place-for-live-iso.ign",
+    "ignition/single-node",
+    "Single Node Bootstrap In Place Ignition Config",
+    |ic| {
+        let errors = installconfig::validate_single_node(ic);
+        if errors.is_empty() {
+            Ok(true)
+        } else {
+            Err(Box::new(SingleNodeConfigError(errors)))
+        }
+    }
+);
+
+/// `metadata.json`: the cluster's identity for later commands.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Metadata(pub String);
+
+impl Asset for Metadata {
+    const ID: &'static str = "metadata";
+    const NAME: &'static str = "Metadata";
+
+    fn dependencies() -> Vec<Dep> {
+        vec![Dep::of::<InstallConfigAsset>(), Dep::of::<ClusterIdAsset>()]
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let ic = &parents.get::<InstallConfigAsset>()?.config;
+        let ids = parents.get::<ClusterIdAsset>()?;
+        let platform = if let Some(vs) = &ic.platform.vsphere {
+            ignition::MetadataPlatform::VSphere(
+                vs.vcenters
+                    .iter()
+                    .map(|v| ignition::VCenterMetadata {
+                        vcenter: v.server.clone(),
+                        username: v.user.clone(),
+                        password: None,
+                    })
+                    .collect(),
+            )
+        } else if let Some(bm) = &ic.platform.baremetal {
+            ignition::MetadataPlatform::BareMetal {
+                libvirt_uri: String::new(),
+                bootstrap_provisioning_ip: bm
+                    .bootstrap_provisioning_ip
+                    .as_ref()
+                    .map(|ip| ip.0.clone())
+                    .unwrap_or_default(),
+            }
+        } else {
+            ignition::MetadataPlatform::None
+        };
+        let feature_set = serde_json::to_value(&ic.feature_set)?
+            .as_str()
+            .filter(|s| *s != "Default")
+            .unwrap_or_default()
+            .to_string();
+        Ok(Metadata(ignition::metadata_json(
+            &ignition::ClusterMetadata {
+                cluster_name: ic.metadata.name.clone(),
+                cluster_id: ids.cluster_id.clone(),
+                infra_id: ids.infra_id.clone(),
+                platform,
+                feature_set,
+                custom_feature_set: None,
+            },
+        )))
+    }
+
+    fn files(&self) -> Vec<File> {
+        vec![File::new("metadata.json", self.0.as_bytes())]
+    }
+}
+
+/// The install config cannot make a single-node bootstrap-in-place config (exit code 3).
+#[derive(Debug, thiserror::Error)]
+#[error("install-config.yaml cannot make a single-node config:\n{}", list(.0))]
+pub struct SingleNodeConfigError(pub Vec<installconfig::FieldError>);
+
+fn list(errors: &[installconfig::FieldError]) -> String {
+    let lines: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
+    lines.join("\n")
+}

@@ -1,0 +1,390 @@
+//! `manifests/` and `openshift/`: generated from the install config, then owned by the user.
+//!
+//! After `create manifests` the two directories are the user's to edit: a later run loads them
+//! (every file must parse as Kubernetes objects), and any difference from what was generated
+//! makes every dependant (bootstrap.ign, ...) regenerate. Nothing in them is ever deleted.
+
+use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
+use installconfig::{Hyperthreading, InstallConfig};
+use manifests::{Dir, ManifestInputs};
+use serde::{Deserialize, Serialize};
+
+use crate::auth::KubeadminPassword;
+use crate::config::{ClusterIdAsset, InstallConfigAsset};
+use crate::ignition::{MasterPointer, WorkerPointer};
+use crate::options::ReleaseOptions;
+use crate::tls::{Cert, MachineConfigServer, RootCa};
+
+/// One file of `manifests/` or `openshift/`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ManifestEntry {
+    /// `manifests` or `openshift`.
+    pub dir: String,
+    /// File name inside the directory.
+    pub name: String,
+    /// Exact bytes.
+    pub data: String,
+    /// Holds key material or the pull secret (written 0600).
+    pub secret: bool,
+}
+
+impl ManifestEntry {
+    /// `manifests/<name>` or `openshift/<name>`.
+    pub fn rel_path(&self) -> String {
+        format!("{}/{}", self.dir, self.name)
+    }
+}
+
+/// Both manifest directories, as generated or as the user left them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ManifestsAsset {
+    /// Every file, sorted by path.
+    pub files: Vec<ManifestEntry>,
+    /// Warnings to show the user (e.g. masters made schedulable).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+impl Asset for ManifestsAsset {
+    const ID: &'static str = "manifests";
+    const NAME: &'static str = "Manifests";
+
+    fn dependencies() -> Vec<Dep> {
+        vec![
+            Dep::of::<InstallConfigAsset>(),
+            Dep::of::<ClusterIdAsset>(),
+            Dep::of::<Cert<RootCa>>(),
+            Dep::of::<Cert<MachineConfigServer>>(),
+            Dep::of::<KubeadminPassword>(),
+            Dep::of::<MasterPointer>(),
+            Dep::of::<WorkerPointer>(),
+            Dep::of::<ReleaseOptions>(),
+        ]
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let inputs = manifest_inputs(parents)?;
+        let generated = manifests::generate(&inputs)?;
+        let mut files: Vec<ManifestEntry> = generated.files.iter().map(entry).collect();
+        if inputs_image_mode(parents)? {
+            let pools: Vec<&str> = vec!["master", "worker"];
+            files.extend(
+                manifests::image_mode_skeletons(&[], &pools)
+                    .iter()
+                    .map(entry),
+            );
+        }
+        files.sort_by_key(ManifestEntry::rel_path);
+        Ok(ManifestsAsset {
+            files,
+            warnings: generated.warnings,
+        })
+    }
+
+    fn files(&self) -> Vec<File> {
+        self.files
+            .iter()
+            .map(|f| {
+                if f.secret {
+                    File::secret(f.rel_path(), f.data.as_bytes())
+                } else {
+                    File::new(f.rel_path(), f.data.as_bytes())
+                }
+            })
+            .collect()
+    }
+
+    /// Loads both directories when `manifests/cluster-config.yaml` exists; every file must
+    /// parse, and all broken files are reported together.
+    fn load(dir: &Fetcher) -> Result<Option<Self>, BoxError> {
+        let outcome = manifests::load_dir(dir.dir()).map_err(|errors| {
+            let lines: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
+            format!(
+                "{} manifest file(s) cannot be used:\n{}",
+                errors.len(),
+                lines.join("\n")
+            )
+        })?;
+        let Some(manifest_files) = outcome.manifests else {
+            if dir.dir().join("manifests").is_dir() {
+                tracing::warn!(
+                    "manifests/cluster-config.yaml is missing, so manifests/ is generated \
+                     afresh; files you added there are kept on disk but not used"
+                );
+            }
+            return Ok(None);
+        };
+        let mut files: Vec<ManifestEntry> = manifest_files
+            .iter()
+            .chain(outcome.openshift.iter().flatten())
+            .map(|f| ManifestEntry {
+                dir: f.dir.as_str().to_string(),
+                name: f.name.clone(),
+                data: String::from_utf8_lossy(&f.data).into_owned(),
+                secret: is_secret_name(&f.name),
+            })
+            .collect();
+        files.sort_by_key(ManifestEntry::rel_path);
+        Ok(Some(ManifestsAsset {
+            files,
+            warnings: outcome.warnings,
+        }))
+    }
+}
+
+fn entry(f: &manifests::ManifestFile) -> ManifestEntry {
+    ManifestEntry {
+        dir: f.dir.as_str().to_string(),
+        name: f.name.clone(),
+        data: String::from_utf8_lossy(&f.data).into_owned(),
+        secret: f.is_secret(),
+    }
+}
+
+fn is_secret_name(name: &str) -> bool {
+    name.contains("secret") || name.contains("kubeadmin")
+}
+
+fn inputs_image_mode(parents: &Parents) -> Result<bool, BoxError> {
+    Ok(parents
+        .get::<InstallConfigAsset>()?
+        .config
+        .image_mode_enabled())
+}
+
+/// Everything the manifests crate needs, gathered from the parents.
+fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
+    let ic = &parents.get::<InstallConfigAsset>()?.config;
+    let ids = parents.get::<ClusterIdAsset>()?;
+    let root = &parents.get::<Cert<RootCa>>()?.0;
+    let mcs = &parents.get::<Cert<MachineConfigServer>>()?.0;
+    let release = parents.get::<ReleaseOptions>()?;
+    Ok(ManifestInputs {
+        cluster_id: ids.cluster_id.clone(),
+        infra_id: ids.infra_id.clone(),
+        tls: manifests::inputs::TlsInputs {
+            root_ca_cert_pem: root.cert_pem.clone(),
+            root_ca_key_pem: root.key_pem.clone(),
+            mcs_cert_pem: mcs.cert_pem.clone(),
+            mcs_key_pem: mcs.key_pem.clone(),
+        },
+        kubeadmin_password_hash: parents.get::<KubeadminPassword>()?.hash.clone(),
+        master_pointer_ign: parents.get::<MasterPointer>()?.0.clone(),
+        worker_pointer_ign: parents.get::<WorkerPointer>()?.0.clone(),
+        release: manifests::inputs::ReleaseInfo {
+            channel: release.channel.clone(),
+            upstream: None,
+        },
+        installer_version: release.installer_version.clone(),
+        invoker: release.invoker.clone(),
+        ..map_install_config(ic)?
+    })
+}
+
+/// The install-config part of [`ManifestInputs`]; ids, PKI and pointers are left empty.
+pub fn map_install_config(ic: &InstallConfig) -> Result<ManifestInputs, BoxError> {
+    let net = ic.networking();
+    let pool = |p: &installconfig::MachinePool| manifests::inputs::Pool {
+        name: p.name.clone(),
+        replicas: p.replicas.unwrap_or(3).max(0) as u32,
+        hyperthreading_disabled: p.hyperthreading == Hyperthreading::Disabled,
+    };
+    let control_plane = ic
+        .control_plane()
+        .map(pool)
+        .ok_or("install-config has no controlPlane after defaulting")?;
+    Ok(ManifestInputs {
+        cluster_name: ic.metadata.name.clone(),
+        base_domain: ic.base_domain.trim_end_matches('.').to_string(),
+        platform: map_platform(ic)?,
+        networking: manifests::inputs::Networking {
+            network_type: net.network_type.clone(),
+            cluster_network: net
+                .cluster_network
+                .iter()
+                .map(|c| manifests::inputs::ClusterNetworkEntry {
+                    cidr: c.cidr.0,
+                    host_prefix: c.host_prefix.clamp(0, 128) as u8,
+                })
+                .collect(),
+            service_network: net.service_network.iter().map(|c| c.0).collect(),
+            machine_network: net.machine_network.iter().map(|m| m.cidr.0).collect(),
+        },
+        proxy: ic.proxy.as_ref().map(|p| manifests::inputs::Proxy {
+            http_proxy: non_empty(&p.http_proxy),
+            https_proxy: non_empty(&p.https_proxy),
+            no_proxy: non_empty(&p.no_proxy),
+        }),
+        additional_trust_bundle: ic.additional_trust_bundle.clone().filter(|b| !b.is_empty()),
+        trust_bundle_policy: match ic.additional_trust_bundle_policy {
+            installconfig::TrustBundlePolicy::Proxyonly => {
+                manifests::inputs::TrustBundlePolicy::Proxyonly
+            }
+            installconfig::TrustBundlePolicy::Always => {
+                manifests::inputs::TrustBundlePolicy::Always
+            }
+        },
+        pull_secret: ic.pull_secret.clone(),
+        ssh_key: non_empty(&ic.ssh_key),
+        fips: ic.fips,
+        control_plane,
+        compute: ic.compute.iter().map(pool).collect(),
+        arbiter: ic.arbiter.as_ref().map(pool),
+        capabilities: ic
+            .capabilities
+            .as_ref()
+            .map(|c| manifests::inputs::Capabilities {
+                baseline_capability_set: enum_name(&c.baseline_capability_set),
+                additional_enabled_capabilities: c
+                    .additional_enabled_capabilities
+                    .iter()
+                    .map(enum_name)
+                    .collect(),
+            }),
+        feature_set: match ic.feature_set {
+            installconfig::FeatureSet::Default => String::new(),
+            ref other => enum_name(other),
+        },
+        feature_gates: ic.feature_gates.clone(),
+        image_digest_sources: mirror_sources(ic),
+        cpu_partitioning_all_nodes: ic.cpu_partitioning_mode
+            == installconfig::CpuPartitioningMode::AllNodes,
+        install_config_redacted_yaml: ic.redacted().to_yaml(),
+        cluster_id: String::new(),
+        infra_id: String::new(),
+        tls: manifests::inputs::TlsInputs {
+            root_ca_cert_pem: String::new(),
+            root_ca_key_pem: String::new(),
+            mcs_cert_pem: String::new(),
+            mcs_key_pem: String::new(),
+        },
+        kubeadmin_password_hash: String::new(),
+        master_pointer_ign: String::new(),
+        worker_pointer_ign: String::new(),
+        release: manifests::inputs::ReleaseInfo {
+            channel: String::new(),
+            upstream: None,
+        },
+        installer_version: String::new(),
+        invoker: String::new(),
+    })
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    Some(s.to_string()).filter(|s| !s.is_empty())
+}
+
+/// The serialized (YAML/JSON) name of a unit-like enum value, e.g. `vCurrent`.
+fn enum_name<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Mirrors from imageDigestSources, or from the deprecated imageContentSources.
+pub fn mirror_sources(ic: &InstallConfig) -> Vec<manifests::inputs::ImageDigestSource> {
+    let digest = ic
+        .image_digest_sources
+        .iter()
+        .map(|s| manifests::inputs::ImageDigestSource {
+            source: s.source.clone(),
+            mirrors: s.mirrors.clone(),
+            source_policy: s.source_policy.as_ref().map(enum_name),
+        });
+    let legacy = ic
+        .image_content_sources
+        .iter()
+        .map(|s| manifests::inputs::ImageDigestSource {
+            source: s.source.clone(),
+            mirrors: s.mirrors.clone(),
+            source_policy: None,
+        });
+    digest.chain(legacy).collect()
+}
+
+fn parse_ips(vips: Vec<String>) -> Result<Vec<std::net::IpAddr>, BoxError> {
+    vips.iter()
+        .map(|v| v.parse().map_err(|e| format!("VIP {v:?}: {e}").into()))
+        .collect()
+}
+
+fn map_platform(ic: &InstallConfig) -> Result<manifests::inputs::Platform, BoxError> {
+    if let Some(bm) = &ic.platform.baremetal {
+        return Ok(manifests::inputs::Platform::BareMetal(
+            manifests::inputs::BareMetal {
+                api_vips: parse_ips(ic.api_vips())?,
+                ingress_vips: parse_ips(ic.ingress_vips())?,
+                user_managed_load_balancer: false,
+                provisioning: manifests::inputs::BareMetalProvisioning {
+                    network: match bm.provisioning_network.as_ref().map(enum_name).as_deref() {
+                        Some("Unmanaged") => manifests::inputs::ProvisioningNetwork::Unmanaged,
+                        Some("Disabled") => manifests::inputs::ProvisioningNetwork::Disabled,
+                        _ => manifests::inputs::ProvisioningNetwork::Managed,
+                    },
+                    network_cidr: bm.provisioning_network_cidr.map(|c| c.0),
+                    interface: bm.provisioning_network_interface.clone(),
+                    cluster_provisioning_ip: bm
+                        .cluster_provisioning_ip
+                        .as_ref()
+                        .and_then(|ip| ip.0.parse().ok()),
+                    dhcp_range: bm.provisioning_dhcp_range.clone(),
+                    os_download_url: bm.bootstrap_os_image.clone(),
+                },
+            },
+        ));
+    }
+    if let Some(vs) = &ic.platform.vsphere {
+        return Ok(manifests::inputs::Platform::VSphere(
+            manifests::inputs::VSphere {
+                api_vips: parse_ips(ic.api_vips())?,
+                ingress_vips: parse_ips(ic.ingress_vips())?,
+                user_managed_load_balancer: false,
+                vcenters: vs
+                    .vcenters
+                    .iter()
+                    .map(|v| manifests::inputs::VCenter {
+                        server: v.server.clone(),
+                        port: v.port.unwrap_or(443),
+                        datacenters: v.datacenters.clone(),
+                    })
+                    .collect(),
+                failure_domains: vs
+                    .failure_domains
+                    .iter()
+                    .map(|f| manifests::inputs::FailureDomain {
+                        name: f.name.clone(),
+                        region: f.region.clone(),
+                        zone: f.zone.clone(),
+                        server: f.server.clone(),
+                        datacenter: f.topology.datacenter.clone(),
+                        compute_cluster: f.topology.compute_cluster.clone(),
+                        networks: f.topology.networks.clone(),
+                        datastore: f.topology.datastore.clone(),
+                        resource_pool: f.topology.resource_pool.clone(),
+                        folder: f.topology.folder.clone(),
+                        template: f.topology.template.clone(),
+                    })
+                    .collect(),
+            },
+        ));
+    }
+    Ok(manifests::inputs::Platform::None)
+}
+
+/// Files of both directories as (`manifests/<name>`, bytes), in delivery order.
+pub fn manifest_pairs(m: &ManifestsAsset) -> Vec<(String, Vec<u8>)> {
+    m.files
+        .iter()
+        .map(|f| (f.rel_path(), f.data.clone().into_bytes()))
+        .collect()
+}
+
+/// The directory name of an entry as the manifests crate's enum.
+pub fn dir_of(entry: &ManifestEntry) -> Dir {
+    if entry.dir == "openshift" {
+        Dir::Openshift
+    } else {
+        Dir::Manifests
+    }
+}

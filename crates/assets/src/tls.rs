@@ -1,0 +1,454 @@
+//! Every key pair, certificate and CA bundle as an asset of the graph.
+//!
+//! Keys are separate assets with no parents, so all of them are generated in parallel at the
+//! start of a run; a certificate only signs (milliseconds) once its key and issuer are ready.
+//! That split is what keeps RSA generation, the dominant cost, off the critical path.
+
+use std::marker::PhantomData;
+
+use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
+use pki::{BundleId, BundleMember, CertId, KeyPem};
+use serde::{Deserialize, Serialize};
+
+use crate::config::ClusterParamsAsset;
+use crate::options::{CertPolicy, SecretsInput};
+use crate::time::offset_now;
+
+/// Selects one certificate of the table at the type level, so that each certificate is its
+/// own typed asset (`Cert<RootCa>`, `KeyPair<RootCa>`).
+pub trait CertSel: Clone + Send + Sync + 'static {
+    /// The certificate this marker stands for.
+    const CERT: CertId;
+    /// Asset id of its key pair.
+    const KEY_ID: &'static str;
+    /// Asset id of the certificate.
+    const CERT_ID: &'static str;
+    /// Human name of the key pair.
+    const KEY_NAME: &'static str;
+    /// Human name of the certificate.
+    const CERT_NAME: &'static str;
+    /// The signer that issues it (the marker itself for self-signed signers).
+    type Issuer: CertSel;
+}
+
+macro_rules! cert_markers {
+    ($($marker:ident => $id:ident, $file:literal, $issuer:ident;)*) => {
+        $(
+            #[doc = concat!("Marker for `tls/", $file, ".{key,crt}`.")]
+            #[derive(Debug, Clone, Copy)]
+            pub struct $marker;
+            impl CertSel for $marker {
+                const CERT: CertId = CertId::$id;
+                const KEY_ID: &'static str = concat!("tls/", $file, ".key");
+                const CERT_ID: &'static str = concat!("tls/", $file, ".crt");
+                const KEY_NAME: &'static str = concat!("Key Pair (", $file, ")");
+                const CERT_NAME: &'static str = concat!("Certificate (", $file, ")");
+                type Issuer = $issuer;
+            }
+        )*
+
+        /// Registers every key and certificate asset.
+        pub(crate) fn register_certs(b: asset_graph::GraphBuilder) -> asset_graph::GraphBuilder {
+            b $(.asset::<KeyPair<$marker>>().asset::<Cert<$marker>>())*
+        }
+
+        /// The certificate asset of `id`.
+        pub fn cert_dep(id: CertId) -> Dep {
+            match id { $(CertId::$id => Dep::of::<Cert<$marker>>(),)* }
+        }
+
+        /// The resolved certificate `id` among `parents` (which must declare it).
+        pub fn cert_of<'a>(parents: &Parents<'a>, id: CertId) -> Result<&'a CertValue, BoxError> {
+            Ok(match id { $(CertId::$id => &parents.get::<Cert<$marker>>()?.0,)* })
+        }
+
+        /// Every certificate among `parents`, in table order (all must be declared).
+        pub(crate) fn all_certs<'a>(parents: &Parents<'a>) -> Result<Vec<(CertId, &'a CertValue)>, BoxError> {
+            Ok(vec![$((CertId::$id, &parents.get::<Cert<$marker>>()?.0),)*])
+        }
+    };
+}
+
+cert_markers! {
+    RootCa => RootCa, "root-ca", RootCa;
+    AdminKubeconfigSigner => AdminKubeconfigSigner, "admin-kubeconfig-signer", AdminKubeconfigSigner;
+    AggregatorSigner => AggregatorSigner, "aggregator-signer", AggregatorSigner;
+    AggregatorCa => AggregatorCa, "aggregator-ca", AggregatorCa;
+    KasToKubeletSigner => KubeApiserverToKubeletSigner, "kube-apiserver-to-kubelet-signer", KasToKubeletSigner;
+    KasLocalhostSigner => KubeApiserverLocalhostSigner, "kube-apiserver-localhost-signer", KasLocalhostSigner;
+    KasServiceNetworkSigner => KubeApiserverServiceNetworkSigner, "kube-apiserver-service-network-signer", KasServiceNetworkSigner;
+    KasLbSigner => KubeApiserverLbSigner, "kube-apiserver-lb-signer", KasLbSigner;
+    ControlPlaneSigner => KubeControlPlaneSigner, "kube-control-plane-signer", ControlPlaneSigner;
+    KubeletSigner => KubeletSigner, "kubelet-signer", KubeletSigner;
+    KubeletBootstrapSigner => KubeletBootstrapKubeconfigSigner, "kubelet-bootstrap-kubeconfig-signer", KubeletBootstrapSigner;
+    AdminKubeconfigClient => AdminKubeconfigClient, "admin-kubeconfig-client", AdminKubeconfigSigner;
+    AggregatorClient => AggregatorClient, "aggregator-client", AggregatorSigner;
+    ApiserverProxy => ApiserverProxy, "apiserver-proxy", AggregatorCa;
+    KasToKubeletClient => KubeApiserverToKubeletClient, "kube-apiserver-to-kubelet-client", KasToKubeletSigner;
+    KasLocalhostServer => KubeApiserverLocalhostServer, "kube-apiserver-localhost-server", KasLocalhostSigner;
+    KasServiceNetworkServer => KubeApiserverServiceNetworkServer, "kube-apiserver-service-network-server", KasServiceNetworkSigner;
+    KasLbServer => KubeApiserverLbServer, "kube-apiserver-lb-server", KasLbSigner;
+    KasInternalLbServer => KubeApiserverInternalLbServer, "kube-apiserver-internal-lb-server", KasLbSigner;
+    KcmClient => KubeControlPlaneKubeControllerManagerClient, "kube-control-plane-kube-controller-manager-client", ControlPlaneSigner;
+    SchedulerClient => KubeControlPlaneKubeSchedulerClient, "kube-control-plane-kube-scheduler-client", ControlPlaneSigner;
+    KubeletClient => KubeletClient, "kubelet-client", KubeletBootstrapSigner;
+    MachineConfigServer => MachineConfigServer, "machine-config-server", RootCa;
+    JournalGatewayd => JournalGatewayd, "journal-gatewayd", RootCa;
+}
+
+/// A private key in the PKCS#1 PEM form every consumer on the bootstrap node expects.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct KeyPair<S>(pub String, #[serde(skip)] PhantomData<S>);
+
+impl<S> KeyPair<S> {
+    fn new(pem: String) -> Self {
+        KeyPair(pem, PhantomData)
+    }
+}
+
+impl<S: CertSel> Asset for KeyPair<S> {
+    const ID: &'static str = S::KEY_ID;
+    const NAME: &'static str = S::KEY_NAME;
+
+    fn dependencies() -> Vec<Dep> {
+        vec![Dep::of::<SecretsInput>()]
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let secrets = parents.get::<SecretsInput>()?;
+        match secrets.key(S::CERT) {
+            Some(pem) => Ok(KeyPair::new(pem.to_string())),
+            None => Ok(KeyPair::new(pki::generate_rsa_key()?.pem().to_string())),
+        }
+    }
+}
+
+/// A certificate file (leaf, or leaf + issuer for the API serving certificates) and its key.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CertValue {
+    /// Content of `tls/<name>.crt`.
+    pub cert_pem: String,
+    /// Content of `tls/<name>.key`.
+    pub key_pem: String,
+    /// Loaded from the user's `tls/` directory: reported, never replaced.
+    #[serde(default)]
+    pub user_supplied: bool,
+}
+
+impl CertValue {
+    /// The pki crate's view of this pair.
+    pub fn cert_key(&self, file: &str) -> Result<pki::CertKey, BoxError> {
+        Ok(pki::CertKey::new(
+            self.cert_pem.clone(),
+            KeyPem::from_pem(&self.key_pem, file)?,
+        ))
+    }
+
+    /// The first certificate only (what bundles and pointer configs embed).
+    pub fn leaf_pem(&self) -> Result<String, BoxError> {
+        Ok(pki::pem::encode(
+            "CERTIFICATE",
+            &pki::pem::first_certificate(&self.cert_pem, "certificate")?,
+        ))
+    }
+}
+
+/// One certificate of the table, typed by its marker.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct Cert<S>(pub CertValue, #[serde(skip)] PhantomData<S>);
+
+impl<S: CertSel> Asset for Cert<S> {
+    const ID: &'static str = S::CERT_ID;
+    const NAME: &'static str = S::CERT_NAME;
+
+    fn dependencies() -> Vec<Dep> {
+        let mut deps = vec![Dep::of::<KeyPair<S>>(), Dep::of::<SecretsInput>()];
+        if S::CERT.spec().issuer.is_some() {
+            deps.push(Dep::of::<Cert<S::Issuer>>());
+            deps.push(Dep::of::<ClusterParamsAsset>());
+        }
+        deps
+    }
+
+    fn generate(ctx: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let key = KeyPem::from_pem(&parents.get::<KeyPair<S>>()?.0, S::KEY_ID)?;
+        let secrets = parents.get::<SecretsInput>()?;
+        let policy = ctx_policy(ctx);
+        let serial = pki::random_serial(&mut ctx.rng(S::CERT_ID));
+        let now = offset_now(ctx);
+        let pair = match S::CERT.spec().issuer {
+            None => match secrets.signer_cert(S::CERT) {
+                Some(pem)
+                    if pki::expiry_problem(pem, S::CERT_ID, now, policy.margin())?.is_none() =>
+                {
+                    pki::CertKey::new(pem.to_string(), key)
+                }
+                _ => pki::sign_self(S::CERT, &key, now, policy.scale, serial)?,
+            },
+            Some(_) => {
+                let issuer = parents
+                    .get::<Cert<S::Issuer>>()?
+                    .0
+                    .cert_key(S::Issuer::KEY_ID)?;
+                let params = &parents.get::<ClusterParamsAsset>()?.0;
+                pki::sign_leaf(S::CERT, &key, &issuer, params, now, policy.scale, serial)?
+            }
+        };
+        Ok(Cert(
+            CertValue {
+                cert_pem: pair.cert_pem().to_string(),
+                key_pem: pair.key_pem().to_string(),
+                user_supplied: false,
+            },
+            PhantomData,
+        ))
+    }
+
+    /// With `--load-cluster-certs`, a `tls/<name>.crt` + `.key` pair in the asset directory is
+    /// used as supplied (after checking that the key matches).
+    fn load(dir: &Fetcher) -> Result<Option<Self>, BoxError> {
+        if !crate::options::load_user_certs(dir) {
+            return Ok(None);
+        }
+        let (crt, key) = (S::CERT.cert_path(), S::CERT.key_path());
+        let (Some(cert_pem), Some(key_pem)) = (dir.read_string(&crt)?, dir.read_string(&key)?)
+        else {
+            return Ok(None);
+        };
+        pki::check_pair(&cert_pem, &key_pem, &crt)?;
+        let value = CertValue {
+            cert_pem,
+            key_pem,
+            user_supplied: true,
+        };
+        Ok(Some(Cert(value, PhantomData)))
+    }
+
+    fn refresh_reason(&self, ctx: &Context) -> Option<String> {
+        if self.0.user_supplied {
+            return None;
+        }
+        let margin = ctx_policy(ctx).margin();
+        match pki::expiry_problem(&self.0.cert_pem, S::CERT_ID, offset_now(ctx), margin) {
+            Ok(problem) => problem.map(|p| format!("{}: {p}", S::CERT.cert_path())),
+            Err(e) => Some(format!("{}: unreadable ({e})", S::CERT.cert_path())),
+        }
+    }
+}
+
+fn ctx_policy(ctx: &Context) -> CertPolicy {
+    ctx.get::<CertPolicy>().cloned().unwrap_or_default()
+}
+
+/// A CA bundle file: the first certificate of each member, in the table's order.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct Bundle<B>(pub String, #[serde(skip)] PhantomData<B>);
+
+/// Selects one CA bundle at the type level.
+pub trait BundleSel: Clone + Send + Sync + 'static {
+    /// The bundle this marker stands for.
+    const BUNDLE: BundleId;
+    /// Asset id.
+    const ID: &'static str;
+    /// Human name.
+    const NAME: &'static str;
+}
+
+macro_rules! bundle_markers {
+    ($($marker:ident => $id:ident, $file:literal;)*) => {
+        $(
+            #[doc = concat!("Marker for `tls/", $file, ".crt`.")]
+            #[derive(Debug, Clone, Copy)]
+            pub struct $marker;
+            impl BundleSel for $marker {
+                const BUNDLE: BundleId = BundleId::$id;
+                const ID: &'static str = concat!("tls/", $file, ".crt");
+                const NAME: &'static str = concat!("CA Bundle (", $file, ")");
+            }
+        )*
+        pub(crate) fn register_bundles(b: asset_graph::GraphBuilder) -> asset_graph::GraphBuilder {
+            b $(.asset::<Bundle<$marker>>())*
+        }
+        pub(crate) fn all_bundles<'a>(parents: &Parents<'a>) -> Result<Vec<(BundleId, &'a str)>, BoxError> {
+            Ok(vec![$((BundleId::$id, parents.get::<Bundle<$marker>>()?.0.as_str()),)*])
+        }
+        pub(crate) fn all_bundle_deps() -> Vec<Dep> {
+            vec![$(Dep::of::<Bundle<$marker>>(),)*]
+        }
+    };
+}
+
+bundle_markers! {
+    AdminKubeconfigCaBundle => AdminKubeconfigCa, "admin-kubeconfig-ca-bundle";
+    AggregatorCaBundle => AggregatorCa, "aggregator-ca-bundle";
+    KasToKubeletCaBundle => KubeApiserverToKubeletCa, "kube-apiserver-to-kubelet-ca-bundle";
+    KasLocalhostCaBundle => KubeApiserverLocalhostCa, "kube-apiserver-localhost-ca-bundle";
+    KasServiceNetworkCaBundle => KubeApiserverServiceNetworkCa, "kube-apiserver-service-network-ca-bundle";
+    KasLbCaBundle => KubeApiserverLbCa, "kube-apiserver-lb-ca-bundle";
+    KasCompleteServerCaBundle => KubeApiserverCompleteServerCa, "kube-apiserver-complete-server-ca-bundle";
+    ControlPlaneCaBundle => KubeControlPlaneCa, "kube-control-plane-ca-bundle";
+    KubeletClientCaBundle => KubeletClientCa, "kubelet-client-ca-bundle";
+    KubeletServingCaBundle => KubeletServingCa, "kubelet-serving-ca-bundle";
+    KubeletBootstrapCaBundle => KubeletBootstrapKubeconfigCa, "kubelet-bootstrap-kubeconfig-ca-bundle";
+    KasCompleteClientCaBundle => KubeApiserverCompleteClientCa, "kube-apiserver-complete-client-ca-bundle";
+}
+
+/// The signer certificates a bundle is made of, following nested bundles to their first
+/// certificate as the reference describes.
+fn bundle_signers(id: BundleId) -> Vec<CertId> {
+    id.members()
+        .iter()
+        .filter_map(|m| match m {
+            BundleMember::Cert(c) => Some(*c),
+            BundleMember::Bundle(b) => bundle_signers(*b).first().copied(),
+        })
+        .collect()
+}
+
+impl<B: BundleSel> Asset for Bundle<B> {
+    const ID: &'static str = B::ID;
+    const NAME: &'static str = B::NAME;
+
+    fn dependencies() -> Vec<Dep> {
+        bundle_signers(B::BUNDLE)
+            .into_iter()
+            .map(cert_dep)
+            .collect()
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let mut pems = Vec::new();
+        for id in bundle_signers(B::BUNDLE) {
+            pems.push(cert_of(parents, id)?.leaf_pem()?);
+        }
+        Ok(Bundle(pems.concat(), PhantomData))
+    }
+}
+
+/// The service-account token signing key pair of the bootstrap control plane.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct ServiceAccountKeyPair {
+    /// `tls/service-account.key` (PKCS#1).
+    pub key_pem: String,
+    /// `tls/service-account.pub` (PKIX inside an `RSA PUBLIC KEY` block, as upstream).
+    pub pub_pem: String,
+}
+
+impl Asset for ServiceAccountKeyPair {
+    const ID: &'static str = "tls/service-account";
+    const NAME: &'static str = "Key Pair (service-account)";
+
+    fn dependencies() -> Vec<Dep> {
+        vec![Dep::of::<SecretsInput>()]
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let key = key_or_new(parents.get::<SecretsInput>()?.service_account_key())?;
+        Ok(ServiceAccountKeyPair {
+            key_pem: key.pem().to_string(),
+            pub_pem: key.public_pem(),
+        })
+    }
+}
+
+/// The key that `gather bootstrap` logs in with; its public half is authorized for `core`
+/// on the bootstrap node only.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct BootstrapSshKeyPair {
+    /// `tls/bootstrap-ssh.key` (PKCS#1 PEM).
+    pub key_pem: String,
+    /// OpenSSH authorized_keys line with a trailing newline.
+    pub public_key: String,
+}
+
+impl Asset for BootstrapSshKeyPair {
+    const ID: &'static str = "tls/bootstrap-ssh";
+    const NAME: &'static str = "Key Pair (bootstrap-ssh)";
+
+    fn dependencies() -> Vec<Dep> {
+        vec![Dep::of::<SecretsInput>()]
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let key = key_or_new(parents.get::<SecretsInput>()?.bootstrap_ssh_key())?;
+        Ok(BootstrapSshKeyPair {
+            key_pem: key.pem().to_string(),
+            public_key: format!("{}\n", key.ssh_public_key()),
+        })
+    }
+}
+
+fn key_or_new(from_bundle: Option<&str>) -> Result<KeyPem, BoxError> {
+    Ok(match from_bundle {
+        Some(pem) => KeyPem::from_pem(pem, "secrets bundle")?,
+        None => pki::generate_rsa_key()?,
+    })
+}
+
+/// Depends on every certificate, bundle and key pair: the full `tls/` tree.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct TlsTree {
+    /// `(relative path, content, secret?)` of every file, in a stable order.
+    pub files: Vec<(String, String, bool)>,
+}
+
+impl Asset for TlsTree {
+    const ID: &'static str = "tls";
+    const NAME: &'static str = "TLS Tree";
+
+    fn dependencies() -> Vec<Dep> {
+        let mut deps: Vec<Dep> = CertId::ALL.iter().map(|id| cert_dep(*id)).collect();
+        deps.extend(all_bundle_deps());
+        deps.push(Dep::of::<ServiceAccountKeyPair>());
+        deps
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let mut files = Vec::new();
+        for (id, cert) in all_certs(parents)? {
+            files.push((id.key_path(), cert.key_pem.clone(), true));
+            files.push((id.cert_path(), cert.cert_pem.clone(), false));
+        }
+        for (id, pem) in all_bundles(parents)? {
+            files.push((id.path(), pem.to_string(), false));
+        }
+        let sa = parents.get::<ServiceAccountKeyPair>()?;
+        files.push(("tls/service-account.key".into(), sa.key_pem.clone(), true));
+        files.push(("tls/service-account.pub".into(), sa.pub_pem.clone(), false));
+        Ok(TlsTree { files })
+    }
+}
+
+/// `create pki`: writes the TLS tree into `<dir>/tls/` for inspection.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct TlsExport(pub TlsTree);
+
+impl Asset for TlsExport {
+    const ID: &'static str = "export/tls";
+    const NAME: &'static str = "TLS Export";
+
+    fn dependencies() -> Vec<Dep> {
+        vec![Dep::of::<TlsTree>()]
+    }
+
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        Ok(TlsExport(parents.get::<TlsTree>()?.clone()))
+    }
+
+    fn files(&self) -> Vec<File> {
+        self.0
+            .files
+            .iter()
+            .map(|(path, data, secret)| {
+                if *secret {
+                    File::secret(path, data.as_bytes())
+                } else {
+                    File::new(path, data.as_bytes())
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,56 @@
+//! Small commands: version, completion, graph, explain, explain-ignition.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+
+use crate::cli::Cli;
+use crate::release::DefaultRelease;
+
+/// `okd-install version`.
+pub fn version() {
+    let release = DefaultRelease::get();
+    println!("okd-install {}", env!("CARGO_PKG_VERSION"));
+    match std::env::var("OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE") {
+        Ok(image) if !image.is_empty() => {
+            println!("release image {image} (from OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE)")
+        }
+        _ => println!("release image {}", release.image),
+    }
+    println!("release channel {}", release.channel);
+    println!("release architecture amd64");
+}
+
+/// `okd-install completion SHELL`.
+pub fn completion(shell: clap_complete::Shell) {
+    let mut cmd = Cli::command();
+    clap_complete::generate(shell, &mut cmd, "okd-install", &mut std::io::stdout());
+}
+
+/// `okd-install graph [--dot]`.
+pub fn graph(dot: bool) -> Result<()> {
+    let graph = assets::graph()?;
+    if dot {
+        print!("{}", graph.render_dot());
+    } else {
+        print!("{}", graph.render_tree(None)?);
+    }
+    Ok(())
+}
+
+/// `okd-install explain installconfig[.path]`.
+pub fn explain(resource: &str) -> Result<()> {
+    print!("{}", installconfig::explain(resource)?);
+    Ok(())
+}
+
+/// `okd-install explain-ignition FILE`.
+pub fn explain_ignition(file: &Path) -> Result<()> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let out = ignition::explain_ignition(&text)
+        .with_context(|| format!("{} is not a readable Ignition config", file.display()))?;
+    print!("{out}");
+    Ok(())
+}

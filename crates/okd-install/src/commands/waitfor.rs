@@ -1,0 +1,253 @@
+//! `okd-install wait-for bootstrap-complete | install-complete`.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::Result;
+use cluster::{
+    BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Summary, WaitError,
+};
+use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::cli::{OutputFormat, WaitArgs, WaitForCommand};
+use crate::exit::Exit;
+
+/// Runs a wait; the returned [`Exit`] carries the documented exit code on failure.
+pub fn run(dir: &Path, cmd: &WaitForCommand) -> Result<(), Exit> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| Exit::other(e.into()))?;
+    runtime.block_on(async {
+        match cmd {
+            WaitForCommand::BootstrapComplete(args) => bootstrap(dir, args).await,
+            WaitForCommand::InstallComplete(args) => install(dir, args).await,
+        }
+    })
+}
+
+fn minutes(value: Option<f64>, default: Duration) -> Duration {
+    value.map_or(default, |m| Duration::from_secs_f64(m.max(0.0) * 60.0))
+}
+
+/// Platform and pivot mode from the install-config kept in the asset directory.
+fn cluster_facts(dir: &Path) -> (String, bool) {
+    let path = dir.join(assets::config::INSTALL_CONFIG_FILE);
+    let parsed = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|raw| installconfig::parse_str(&raw, "install-config.yaml").ok());
+    match parsed {
+        Some(l) => (
+            l.config.platform_name().to_string(),
+            l.config.bootstrap_pivot.is_some(),
+        ),
+        None => (String::new(), false),
+    }
+}
+
+fn hint(dir: &Path, args: &WaitArgs) -> GatherHint {
+    GatherHint {
+        dir: dir.to_path_buf(),
+        bootstrap: args.bootstrap.clone(),
+        masters: args.masters.clone(),
+    }
+}
+
+async fn connect(dir: &Path, args: &WaitArgs) -> Result<Cluster, Exit> {
+    let path = args
+        .kubeconfig
+        .clone()
+        .unwrap_or_else(|| cluster::kubeconfig::default_path(dir));
+    Cluster::from_kubeconfig(&path)
+        .await
+        .map_err(|e| Exit::code(1, e.into()))
+}
+
+async fn bootstrap(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
+    let (platform, pivot) = cluster_facts(dir);
+    let mut opts = BootstrapWaitOptions::for_platform(&platform, hint(dir, args));
+    opts.pivot = pivot;
+    opts.api_timeout = minutes(args.api_timeout, opts.api_timeout);
+    opts.bootstrap_timeout = minutes(args.bootstrap_timeout, opts.bootstrap_timeout);
+    opts.etcd_timeout = minutes(args.etcd_timeout, opts.etcd_timeout);
+    let cluster = connect(dir, args).await?;
+    let display = Display::new(args.output);
+    let result =
+        cluster::wait_bootstrap_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;
+    display.finish();
+    let summary = result.map_err(|e| failure(e, args.output))?;
+    print_timings(&summary, args.output);
+    if args.output == OutputFormat::Text {
+        if let Some(stage) = &summary.pivot_stage {
+            tracing::info!("bootstrap pivot finished (last stage: {stage})");
+        }
+        tracing::info!(
+            "bootstrap is complete: the bootstrap machine and its load-balancer entries can \
+             now be removed"
+        );
+    }
+    Ok(())
+}
+
+async fn install(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
+    let (platform, _) = cluster_facts(dir);
+    let mut opts = InstallWaitOptions::for_platform(&platform, hint(dir, args));
+    opts.cluster_timeout = minutes(args.cluster_timeout, opts.cluster_timeout);
+    opts.operators_timeout = minutes(args.operators_timeout, opts.operators_timeout);
+    opts.console_timeout = minutes(args.console_timeout, opts.console_timeout);
+    if let Some(s) = args.settle_seconds {
+        opts.settle = Duration::from_secs_f64(s.max(0.0));
+    }
+    let cluster = connect(dir, args).await?;
+    let display = Display::new(args.output);
+    let result =
+        cluster::wait_install_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;
+    display.finish();
+    let summary = result.map_err(|e| failure(e, args.output))?;
+    print_timings(&summary, args.output);
+    if args.output == OutputFormat::Text {
+        print_install_done(
+            dir,
+            cluster.kubeconfig_path(),
+            &summary,
+            args.print_password,
+        );
+    }
+    Ok(())
+}
+
+fn print_install_done(dir: &Path, kubeconfig: &Path, summary: &Summary, print_password: bool) {
+    for w in &summary.warnings {
+        tracing::warn!("{w}");
+    }
+    let abs = std::fs::canonicalize(kubeconfig).unwrap_or_else(|_| kubeconfig.to_path_buf());
+    tracing::info!("the cluster is installed");
+    tracing::info!(
+        "to use it with oc or kubectl: export KUBECONFIG={}",
+        abs.display()
+    );
+    if let Some(url) = &summary.console_url {
+        tracing::info!("web console: {url}");
+    }
+    let pw_path = dir.join("auth/kubeadmin-password");
+    match (print_password, std::fs::read_to_string(&pw_path)) {
+        (true, Ok(pw)) => tracing::info!("log in as kubeadmin with password: {}", pw.trim()),
+        _ => tracing::info!(
+            "the kubeadmin password is in {} (add --print-password to show it)",
+            pw_path.display()
+        ),
+    }
+}
+
+async fn ctrl_c() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+fn failure(err: WaitError, output: OutputFormat) -> Exit {
+    let code = err.exit_code();
+    if output == OutputFormat::Text {
+        if let Some(d) = err.diagnosis() {
+            eprintln!("{d}");
+        }
+    }
+    Exit::code(code, err.into())
+}
+
+fn print_timings(summary: &Summary, output: OutputFormat) {
+    if output == OutputFormat::Json {
+        if let Ok(line) =
+            serde_json::to_string(&serde_json::json!({"event": "summary", "summary": summary}))
+        {
+            println!("{line}");
+        }
+        return;
+    }
+    for p in &summary.phases {
+        tracing::info!("  {}: {}", p.phase.title(), HumanDuration(p.elapsed));
+    }
+    tracing::info!("time elapsed: {}", HumanDuration(summary.total()));
+}
+
+/// A spinner per phase with its elapsed time and the last status, or JSON lines.
+struct Display {
+    output: OutputFormat,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Display {
+    fn new(output: OutputFormat) -> Self {
+        Display {
+            output,
+            bar: Mutex::new(None),
+        }
+    }
+
+    fn event(&self, e: &Event) {
+        if self.output == OutputFormat::Json {
+            if let Ok(line) = serde_json::to_string(e) {
+                println!("{line}");
+            }
+            return;
+        }
+        let mut bar = self.bar.lock().unwrap_or_else(|p| p.into_inner());
+        match e {
+            Event::PhaseStarted { phase, timeout } => {
+                let b = spinner();
+                b.set_prefix(phase.title());
+                b.set_message(format!("waiting up to {}", HumanDuration(*timeout)));
+                tracing::info!(
+                    "{}: waiting up to {}",
+                    phase.title(),
+                    HumanDuration(*timeout)
+                );
+                *bar = Some(b);
+            }
+            Event::Status { phase, message, .. } => {
+                tracing::debug!("{}: {message}", phase.title());
+                if let Some(b) = bar.as_ref() {
+                    b.set_message(message.clone());
+                }
+            }
+            Event::PhaseDone {
+                phase,
+                elapsed,
+                detail,
+            } => {
+                if let Some(b) = bar.take() {
+                    b.finish_and_clear();
+                }
+                tracing::info!(
+                    "{}: {detail} after {}",
+                    phase.title(),
+                    HumanDuration(*elapsed)
+                );
+            }
+            Event::Failed { phase, error, .. } => {
+                if let Some(b) = bar.take() {
+                    b.finish_and_clear();
+                }
+                tracing::error!("{}: {error}", phase.title());
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn spinner() -> ProgressBar {
+    let b = ProgressBar::new_spinner();
+    if !std::io::stderr().is_terminal() {
+        b.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    b.set_style(
+        ProgressStyle::with_template("{spinner} {prefix} [{elapsed}] {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    b.enable_steady_tick(Duration::from_millis(120));
+    b
+}

@@ -1,0 +1,61 @@
+//! Exit codes: an error together with the code the process ends with.
+
+use std::fmt;
+
+/// 1: any error without a more specific code.
+pub const GENERIC: i32 = 1;
+/// 3: install-config.yaml is invalid.
+pub const INSTALL_CONFIG: i32 = 3;
+/// 8: interrupted.
+pub const INTERRUPTED: i32 = 8;
+/// 9: `verify` found errors.
+pub const VERIFY_FAILED: i32 = 9;
+
+/// An error and its exit code.
+pub struct Exit {
+    /// Process exit code.
+    pub code: i32,
+    /// What went wrong (printed with its whole chain).
+    pub error: anyhow::Error,
+}
+
+impl Exit {
+    /// An error with an explicit code.
+    pub fn code(code: i32, error: anyhow::Error) -> Exit {
+        Exit { code, error }
+    }
+
+    /// An error whose code is derived from its cause (see [`classify`]).
+    pub fn other(error: anyhow::Error) -> Exit {
+        Exit {
+            code: classify(&error),
+            error,
+        }
+    }
+}
+
+impl From<anyhow::Error> for Exit {
+    fn from(error: anyhow::Error) -> Self {
+        Exit::other(error)
+    }
+}
+
+impl fmt::Debug for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "exit {}: {:#}", self.code, self.error)
+    }
+}
+
+/// 3 when anything in the chain is an install-config problem, else 1.
+pub fn classify(error: &anyhow::Error) -> i32 {
+    let invalid_config = error.chain().any(|e| {
+        e.downcast_ref::<installconfig::LoadError>().is_some()
+            || e.downcast_ref::<assets::ignition::SingleNodeConfigError>()
+                .is_some()
+    });
+    if invalid_config {
+        INSTALL_CONFIG
+    } else {
+        GENERIC
+    }
+}

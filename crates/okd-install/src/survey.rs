@@ -1,0 +1,4 @@
+//! temporary
+pub fn run_interactive() -> anyhow::Result<String> {
+    anyhow::bail!("survey pending")
+}
