@@ -179,19 +179,41 @@ fn missing_pools(report: &mut ImageModeReport, seen: &[(String, String)], pools:
 fn check(o: &ObjectRef, pools: &[&str]) -> Vec<String> {
     let mut errs = Vec::new();
     if o.api_version != MCO_V1 {
-        errs.push(format!(
-            "apiVersion must be {MCO_V1}, not {:?}",
-            o.api_version
-        ));
+        let found = &o.api_version;
+        errs.push(format!("apiVersion must be {MCO_V1}, not {found:?}"));
     }
     placeholders(&o.value, "", &mut errs);
-    let text = |ptr: &str| {
-        o.value
-            .pointer(ptr)
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
-    };
-    match text("/spec/machineConfigPool/name") {
+    pool_reference(o, pools, &mut errs);
+    let annotation = o
+        .value
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(PRE_BUILT_IMAGE))
+        .and_then(Value::as_str);
+    let what = format!("annotation {PRE_BUILT_IMAGE}");
+    image_field(&what, annotation, true, &mut errs);
+    if text(o, "/spec/imageBuilder/imageBuilderType") != Some("Job") {
+        errs.push("spec.imageBuilder.imageBuilderType must be Job".into());
+    }
+    containerfiles(o, &mut errs);
+    let push_spec = text(o, "/spec/renderedImagePushSpec");
+    image_field("spec.renderedImagePushSpec", push_spec, false, &mut errs);
+    if text(o, "/spec/renderedImagePushSecret/name").is_none() {
+        errs.push("spec.renderedImagePushSecret.name is required".into());
+    }
+    errs
+}
+
+/// A non-blank string at JSON pointer `ptr`.
+fn text<'a>(o: &'a ObjectRef, ptr: &str) -> Option<&'a str> {
+    o.value
+        .pointer(ptr)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// `spec.machineConfigPool.name` must name an existing pool and equal `metadata.name`.
+fn pool_reference(o: &ObjectRef, pools: &[&str], errs: &mut Vec<String>) {
+    match text(o, "/spec/machineConfigPool/name") {
         None => errs.push("spec.machineConfigPool.name is required".into()),
         Some(p) if !pools.contains(&p) => errs.push(format!(
             "spec.machineConfigPool.name {p:?} is not a pool of this cluster (pools: {})",
@@ -203,38 +225,19 @@ fn check(o: &ObjectRef, pools: &[&str]) -> Vec<String> {
         )),
         Some(_) => {}
     }
-    let annotation = o
-        .value
-        .pointer("/metadata/annotations")
-        .and_then(|a| a.get(PRE_BUILT_IMAGE));
-    match annotation.and_then(Value::as_str) {
-        None => errs.push(format!(
-            "annotation {PRE_BUILT_IMAGE} is required: the image the pool boots into"
-        )),
+}
+
+/// A required image reference; placeholders are reported by [`placeholders`] instead.
+fn image_field(what: &str, value: Option<&str>, need_digest: bool, errs: &mut Vec<String>) {
+    match value {
+        None => errs.push(format!("{what} is required")),
         Some(v) if v.contains(PLACEHOLDER) => {}
         Some(v) => {
-            if let Err(why) = image_reference(v, true) {
-                errs.push(format!("annotation {PRE_BUILT_IMAGE}: {why}"));
+            if let Err(why) = image_reference(v, need_digest) {
+                errs.push(format!("{what}: {why}"));
             }
         }
     }
-    if text("/spec/imageBuilder/imageBuilderType") != Some("Job") {
-        errs.push("spec.imageBuilder.imageBuilderType must be Job".into());
-    }
-    containerfiles(o, &mut errs);
-    match text("/spec/renderedImagePushSpec") {
-        None => errs.push("spec.renderedImagePushSpec is required".into()),
-        Some(v) if v.contains(PLACEHOLDER) => {}
-        Some(v) => {
-            if let Err(why) = image_reference(v, false) {
-                errs.push(format!("spec.renderedImagePushSpec: {why}"));
-            }
-        }
-    }
-    if text("/spec/renderedImagePushSecret/name").is_none() {
-        errs.push("spec.renderedImagePushSecret.name is required".into());
-    }
-    errs
 }
 
 /// Architectures a Containerfile entry may target.

@@ -82,71 +82,76 @@ fn platform_type(platform: &Platform) -> &'static str {
 
 fn infrastructure(inputs: &ManifestInputs) -> Infrastructure {
     let domain = inputs.cluster_domain();
-    let type_ = platform_type(&inputs.platform).to_string();
-    let machine_networks = strings(&inputs.networking.machine_network);
-    let (baremetal_spec, vsphere_spec, vips) = match &inputs.platform {
-        Platform::None => (None, None, None),
-        Platform::BareMetal(bm) => (
-            Some(vip_spec(&bm.api_vips, &bm.ingress_vips, &machine_networks)),
-            None,
-            Some(vip_status(
-                &bm.api_vips,
-                &bm.ingress_vips,
-                bm.user_managed_load_balancer,
-                &machine_networks,
-            )),
-        ),
-        // Without VIPs (external load balancer, UPI) there is no VIP status to report.
-        Platform::VSphere(vs) => (
-            None,
-            Some(vsphere_spec(vs, &machine_networks)),
-            (!vs.api_vips.is_empty()).then(|| {
-                vip_status(
-                    &vs.api_vips,
-                    &vs.ingress_vips,
-                    vs.user_managed_load_balancer,
-                    &machine_networks,
-                )
-            }),
-        ),
-    };
-    let is_vsphere = matches!(inputs.platform, Platform::VSphere(_));
-    let spec = InfrastructureSpec {
-        cloud_config: if is_vsphere {
-            ConfigMapFileReference {
-                name: super::vsphere::CLOUD_PROVIDER_CONFIG.to_string(),
-                key: super::vsphere::CLOUD_CONFIG_KEY.to_string(),
-            }
-        } else {
-            ConfigMapFileReference::default()
-        },
-        platform_spec: PlatformSpec {
-            type_: type_.clone(),
-            baremetal: baremetal_spec,
-            vsphere: vsphere_spec,
-        },
-    };
+    let spec = infrastructure_spec(inputs);
     let mut obj = Object::cluster_scoped(CONFIG_V1, "Infrastructure", "cluster", spec);
+    let partitioning = if inputs.cpu_partitioning_all_nodes {
+        "AllNodes"
+    } else {
+        "None"
+    };
     obj.status = Some(InfrastructureStatus {
         infrastructure_name: inputs.infra_id.clone(),
         api_server_url: format!("https://api.{domain}:6443"),
         api_server_internal_uri: format!("https://api-int.{domain}:6443"),
-        platform: type_.clone(),
-        platform_status: PlatformStatus {
-            type_,
-            vsphere: vips.clone().filter(|_| is_vsphere),
-            baremetal: vips.filter(|_| !is_vsphere),
-        },
+        platform: platform_type(&inputs.platform).to_string(),
+        platform_status: platform_status(inputs),
         control_plane_topology: topology::control_plane_topology(inputs).to_string(),
         infrastructure_topology: topology::infrastructure_topology(inputs).to_string(),
-        cpu_partitioning: if inputs.cpu_partitioning_all_nodes {
-            "AllNodes"
-        } else {
-            "None"
-        }
-        .to_string(),
+        cpu_partitioning: partitioning.to_string(),
     });
     obj
+}
+
+fn infrastructure_spec(inputs: &ManifestInputs) -> InfrastructureSpec {
+    let machine_networks = strings(&inputs.networking.machine_network);
+    let mut spec = InfrastructureSpec {
+        cloud_config: ConfigMapFileReference::default(),
+        platform_spec: PlatformSpec {
+            type_: platform_type(&inputs.platform).to_string(),
+            baremetal: None,
+            vsphere: None,
+        },
+    };
+    match &inputs.platform {
+        Platform::None => {}
+        Platform::BareMetal(bm) => {
+            let vips = vip_spec(&bm.api_vips, &bm.ingress_vips, &machine_networks);
+            spec.platform_spec.baremetal = Some(vips);
+        }
+        Platform::VSphere(vs) => {
+            spec.platform_spec.vsphere = Some(vsphere_spec(vs, &machine_networks));
+            spec.cloud_config = ConfigMapFileReference {
+                name: super::vsphere::CLOUD_PROVIDER_CONFIG.to_string(),
+                key: super::vsphere::CLOUD_CONFIG_KEY.to_string(),
+            };
+        }
+    }
+    spec
+}
+
+fn platform_status(inputs: &ManifestInputs) -> PlatformStatus {
+    let machine_networks = strings(&inputs.networking.machine_network);
+    let mut status = PlatformStatus {
+        type_: platform_type(&inputs.platform).to_string(),
+        baremetal: None,
+        vsphere: None,
+    };
+    match &inputs.platform {
+        Platform::None => {}
+        Platform::BareMetal(bm) => {
+            let lb = bm.user_managed_load_balancer;
+            let vips = vip_status(&bm.api_vips, &bm.ingress_vips, lb, &machine_networks);
+            status.baremetal = Some(vips);
+        }
+        // Without VIPs (external load balancer, UPI) there is no VIP status to report.
+        Platform::VSphere(vs) if !vs.api_vips.is_empty() => {
+            let lb = vs.user_managed_load_balancer;
+            let vips = vip_status(&vs.api_vips, &vs.ingress_vips, lb, &machine_networks);
+            status.vsphere = Some(vips);
+        }
+        Platform::VSphere(_) => {}
+    }
+    status
 }
 
 fn vip_spec(api: &[IpAddr], ingress: &[IpAddr], machine_networks: &[String]) -> VipSpec {
