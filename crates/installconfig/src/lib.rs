@@ -10,6 +10,7 @@
 pub mod convert;
 pub mod defaults;
 pub mod errors;
+pub mod explain;
 mod load;
 pub mod node;
 mod output;
@@ -18,6 +19,7 @@ pub mod validate;
 pub mod walk;
 
 pub use errors::{ErrorKind, FieldError, LoadError, Position, Warning};
+pub use explain::{ExplainError, explain};
 pub use load::{Loaded, load, parse_str, render};
 pub use types::*;
 pub use validate::validate_single_node;

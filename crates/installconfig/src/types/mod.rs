@@ -33,12 +33,14 @@ pub const API_VERSION: &str = "v1";
 pub struct InstallConfig {
     /// Version of this schema. Must be "v1".
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub api_version: String,
     /// Object kind. Optional; when given it should be "InstallConfig".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Object metadata. Only `name` (the cluster name) is used.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub metadata: ObjectMeta,
     /// PEM-encoded X.509 certificates that nodes (and, depending on
     /// additionalTrustBundlePolicy, the cluster proxy configuration) must trust in addition
@@ -56,6 +58,7 @@ pub struct InstallConfig {
     /// The base DNS domain of the cluster. All DNS records are sub-domains of this base and
     /// include the cluster name: `<metadata.name>.<baseDomain>`.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub base_domain: String,
     /// Cluster networking: pod, service and machine networks and the network plugin.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,9 +78,11 @@ pub struct InstallConfig {
     pub compute: Vec<MachinePool>,
     /// The infrastructure the cluster runs on. Exactly one platform must be set.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub platform: Platform,
     /// The Docker config JSON (with an `auths` object) used to pull the release images.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub pull_secret: String,
     /// Cluster-wide HTTP(S) proxy settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,6 +143,7 @@ pub struct InstallConfig {
 pub struct ObjectMeta {
     /// The cluster name: a lower-case DNS label-like name of at most 54 characters.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub name: String,
     /// Annotations; used internally (e.g. to record a skipped host crypto check).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -85,7 +85,8 @@ pub struct ClusterNetworkEntry {
     /// The network pod IPs come from, e.g. 10.128.0.0/14.
     pub cidr: Cidr,
     /// Prefix length of the subnet each node gets (23 gives 510 pod IPs per node; 64 for
-    /// IPv6).
+    /// IPv6). Set it on every entry you write: an omitted value is 0, which OVNKubernetes
+    /// rejects.
     #[serde(default)]
     pub host_prefix: i32,
 }

@@ -1,5 +1,6 @@
 //! Integration tests of the installconfig crate.
 
+mod explain;
 mod load;
 mod validate;
 
