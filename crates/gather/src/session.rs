@@ -103,8 +103,8 @@ pub async fn gather_bootstrap(
     log: &mut dyn FnMut(GatherEvent),
 ) -> Result<GatherOutcome, GatherError> {
     opts.validate()?;
-    let keys = keys::load_keys(opts, log)?;
-    let mut agent = open_agent(opts, log).await;
+    let mut keys = keys::load_keys(opts, log)?;
+    let mut agent = open_agent(opts, &mut keys.skipped, log).await;
     let agent_keys = agent.as_ref().map_or(0, |a| a.identities.len());
     if keys.all().next().is_none() && agent_keys == 0 {
         return Err(GatherError::NoKeys {
@@ -158,18 +158,27 @@ async fn forward_target(
     }
 }
 
-async fn open_agent(opts: &GatherOptions, log: &mut dyn FnMut(GatherEvent)) -> Option<LocalAgent> {
+/// Connects to the user's ssh-agent; an unreachable or empty agent is noted in `skipped`.
+async fn open_agent(
+    opts: &GatherOptions,
+    skipped: &mut Vec<String>,
+    log: &mut dyn FnMut(GatherEvent),
+) -> Option<LocalAgent> {
     let socket = opts.agent_socket.as_ref()?;
-    match crate::agent::local_identities(socket).await {
-        Ok((client, identities)) => Some(LocalAgent { client, identities }),
-        Err(reason) => {
-            log(GatherEvent::KeySkipped {
-                key: format!("ssh-agent ({})", socket.display()),
-                reason,
-            });
-            None
-        }
+    let key = format!("ssh-agent ({})", socket.display());
+    let (agent, problem) = match crate::agent::local_identities(socket).await {
+        Ok((_, identities)) if identities.is_empty() => (
+            None,
+            Some("it holds no keys (ssh-add <key> adds one)".to_string()),
+        ),
+        Ok((client, identities)) => (Some(LocalAgent { client, identities }), None),
+        Err(reason) => (None, Some(reason)),
+    };
+    if let Some(reason) = problem {
+        skipped.push(format!("{key}: {reason}"));
+        log(GatherEvent::KeySkipped { key, reason });
     }
+    agent
 }
 
 async fn connect(

@@ -435,3 +435,59 @@ async fn a_silent_port_times_out_with_a_hint() {
     assert!(err.contains("no SSH greeting within 0.5s"), "{err}");
     assert!(err.contains("finished booting"), "{err}");
 }
+
+#[tokio::test]
+async fn a_server_that_gives_up_early_is_explained() {
+    let Some(server) = Sshd::start_with("MaxAuthTries 2\n") else {
+        return;
+    };
+    let right = keygen(&server.dir.path().join("right"), "ed25519", "", &[]);
+    server.authorize(&right);
+    let wrong: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            keygen(
+                &server.dir.path().join(format!("wrong{i}")),
+                "ed25519",
+                "",
+                &[],
+            )
+        })
+        .collect();
+    let (mut opts, _remote) = options(&server, "maxauth", bundle_script(&server, ""));
+    opts.keys = wrong.into_iter().chain([right]).collect();
+    let err = gather(&opts).await.0.unwrap_err();
+    let GatherError::AuthFailed {
+        closed_early,
+        tried,
+        ..
+    } = &err
+    else {
+        panic!("unexpected {err:?}");
+    };
+    assert!(closed_early, "{err}");
+    assert!(tried.len() < 4, "{tried:?}");
+    assert!(err.to_string().contains("too many attempts"), "{err}");
+}
+
+#[tokio::test]
+async fn an_empty_agent_and_no_keys_say_what_was_looked_at() {
+    if !crate::sshd::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let agent = Agent::start(dir.path());
+    let ssh_dir = dir.path().join("ssh");
+    std::fs::create_dir(&ssh_dir).unwrap();
+    keygen(&ssh_dir.join("id_ecdsa"), "ecdsa", "pass phrase", &[]);
+    let mut opts = GatherOptions::new("127.0.0.1", dir.path().join("out"), "20260101000000");
+    opts.agent_socket = Some(agent.socket.clone());
+    opts.home_ssh_dir = Some(ssh_dir);
+    let err = gather(&opts).await.0.unwrap_err();
+    assert!(matches!(err, GatherError::NoKeys { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("it holds no keys"), "{text}");
+    assert!(
+        text.contains("id_ecdsa: it is passphrase-protected"),
+        "{text}"
+    );
+}

@@ -85,6 +85,12 @@ pub struct Sshd {
 impl Sshd {
     /// Starts a server, or returns None when sshd is not installed (outside CI).
     pub fn start() -> Option<Sshd> {
+        Self::start_with("")
+    }
+
+    /// Like [`Sshd::start`], with extra configuration lines that win over the defaults
+    /// (sshd keeps the first value it reads for a keyword).
+    pub fn start_with(extra: &str) -> Option<Sshd> {
         if !available() {
             return None;
         }
@@ -99,7 +105,7 @@ impl Sshd {
         for _ in 0..5 {
             let port = free_port();
             let config = dir.path().join("sshd_config");
-            std::fs::write(&config, config_text(dir.path(), port)).unwrap();
+            std::fs::write(&config, format!("{extra}{}", config_text(dir.path(), port))).unwrap();
             let log = std::fs::File::create(dir.path().join("sshd.log")).unwrap();
             let child = Command::new(SSHD)
                 .args(["-D", "-e", "-f"])
