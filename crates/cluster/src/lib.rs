@@ -11,6 +11,28 @@
 //! a failure carries a [`Diagnosis`]: what was last seen, which operators are unhealthy, the
 //! most likely cause in plain words, and the exact next command to run.
 //!
+//! ```no_run
+//! # async fn run(dir: &std::path::Path) -> Result<(), cluster::WaitError> {
+//! use cluster::{BootstrapWaitOptions, Cluster, GatherHint, kubeconfig};
+//!
+//! let cluster = Cluster::from_kubeconfig(&kubeconfig::default_path(dir)).await?;
+//! let hint = GatherHint { dir: dir.to_path_buf(), ..Default::default() };
+//! let opts = BootstrapWaitOptions::for_platform("vsphere", hint);
+//! let print = |e: cluster::Event| println!("{e}");
+//! let ctrl_c = async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! };
+//! match cluster::wait_bootstrap_complete(&cluster, &opts, &print, ctrl_c).await {
+//!     Ok(summary) => println!("done in {:?}", summary.total()),
+//!     Err(e) => std::process::exit(e.exit_code()),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The wait futures borrow the event callback (`&dyn Fn(Event)`, not `Sync`), so they are not
+//! `Send`: await them on the main task rather than spawning them.
+//!
 //! Transport rules: the client trusts the kubeconfig's CA and nothing else (no OS trust store,
 //! no insecure fallback) and authenticates with the kubeconfig's client certificate. When TLS
 //! fails, a separate probe connection (see the `probe` module) records which certificate the server

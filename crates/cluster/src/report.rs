@@ -137,15 +137,17 @@ impl<'a> Reporter<'a> {
 
     async fn describe(&self, err: &kube::Error) -> (String, Class) {
         if let kube::Error::Api(status) = err {
-            return match status.code {
-                401 | 403 => {
-                    let outcome = probe(&self.cluster.endpoint).await;
-                    (outcome.message(), Class::ClientCert)
+            let http = format!("HTTP {} {}: {}", status.code, status.reason, status.message);
+            if !matches!(status.code, 401 | 403) {
+                return (http, Class::Http);
+            }
+            // A 401/403 on /version means the client certificate itself is refused; on
+            // other paths it may only be RBAC. The probe tells the two apart.
+            return match probe(&self.cluster.endpoint).await {
+                found @ ProbeOutcome::ClientCertRejected { .. } => {
+                    (found.message(), Class::ClientCert)
                 }
-                code => (
-                    format!("HTTP {code} {}: {}", status.reason, status.message),
-                    Class::Http,
-                ),
+                _ => (http, Class::Http),
             };
         }
         let outcome = probe(&self.cluster.endpoint).await;
