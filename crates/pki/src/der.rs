@@ -89,3 +89,21 @@ mod tests {
         assert!(pkcs8_to_pkcs1(&[0x30, 0x00]).is_none());
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Arbitrary bytes never panic the reader and never yield content past the input.
+        #[test]
+        fn reader_is_total(input in proptest::collection::vec(any::<u8>(), 0..64)) {
+            if let Some((tlv, rest)) = read(&input) {
+                prop_assert!(tlv.content.len() + rest.len() + 2 <= input.len());
+            }
+            let _ = pkcs8_to_pkcs1(&input);
+            let _ = rsa_public_parts(&input);
+        }
+    }
+}

@@ -3,7 +3,30 @@
 //!
 //! The functions work per item (one key, one certificate, one bundle) so that the asset graph
 //! can run the expensive RSA key generation in parallel; [`generate_all`] strings them together
-//! for tests and benchmarks. Time and randomness always come from the caller.
+//! for tests and benchmarks. Time and randomness always come from the caller: the only
+//! randomness this crate cannot inject is aws-lc's key generation, which is why deterministic
+//! runs take their keys from a [`SecretsBundle`].
+//!
+//! The certificate table ([`CertId::spec`]) is the single source of subjects, lifetimes,
+//! usages, issuers and SAN rules; signing follows the upstream installer's rules (SHA-1 SKI
+//! over the PKCS#1 public key, AKI from the issuer, leaf NotBefore = issuer NotBefore, ...).
+//!
+//! ```
+//! use pki::{CertId, ClusterParams, ValidityScale, generate_rsa_key, sign_leaf, sign_self};
+//! let params = ClusterParams {
+//!     cluster_name: "demo".into(),
+//!     base_domain: "example.com".into(),
+//!     service_networks: vec!["172.30.0.0/16".parse().unwrap()],
+//!     api_vips: vec![],
+//! };
+//! let now = time::macros::datetime!(2026-01-01 00:00 UTC);
+//! let scale = ValidityScale::Normal;
+//! let root = sign_self(CertId::RootCa, &generate_rsa_key()?, now, scale, 1)?;
+//! let key = generate_rsa_key()?;
+//! let mcs = sign_leaf(CertId::MachineConfigServer, &key, &root, &params, now, scale, 2)?;
+//! pki::check_pair(mcs.cert_pem(), mcs.key_pem(), "tls/machine-config-server.crt")?;
+//! # Ok::<(), pki::Error>(())
+//! ```
 
 #![deny(missing_docs)]
 

@@ -8,6 +8,7 @@ mod common;
 mod kubeconfigs;
 mod openssl;
 mod password;
+mod props;
 mod secrets;
 mod ssh;
 mod tls;
