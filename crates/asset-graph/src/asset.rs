@@ -27,6 +27,10 @@ pub trait Asset: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
     const ID: &'static str;
     /// Human name used in messages, e.g. `"Root CA"`.
     const NAME: &'static str;
+    /// Generator version. Bump it when the generator's output for the same inputs changes
+    /// in a way existing install dirs must pick up (e.g. a fixed template): stored values
+    /// made by another version are then regenerated, with the reason saying so.
+    const VERSION: u32 = 1;
 
     /// The assets whose values [`Asset::generate`] reads (via [`Parents::get`]).
     fn dependencies() -> Vec<Dep>;

@@ -26,6 +26,7 @@ pub(crate) enum Kind {
 pub(crate) struct Node {
     pub dep: Dep,
     pub kind: Kind,
+    pub version: u32,
     pub deps: Vec<Dep>,
     pub ops: Box<dyn ErasedAsset>,
 }
@@ -59,6 +60,7 @@ impl GraphBuilder {
         self.nodes.push(Node {
             dep: Dep::of::<T>(),
             kind,
+            version: T::VERSION,
             deps: T::dependencies(),
             ops: Erased::<T>::boxed(),
         });

@@ -9,7 +9,8 @@
 //! Between runs the store keeps a versioned state file ([`STATE_FILE`], mode 0600) with every
 //! value and two fingerprints:
 //! - the *content hash*: SHA-256 of the value's canonical JSON;
-//! - the *input fingerprint*: SHA-256 of the asset id and its parents' content hashes.
+//! - the *input fingerprint*: SHA-256 of the asset id, its generator version
+//!   ([`Asset::VERSION`]) and its parents' content hashes.
 //!
 //! A stored value is reused only when its input fingerprint still matches and the asset sees
 //! no reason to refresh it ([`Asset::refresh_reason`], e.g. a certificate near expiry). A
@@ -32,7 +33,7 @@
 //! | differs from state, or no state | any | `Disk`, "edited on disk" / "found on disk"; dependants see a new content hash |
 //! | equal to state | inputs unchanged, no refresh | `State` (nothing rewritten) |
 //! | equal to state, value came from the user's files | inputs changed or refresh wanted | `State`, with a warning: user input is never replaced |
-//! | equal to state or absent | inputs changed | `Generated`, "input X changed" |
+//! | equal to state or absent | inputs or [`Asset::VERSION`] changed | `Generated`, "input X changed" / "generator changed (version 1 -> 2)" |
 //! | equal to state or absent | `refresh_reason` is `Some` | `Generated`, that reason |
 //! | absent | unchanged | `State` |
 //! | absent | undecodable | `Generated`, "state entry unreadable: …" |

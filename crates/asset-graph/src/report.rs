@@ -39,6 +39,13 @@ pub enum Reason {
     /// The content of these parents (human names) changed since the stored value was made.
     /// Empty when the stored entry does not record which parent changed.
     InputChanged(Vec<&'static str>),
+    /// The stored value was made by another version of the asset's generator.
+    NewVersion {
+        /// Version recorded in the state file.
+        stored: u32,
+        /// Version of the running generator.
+        current: u32,
+    },
     /// The user's on-disk copy differs from the state copy.
     EditedOnDisk,
     /// The user's on-disk copy was found and the state has none.
@@ -58,6 +65,9 @@ impl fmt::Display for Reason {
                 [one] => write!(f, "input {one} changed"),
                 many => write!(f, "inputs {} changed", many.join(", ")),
             },
+            Reason::NewVersion { stored, current } => {
+                write!(f, "generator changed (version {stored} -> {current})")
+            }
             Reason::EditedOnDisk => f.write_str("edited on disk"),
             Reason::FoundOnDisk => f.write_str("found on disk"),
             Reason::Refresh(why) => f.write_str(why),

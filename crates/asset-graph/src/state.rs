@@ -38,11 +38,22 @@ pub(crate) struct Entry {
     /// Generated or supplied by the user.
     #[serde(default)]
     pub origin: Origin,
+    /// Generator version ([`crate::Asset::VERSION`]) that made the value.
+    #[serde(default = "first_version", skip_serializing_if = "is_first_version")]
+    pub version: u32,
     /// Content hash of each parent by id, to say which input changed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parents: BTreeMap<String, String>,
     /// The value itself.
     pub value: serde_json::Value,
+}
+
+fn first_version() -> u32 {
+    1
+}
+
+fn is_first_version(v: &u32) -> bool {
+    *v == 1
 }
 
 /// The whole state file.
@@ -133,6 +144,7 @@ mod tests {
                 input: "aa".into(),
                 content: "bb".into(),
                 origin: Origin::Generated,
+                version: 1,
                 parents: BTreeMap::new(),
                 value: serde_json::json!({"key": "k", "cert": "c"}),
             },

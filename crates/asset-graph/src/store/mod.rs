@@ -28,6 +28,8 @@ pub(crate) struct Resolved {
     parents: BTreeMap<String, String>,
     source: Source,
     origin: Origin,
+    /// Generator version of the value (the stored one when reused).
+    version: u32,
     reason: Option<Reason>,
     /// `load()` found the user's copy in this run.
     on_disk: bool,
@@ -123,6 +125,7 @@ impl Store {
             parents: BTreeMap::new(),
             source: Source::Provided,
             origin: Origin::Generated,
+            version: self.graph.nodes[i].version,
             reason: None,
             on_disk: false,
             warnings: Vec::new(),
@@ -253,6 +256,7 @@ impl Store {
                 input: res.input.clone(),
                 content: res.content.clone(),
                 origin: res.origin,
+                version: res.version,
                 parents: res.parents.clone(),
                 value: res.json.clone(),
             };

@@ -73,7 +73,7 @@ impl Store {
             .zip(parents)
             .map(|(&p, r)| (self.graph.nodes[p].dep.id.to_string(), r.content.clone()))
             .collect();
-        let input = input_fingerprint(node.dep.id, &parent_hashes);
+        let input = input_fingerprint(node.dep.id, node.version, &parent_hashes);
         let disk = self.load_disk(node)?;
         let on_disk = disk.is_some();
         let stored = self.stored(node);
@@ -86,6 +86,7 @@ impl Store {
             parents: parent_hashes.clone(),
             source,
             origin,
+            version: node.version,
             reason,
             on_disk,
             warnings,
@@ -100,6 +101,7 @@ impl Store {
                 parents: entry.parents.clone(),
                 source: Source::State,
                 origin: entry.origin,
+                version: entry.version,
                 reason: None,
                 on_disk,
                 warnings,
@@ -248,13 +250,21 @@ impl Store {
         Choice::Reuse(entry, value, warnings)
     }
 
-    /// Which parents' content differs from what the stored entry was made from.
+    /// Why a stored entry's input fingerprint differs: another generator version, or which
+    /// parents' content changed.
     fn changed_inputs(
         &self,
         i: usize,
         entry: &Entry,
         current: &BTreeMap<String, String>,
     ) -> Reason {
+        let version = self.graph.nodes[i].version;
+        if entry.version != version {
+            return Reason::NewVersion {
+                stored: entry.version,
+                current: version,
+            };
+        }
         if entry.parents.is_empty() {
             return Reason::InputChanged(Vec::new());
         }
@@ -282,9 +292,9 @@ pub(super) fn candidate(node: &Node, value: AnyValue) -> Result<Candidate, Graph
     })
 }
 
-/// `sha256(id + each parent's id and content hash, sorted by id)`.
-fn input_fingerprint(id: &str, parents: &BTreeMap<String, String>) -> String {
-    let mut text = format!("okd-asset-input v1\n{id}\n");
+/// `sha256(id + generator version + each parent's id and content hash, sorted by id)`.
+fn input_fingerprint(id: &str, version: u32, parents: &BTreeMap<String, String>) -> String {
+    let mut text = format!("okd-asset-input v1\n{id}\nversion={version}\n");
     for (parent, hash) in parents {
         text.push_str(parent);
         text.push('=');

@@ -651,3 +651,57 @@ fn two_assets_owning_one_file_are_refused() {
     );
     assert!(!dir.path().join("same.txt").exists());
 }
+
+/// One asset id in two releases: version 2 of the generator must replace stored values.
+macro_rules! versioned_asset {
+    ($ty:ident, $version:literal) => {
+        #[derive(Clone, serde::Serialize, serde::Deserialize)]
+        struct $ty(u32);
+        impl asset_graph::Asset for $ty {
+            const ID: &'static str = "t/versioned";
+            const NAME: &'static str = "Versioned";
+            const VERSION: u32 = $version;
+            fn dependencies() -> Vec<Dep> {
+                Vec::new()
+            }
+            fn generate(
+                _: &asset_graph::Context,
+                _: &asset_graph::Parents,
+            ) -> Result<Self, asset_graph::BoxError> {
+                Ok($ty($version))
+            }
+        }
+    };
+}
+
+versioned_asset!(OldRelease, 1);
+versioned_asset!(NewRelease, 2);
+
+#[test]
+fn a_new_generator_version_regenerates_stored_values() {
+    fn run<T: asset_graph::Asset>(dir: &Path) -> asset_graph::RunReport {
+        let graph = asset_graph::Graph::builder().asset::<T>().build().unwrap();
+        let mut store = Store::open(graph, dir, ctx(T0)).unwrap();
+        store.resolve(&[Dep::of::<T>()]).unwrap()
+    }
+    let dir = tempfile::tempdir().unwrap();
+    run::<OldRelease>(dir.path());
+    assert_eq!(
+        outcome(&run::<OldRelease>(dir.path()), "t/versioned").0,
+        Source::State
+    );
+    let report = run::<NewRelease>(dir.path());
+    assert_eq!(
+        outcome(&report, "t/versioned"),
+        (
+            Source::Generated,
+            "generator changed (version 1 -> 2)".into()
+        )
+    );
+    let state = fs::read_to_string(dir.path().join(STATE_FILE)).unwrap();
+    assert!(state.contains("\"version\": 2,"), "{state}");
+    assert_eq!(
+        outcome(&run::<NewRelease>(dir.path()), "t/versioned").0,
+        Source::State
+    );
+}
