@@ -15,13 +15,25 @@ fn listing(g: &Generated) -> String {
         s.push_str(&format!("WARNING: {w}\n"));
     }
     for f in &g.files {
-        s.push_str(&format!(
-            "=== {} ===\n{}\n",
-            f.rel_path(),
-            String::from_utf8_lossy(&f.data)
-        ));
+        let text = String::from_utf8_lossy(&f.data);
+        s.push_str(&format!("=== {} ===\n{text}", f.rel_path()));
+        s.push_str(&decoded(&text));
+        s.push('\n');
     }
     s
+}
+
+/// Secret data decoded, so that snapshot diffs show what changed rather than base64.
+fn decoded(text: &str) -> String {
+    let Ok(secret) = serde_saphyr::from_str::<Secret>(text) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for (key, value) in secret.data.unwrap_or_default() {
+        let value = String::from_utf8_lossy(&value.0);
+        out.push_str(&format!("--- decoded {key} ---\n{value}\n"));
+    }
+    out
 }
 
 #[test]
