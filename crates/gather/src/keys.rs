@@ -224,3 +224,39 @@ fn scan_ssh_dir(dir: &Path, set: &mut KeySet, log: &mut dyn FnMut(GatherEvent)) 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encrypted_and_public_texts_are_recognised_before_parsing() {
+        let legacy = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\
+                      DEK-Info: AES-256-CBC,00112233445566778899AABBCCDDEEFF\n\nAAAA\n\
+                      -----END RSA PRIVATE KEY-----\n";
+        assert!(matches!(parse_key_text(legacy), Parsed::Encrypted));
+        let pkcs8 =
+            "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n";
+        assert!(matches!(parse_key_text(pkcs8), Parsed::Encrypted));
+        let openssh_public = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKdVd5y4r6H0wMXDNdtQ5Zm4lFGT5wNtLeUXh0PSfK3e me@host\n";
+        assert!(matches!(parse_key_text(openssh_public), Parsed::Public));
+        let pem_public = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n";
+        assert!(matches!(parse_key_text(pem_public), Parsed::Public));
+        assert!(matches!(parse_key_text("hello"), Parsed::Invalid(_)));
+    }
+
+    #[test]
+    fn ssh_dir_housekeeping_files_are_not_keys() {
+        for name in [
+            "known_hosts",
+            "known_hosts.old",
+            "authorized_keys",
+            "config",
+            "id_rsa.pub",
+        ] {
+            assert!(is_not_a_key(name), "{name}");
+        }
+        assert!(!is_not_a_key("id_ed25519"));
+        assert!(!is_not_a_key("work-key"));
+    }
+}

@@ -7,6 +7,25 @@
 //!
 //! The binary owns flags and printing; this library takes plain options, reports progress
 //! through a callback and returns typed errors that say what to check.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use gather::{GatherEvent, GatherOptions, analyze_bundle, gather_bootstrap, gather_id_now};
+//!
+//! let id = gather_id_now(time::OffsetDateTime::UNIX_EPOCH);
+//! let mut opts = GatherOptions::new("10.0.0.5", "cluster-dir", id);
+//! opts.masters = vec!["10.0.0.6".into()];
+//! opts.keys = vec!["/home/me/.ssh/id_ed25519".into()];
+//! opts.agent_socket = std::env::var_os("SSH_AUTH_SOCK").map(Into::into);
+//! let outcome = gather_bootstrap(&opts, &mut |event: GatherEvent| match event {
+//!     GatherEvent::RemoteLine { .. } => tracing::debug!("{event}"),
+//!     other => eprintln!("{other}"),
+//! })
+//! .await?;
+//! println!("{}", analyze_bundle(&outcome.bundle_path)?.render());
+//! # Ok(())
+//! # }
+//! ```
 
 #![deny(missing_docs)]
 

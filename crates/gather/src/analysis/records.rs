@@ -244,6 +244,30 @@ mod tests {
         assert_eq!(f.error_message.as_deref(), Some("etcd down"));
     }
 
+    proptest::proptest! {
+        /// Any sequence of entries summarises without panicking, and success is decided by
+        /// the last entry alone.
+        #[test]
+        fn summaries_are_consistent(raw in proptest::collection::vec((0usize..6, 0usize..3, 0usize..3), 0..40)) {
+            let phases = ["service start", "service end", "stage start", "stage end", "post-command end", "pre-command start"];
+            let stages = ["", "a", "b"];
+            let results = ["", "success", "failure"];
+            let entries: Vec<RecordEntry> = raw
+                .iter()
+                .map(|(p, s, r)| entry(phases[*p], stages[*s], results[*r], "msg"))
+                .collect();
+            let s = summarize("svc", "f", &entries);
+            let last_ends_well = entries.last().is_some_and(|e| {
+                (e.phase_is("service end") || e.phase_is("post-command end")) && e.succeeded()
+            });
+            proptest::prop_assert_eq!(s.succeeded(), last_ends_well);
+            proptest::prop_assert_eq!(s.status == ServiceStatus::NotStarted, entries.is_empty());
+            if s.status == ServiceStatus::Failed {
+                proptest::prop_assert!(s.last_failure.is_some());
+            }
+        }
+    }
+
     #[test]
     fn post_command_end_counts_as_success() {
         let entries = vec![
