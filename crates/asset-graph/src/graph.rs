@@ -266,6 +266,22 @@ impl Graph {
         self.order.iter().map(|&i| self.nodes[i].dep)
     }
 
+    /// Registered assets that no target needs, directly or through its parents. A test can
+    /// assert this is empty to catch an asset that was registered but never wired in.
+    pub fn unused(&self) -> Vec<Dep> {
+        let roots: Vec<usize> = self
+            .targets
+            .iter()
+            .flat_map(|(_, ids)| ids.iter().copied())
+            .collect();
+        let used = self.closure(&roots);
+        self.order
+            .iter()
+            .filter(|i| !used.contains(i))
+            .map(|&i| self.nodes[i].dep)
+            .collect()
+    }
+
     /// Node indices of a target's assets.
     pub(crate) fn target_nodes(&self, name: &str) -> Result<&[usize], GraphError> {
         self.targets

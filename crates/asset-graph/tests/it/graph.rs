@@ -171,3 +171,20 @@ fn list_is_topological_and_tree_is_indented() {
     assert!(all.contains("│  └─ Opts (t/opts)"), "{all}");
     assert!(all.contains("(see above)"), "{all}");
 }
+
+#[test]
+fn assets_no_target_needs_are_listed() {
+    assert_eq!(full_graph().unused(), Vec::<Dep>::new());
+    unit_asset!(Lonely, "u/lonely", "Lonely", []);
+    let graph = Graph::builder()
+        .asset::<Root>()
+        .asset::<Lonely>()
+        .target(Target {
+            name: "root",
+            assets: vec![Dep::of::<Root>()],
+        })
+        .build()
+        .unwrap();
+    let unused: Vec<&str> = graph.unused().iter().map(|d| d.id()).collect();
+    assert_eq!(unused, ["u/lonely"]);
+}
