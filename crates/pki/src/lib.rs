@@ -59,7 +59,8 @@ pub use password::{
 };
 pub use secrets::{BOOTSTRAP_SSH, SECRETS_KIND, SECRETS_VERSION, SERVICE_ACCOUNT, SecretsBundle};
 pub use sign::{
-    CertKey, SERIAL_LIMIT, derive_serial, random_serial, sign_leaf, sign_self, subject_key_id,
+    CertKey, SERIAL_LIMIT, derive_serial, random_serial, sign_ironic, sign_leaf, sign_self,
+    subject_key_id,
 };
 pub use spec::{
     BundleId, BundleMember, CertId, CertSpec, ExtKeyUsage, KeyUsage, SanRule, Subject,
