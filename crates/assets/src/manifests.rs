@@ -43,6 +43,9 @@ pub struct ManifestsAsset {
     /// Warnings to show the user (e.g. masters made schedulable).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Read from the user's directories (as opposed to generated in memory).
+    #[serde(default)]
+    pub from_disk: bool,
 }
 
 impl Asset for ManifestsAsset {
@@ -78,6 +81,7 @@ impl Asset for ManifestsAsset {
         Ok(ManifestsAsset {
             files,
             warnings: generated.warnings,
+            from_disk: false,
         })
     }
 
@@ -128,6 +132,7 @@ impl Asset for ManifestsAsset {
         Ok(Some(ManifestsAsset {
             files,
             warnings: outcome.warnings,
+            from_disk: true,
         }))
     }
 }

@@ -59,3 +59,20 @@ pub fn classify(error: &anyhow::Error) -> i32 {
         GENERIC
     }
 }
+
+/// The error and its causes, one per line, skipping a cause whose text the previous message
+/// already contains (library errors often include their source in their own message).
+pub fn render_chain(error: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\n  caused by: ");
+        }
+        out.push_str(&text);
+    }
+    out
+}

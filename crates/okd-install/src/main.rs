@@ -26,10 +26,30 @@ fn main() {
         eprintln!("error: {e:#}");
         std::process::exit(exit::GENERIC);
     }
+    if matches!(cli.command, Command::Create(_) | Command::Gather(_)) {
+        exit_on_interrupt();
+    }
     if let Err(exit) = dispatch(&cli) {
-        tracing::error!("{:#}", exit.error);
+        tracing::error!("{}", exit::render_chain(&exit.error));
         std::process::exit(exit.code);
     }
+}
+
+/// Ctrl-C during `create` or `gather` ends the process with exit code 8. That is safe at any
+/// moment: every file is written to a temporary name and renamed into place.
+fn exit_on_interrupt() {
+    std::thread::spawn(|| {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            eprintln!("interrupted; files already written are complete, nothing is half-written");
+            std::process::exit(exit::INTERRUPTED);
+        }
+    });
 }
 
 fn dispatch(cli: &Cli) -> Result<(), Exit> {

@@ -20,6 +20,7 @@ pub fn version() {
     }
     println!("release channel {}", release.channel);
     println!("release architecture amd64");
+    println!("node operating system {}", release.os);
 }
 
 /// `okd-install completion SHELL`.
@@ -32,16 +33,26 @@ pub fn completion(shell: clap_complete::Shell) {
 pub fn graph(dot: bool) -> Result<()> {
     let graph = assets::graph()?;
     if dot {
-        print!("{}", graph.render_dot());
+        emit(&graph.render_dot())?;
     } else {
-        print!("{}", graph.render_tree(None)?);
+        emit(&graph.render_tree(None)?)?;
     }
     Ok(())
 }
 
+/// Writes `text` to stdout; a closed pipe (`| head`) ends the output quietly instead of
+/// panicking.
+pub fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to standard output"),
+    }
+}
+
 /// `okd-install explain installconfig[.path]`.
 pub fn explain(resource: &str) -> Result<()> {
-    print!("{}", installconfig::explain(resource)?);
+    emit(&installconfig::explain(resource)?)?;
     Ok(())
 }
 
@@ -51,6 +62,6 @@ pub fn explain_ignition(file: &Path) -> Result<()> {
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let out = ignition::explain_ignition(&text)
         .with_context(|| format!("{} is not a readable Ignition config", file.display()))?;
-    print!("{out}");
+    emit(&out)?;
     Ok(())
 }
