@@ -14,6 +14,7 @@ pub mod explain;
 mod load;
 pub mod node;
 mod output;
+pub mod survey;
 pub mod types;
 pub mod validate;
 pub mod walk;

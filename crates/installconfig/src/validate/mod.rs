@@ -18,7 +18,7 @@ mod vsphere;
 
 pub use features::{baseline_capabilities, gate_enabled};
 pub use mirrors::repository_problem;
-pub use names::dns_subdomain_problem;
+pub use names::{MAX_NAME_LEN, dns_subdomain_problem};
 pub use secrets::{pull_secret_problem, ssh_key_problem, trust_bundle_problem};
 
 use crate::errors::{FieldError, Warning};

@@ -2,6 +2,7 @@
 
 mod explain;
 mod load;
+mod survey;
 mod validate;
 
 use std::path::PathBuf;
