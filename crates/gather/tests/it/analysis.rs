@@ -307,3 +307,48 @@ fn a_file_that_is_not_a_bundle_is_an_error_naming_it() {
     assert!(err.contains("log-bundle-x.tar.gz"), "{err}");
     assert!(err.contains("tar.gz"), "{err}");
 }
+
+#[test]
+fn a_bootkube_gathered_mid_retry_reports_the_earlier_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut entries = failing_bootkube("wait-for-etcd", "etcdserver: request timed out");
+    entries.push(entry("service start", "", "", ""));
+    entries.push(entry("stage start", "wait-for-etcd", "", ""));
+    let path = Bundle::new("11")
+        .service("release-image", healthy())
+        .service("bootkube", entries)
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.status, ServiceStatus::Running);
+    assert_eq!(p.starts, 2);
+    assert_eq!(p.stage.as_deref(), Some("wait-for-etcd"));
+    assert_eq!(p.error_lines, vec!["etcdserver: request timed out"]);
+    let text = analysis.render();
+    assert!(
+        text.contains("bootkube.service had not finished (in stage wait-for-etcd) when the logs were gathered; it did not yet bring up the bootstrap control plane; 1 earlier run(s) failed, last at stage wait-for-etcd"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bootstrap etcd did not become healthy"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_release_image_still_pulling_is_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("12")
+        .service("release-image", vec![entry("service start", "", "", "")])
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "release-image");
+    assert_eq!(p.status, ServiceStatus::Running);
+    assert!(p.error_lines.is_empty());
+    assert!(
+        analysis
+            .render()
+            .contains("it did not yet pull the release image")
+    );
+}
