@@ -22,6 +22,12 @@ pub const PRE_BUILT_IMAGE: &str = "machineconfiguration.openshift.io/pre-built-i
 /// Marker for values only the user can supply; validation rejects any field containing it.
 pub const PLACEHOLDER: &str = "REPLACE-ME";
 const KIND: &str = "MachineOSConfig";
+/// Comment at the top of every skeleton: what to do with it.
+const SKELETON_HEADER: &str = "\
+# Install-time image mode: nodes of this pool rebase onto a pre-built OS image on first boot.
+# Build and push that image first, add its registry credentials to the pull secret, then
+# replace every REPLACE-ME value below. Validation refuses the file until all are filled in.
+";
 
 /// File name of the skeleton for `pool` in `manifests/`.
 pub fn skeleton_name(pool: &str) -> String {
@@ -43,9 +49,11 @@ pub fn image_mode_skeletons(existing: &[UserFile], pools: &[&str]) -> Vec<Manife
         .map(|pool| ManifestFile {
             dir: Dir::Manifests,
             name: skeleton_name(pool),
-            data: to_yaml(&skeleton(pool))
-                .expect("a JSON value always renders as YAML")
-                .into_bytes(),
+            data: format!(
+                "{SKELETON_HEADER}{}",
+                to_yaml(&skeleton(pool)).expect("a JSON value always renders as YAML")
+            )
+            .into_bytes(),
         })
         .collect()
 }

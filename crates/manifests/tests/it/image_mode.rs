@@ -280,3 +280,9 @@ fn pre_built_image_needs_pull_credentials() {
     assert_eq!(warnings.len(), 1);
     assert!(warnings[0].contains("\"quay.io\""), "{}", warnings[0]);
 }
+
+#[test]
+fn skeleton_snapshot() {
+    let skel = &image_mode_skeletons(&[], &["worker"])[0];
+    insta::assert_snapshot!(String::from_utf8_lossy(&skel.data));
+}
