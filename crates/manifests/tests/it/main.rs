@@ -6,3 +6,4 @@ mod generated;
 mod image_mode;
 mod no_proxy;
 mod user_manifests;
+mod yaml11;
