@@ -82,20 +82,19 @@ const HASH_SALT: &str = "kubeadmin-password-salt";
 
 /// Generates all 26 RSA keys (24 certificates, service account, bootstrap SSH) in parallel.
 pub fn generate_keys() -> Result<SecretsKeys> {
-    let mut keys: Vec<KeyPem> = (0..CertId::ALL.len() + 2)
-        .into_par_iter()
-        .map(|_| generate_rsa_key())
-        .collect::<Result<_>>()?;
-    let bootstrap_ssh = keys
-        .pop()
-        .unwrap_or_else(|| unreachable!("26 keys were generated"));
-    let service_account = keys
-        .pop()
-        .unwrap_or_else(|| unreachable!("26 keys were generated"));
+    let (cert_keys, (service_account, bootstrap_ssh)) = rayon::join(
+        || {
+            CertId::ALL
+                .par_iter()
+                .map(|id| Ok((*id, generate_rsa_key()?)))
+                .collect::<Result<BTreeMap<_, _>>>()
+        },
+        || rayon::join(generate_rsa_key, generate_rsa_key),
+    );
     Ok(SecretsKeys {
-        cert_keys: CertId::ALL.iter().copied().zip(keys).collect(),
-        service_account,
-        bootstrap_ssh,
+        cert_keys: cert_keys?,
+        service_account: service_account?,
+        bootstrap_ssh: bootstrap_ssh?,
     })
 }
 
