@@ -45,8 +45,11 @@ pub trait Asset: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
 
     /// Reads the user's on-disk version of a user-editable asset; `Ok(None)` when absent.
     ///
-    /// An on-disk version that differs from the state copy wins over it. The default never
-    /// loads, which makes the asset purely generated.
+    /// An on-disk version that differs from the state copy wins over it. It counts as
+    /// unchanged when its value equals the stored one or when its [`Asset::files`] are
+    /// byte-identical to the stored value's files, so a loaded value may carry extra fields
+    /// (such as "read from disk") without looking edited. The default never loads, which
+    /// makes the asset purely generated.
     fn load(dir: &Fetcher) -> Result<Option<Self>, BoxError> {
         let _ = dir;
         Ok(None)

@@ -31,7 +31,7 @@
 //! |---|---|---|
 //! | — | — (asset provided) | `Provided` |
 //! | differs from state, or no state | any | `Disk`, "edited on disk" / "found on disk"; dependants see a new content hash |
-//! | equal to state | inputs unchanged, no refresh | `State` (nothing rewritten) |
+//! | equal to state (same value, or the same files) | inputs unchanged, no refresh | `State` (nothing rewritten) |
 //! | equal to state, value came from the user's files | inputs changed or refresh wanted | `State`, with a warning: user input is never replaced |
 //! | equal to state or absent | inputs or [`Asset::VERSION`] changed | `Generated`, "input X changed" / "generator changed (version 1 -> 2)" |
 //! | equal to state or absent | `refresh_reason` is `Some` | `Generated`, that reason |

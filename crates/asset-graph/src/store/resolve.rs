@@ -1,6 +1,7 @@
 //! Per-asset decisions: reuse from state, take the user's copy, or generate.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -183,7 +184,7 @@ impl Store {
     ) -> Choice<'s> {
         let name = node.dep.name;
         match (disk, stored) {
-            (Some(d), Some((e, Ok(v)))) if d.content == e.content => {
+            (Some(d), Some((e, Ok(v)))) if d.content == e.content || same_files(node, &d, &v) => {
                 self.reuse_or_regenerate(node, i, e, v, input, current, true)
             }
             (Some(d), stored) => {
@@ -276,6 +277,24 @@ impl Store {
             .collect();
         Reason::InputChanged(names)
     }
+}
+
+/// Whether the user's copy would write exactly the files of the stored value (same paths and
+/// bytes). Then the files are untouched even if `load` builds a value that serializes
+/// differently from the generated one (e.g. a "read from disk" flag).
+fn same_files(node: &Node, disk: &Candidate, stored: &AnyValue) -> bool {
+    let files = |value: &AnyValue| {
+        let mut files: Vec<(PathBuf, Vec<u8>)> = node
+            .ops
+            .files(value)
+            .into_iter()
+            .map(|f| (f.path, f.data))
+            .collect();
+        files.sort();
+        files
+    };
+    let on_disk = files(&disk.value);
+    !on_disk.is_empty() && on_disk == files(stored)
 }
 
 /// Serializes a value and hashes its canonical JSON.

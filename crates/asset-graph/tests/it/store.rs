@@ -705,3 +705,66 @@ fn a_new_generator_version_regenerates_stored_values() {
         Source::State
     );
 }
+
+/// A loadable asset whose loaded value differs from the generated one only in a flag.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct Notes {
+    text: String,
+    from_disk: bool,
+}
+
+impl asset_graph::Asset for Notes {
+    const ID: &'static str = "t/notes";
+    const NAME: &'static str = "Notes";
+    fn dependencies() -> Vec<Dep> {
+        Vec::new()
+    }
+    fn generate(
+        _: &asset_graph::Context,
+        _: &asset_graph::Parents,
+    ) -> Result<Self, asset_graph::BoxError> {
+        Ok(Notes {
+            text: "first\n".into(),
+            from_disk: false,
+        })
+    }
+    fn files(&self) -> Vec<asset_graph::File> {
+        vec![asset_graph::File::new("notes.txt", self.text.clone())]
+    }
+    fn load(dir: &asset_graph::Fetcher) -> Result<Option<Self>, asset_graph::BoxError> {
+        Ok(dir.read_string("notes.txt")?.map(|text| Notes {
+            text,
+            from_disk: true,
+        }))
+    }
+}
+
+#[test]
+fn untouched_files_of_a_loadable_asset_are_not_an_edit() {
+    fn run(dir: &Path) -> asset_graph::RunReport {
+        let graph = asset_graph::Graph::builder()
+            .asset::<Notes>()
+            .target(asset_graph::Target {
+                name: "notes",
+                assets: vec![Dep::of::<Notes>()],
+            })
+            .build()
+            .unwrap();
+        Store::open(graph, dir, ctx(T0))
+            .unwrap()
+            .run("notes")
+            .unwrap()
+    }
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(outcome(&run(dir.path()), "t/notes").0, Source::Generated);
+    assert_eq!(
+        outcome(&run(dir.path()), "t/notes"),
+        (Source::State, String::new())
+    );
+    fs::write(dir.path().join("notes.txt"), "second\n").unwrap();
+    assert_eq!(
+        outcome(&run(dir.path()), "t/notes"),
+        (Source::Disk, "edited on disk".into())
+    );
+    assert_eq!(outcome(&run(dir.path()), "t/notes").0, Source::State);
+}
