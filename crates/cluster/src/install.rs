@@ -322,7 +322,8 @@ async fn wait_console(rep: &Reporter<'_>, timeout: Duration) -> Result<String, S
         .await
         .unwrap_or_else(|_| {
             Err(format!(
-                "console route not admitted within {timeout:?}: {}",
+                "console route not admitted within {}: {}",
+                crate::events::human_duration(timeout),
                 rep.last_seen().map(|s| s.0).unwrap_or_default()
             ))
         });

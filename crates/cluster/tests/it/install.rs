@@ -242,3 +242,67 @@ async fn operator_must_stay_settled_and_missing_console_is_only_a_warning() {
         ["route openshift-console/console does not exist"]
     );
 }
+
+#[tokio::test]
+async fn missing_router_ca_exits_6_and_leaves_the_kubeconfig_alone() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(initialized());
+    let before = std::fs::read_to_string(&fx.kubeconfig).expect("read");
+    let mut opts = fx.install_opts();
+    opts.router_ca_timeout = Duration::from_millis(600);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let err = wait_install_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            WaitError::Timeout {
+                phase: Phase::RouterCa,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(err.exit_code(), 6);
+    let d = err.diagnosis().expect("diagnosis");
+    assert_eq!(
+        d.last_seen.as_deref(),
+        Some("configmap openshift-config-managed/default-ingress-cert not found yet")
+    );
+    assert!(
+        d.next_command
+            .contains("-n openshift-config-managed get configmap default-ingress-cert")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&fx.kubeconfig).expect("read"),
+        before
+    );
+}
+
+#[tokio::test]
+async fn console_route_not_admitted_in_time_is_a_warning() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(initialized());
+    fx.server.apply(configmap(
+        "openshift-config-managed",
+        "default-ingress-cert",
+        &[("ca-bundle.crt", &Signer::new("ingress").cert_pem())],
+    ));
+    fx.server.apply(stable_operator("console"));
+    fx.server
+        .apply(console_route("console.apps.test.example.com", false));
+    let mut opts = fx.install_opts();
+    opts.console_timeout = Duration::from_millis(700);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let summary = wait_install_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .expect("a missing console is not fatal");
+    assert!(summary.console_url.is_none());
+    assert_eq!(
+        summary.warnings,
+        ["console route not admitted within 700ms: console route exists, not admitted yet"]
+    );
+}
