@@ -130,7 +130,13 @@ impl fmt::Display for FieldError {
         } else {
             &self.path
         };
-        let value = self.value.as_deref().map(|v| format!("{v:?}"));
+        let value = self.value.as_deref().map(|v| {
+            if v.parse::<f64>().is_ok() {
+                v.to_string()
+            } else {
+                format!("{v:?}")
+            }
+        });
         match (self.kind, value) {
             (ErrorKind::Invalid, Some(v)) => {
                 write!(f, "{path}: Invalid value: {v}: {}", self.detail)

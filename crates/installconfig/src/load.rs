@@ -62,11 +62,9 @@ fn parse_path(text: &str, file: PathBuf) -> Result<Loaded, LoadError> {
     let mut config: InstallConfig = match serde_json::from_value(walked.value) {
         Ok(c) => c,
         Err(e) => {
-            errors.push(FieldError::invalid(
-                "",
-                "install-config",
-                format!("cannot be read: {e}"),
-            ));
+            let mut err = FieldError::invalid("", "install-config", format!("cannot be read: {e}"));
+            err.position = Some(tree.pos);
+            errors.push(err);
             return Err(invalid(errors));
         }
     };

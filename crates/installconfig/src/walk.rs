@@ -269,9 +269,12 @@ impl<'s> Walker<'s> {
         props: Option<&Map<String, Json>>,
     ) {
         let names = props.into_iter().flat_map(|m| m.keys().map(String::as_str));
-        let detail = match suggest(key, names) {
-            Some(m) => format!("unknown field; did you mean {m:?}?"),
-            None => {
+        let detail = match (suggest(key, names), field_homes(self.root, key).first()) {
+            (Some(m), _) => format!("unknown field; did you mean {m:?}?"),
+            (None, Some(home)) => {
+                format!("unknown field here; {key:?} belongs at {home}, check the indentation")
+            }
+            (None, None) => {
                 "unknown field; remove it (see `okd-install explain installconfig` for the fields)"
                     .to_string()
             }
@@ -392,4 +395,36 @@ pub fn suggest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
         .filter(|(_, s)| *s >= 0.85)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(c, _)| c)
+}
+
+/// Field paths (up to a few levels deep) where a property called `key` exists, shortest
+/// first; used to point at a mis-indented field's proper place.
+pub fn field_homes(root: &Json, key: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut queue: Vec<(String, &Json)> = vec![(String::new(), root)];
+    for _depth in 0..5 {
+        let mut next = Vec::new();
+        for (path, schema) in queue {
+            let s = strip_null(root, schema);
+            let s = match s.get("items") {
+                Some(items) if types_of(s).contains(&"array") => strip_null(root, items),
+                _ => s,
+            };
+            let Some(props) = s.get("properties").and_then(Json::as_object) else {
+                continue;
+            };
+            for (name, sub) in props {
+                let p = child(&path, name);
+                if name == key {
+                    found.push(p.clone());
+                }
+                next.push((p, sub));
+            }
+        }
+        if !found.is_empty() {
+            return found;
+        }
+        queue = next;
+    }
+    found
 }

@@ -46,6 +46,7 @@ pub fn dns_subdomain_problem(s: &str) -> Option<String> {
 /// Checks `metadata.name`, `baseDomain` and the cluster domain built from both.
 pub fn names(cfg: &InstallConfig, v: &mut Validation) {
     let name = &cfg.metadata.name;
+    let mut name_ok = false;
     if name.is_empty() {
         v.err(FieldError::required(
             "metadata.name",
@@ -66,6 +67,7 @@ pub fn names(cfg: &InstallConfig, v: &mut Validation) {
                 format!("the cluster name may have at most {MAX_NAME_LEN} characters; shorten it"),
             ));
         }
+        name_ok = dns_subdomain_problem(name).is_none();
         let platform = cfg.platform_name();
         if name.contains('.') && matches!(platform, "vsphere" | "baremetal") {
             v.err(FieldError::invalid(
@@ -91,7 +93,7 @@ pub fn names(cfg: &InstallConfig, v: &mut Validation) {
             base,
             format!("the base domain {p}"),
         ));
-    } else if !name.is_empty() {
+    } else if name_ok {
         let full = cfg.cluster_domain();
         if let Some(p) = dns_subdomain_problem(&full) {
             v.err(FieldError::invalid(

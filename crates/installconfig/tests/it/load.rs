@@ -185,3 +185,90 @@ fn to_yaml_round_trips() {
     let again = parse_str(&cfg.to_yaml(), "again.yaml").unwrap().config;
     assert_eq!(cfg, again);
 }
+
+#[test]
+fn misindented_top_level_field_is_explained() {
+    let text = fixture_text("none-sno.yaml").replace("networking:\n", "");
+    let errs = errors(&text);
+    let e = errs
+        .iter()
+        .find(|e| e.path == "compute[0].networkType")
+        .unwrap();
+    assert!(
+        e.detail
+            .contains("belongs at networking.networkType, check the indentation"),
+        "{e}"
+    );
+    let e = errs
+        .iter()
+        .find(|e| e.path == "compute[0].clusterNetwork")
+        .unwrap();
+    assert_eq!(e.kind, ErrorKind::Unknown);
+}
+
+#[test]
+fn type_errors_and_enums_are_reported_with_positions() {
+    let text = fixture_text("none-sno.yaml")
+        .replace("name: master", "name: master\n  hyperthreading: Enable")
+        .replace(
+            "platform:\n  none: {}",
+            "platform:\n  none: {}\nfips: maybe\npublish: [External]",
+        );
+    let errs = errors(&text);
+    let ht = errs
+        .iter()
+        .find(|e| e.path == "controlPlane.hyperthreading")
+        .unwrap();
+    assert_eq!(ht.kind, ErrorKind::NotSupported);
+    assert!(ht.detail.contains("did you mean \"Enabled\"?"), "{ht}");
+    assert_eq!(ht.position.unwrap().line, 7);
+    let fips = errs.iter().find(|e| e.path == "fips").unwrap();
+    assert_eq!(fips.kind, ErrorKind::Invalid);
+    assert!(errs.iter().any(|e| e.path == "publish"));
+}
+
+#[test]
+fn duplicate_keys_are_reported() {
+    let text = fixture_text("none-sno.yaml").replace(
+        "baseDomain: example.com",
+        "baseDomain: example.com\nbaseDomain: example.org",
+    );
+    let errs = errors(&text);
+    let e = errs
+        .iter()
+        .find(|e| e.kind == ErrorKind::Duplicate)
+        .unwrap();
+    assert_eq!(
+        (e.path.as_str(), e.position.unwrap().line),
+        ("baseDomain", 3)
+    );
+}
+
+#[test]
+fn load_error_lists_every_problem_on_its_own_line() {
+    let text = fixture_text("none-sno.yaml")
+        .replace("  name: sno", "  name: Sno_1")
+        .replace("hostPrefix: 23", "hostPrefix: 12");
+    let err = parse_str(&text, "install-config.yaml").unwrap_err();
+    let shown = err.to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(
+        lines[0], "invalid \"install-config.yaml\" file (2 problems):",
+        "{shown}"
+    );
+    assert!(
+        lines[1].starts_with("  metadata.name: Invalid value: \"Sno_1\": "),
+        "{shown}"
+    );
+    assert!(
+        lines[2].starts_with("  networking.clusterNetwork[0].hostPrefix: Invalid value: 12: "),
+        "{shown}"
+    );
+}
+
+#[test]
+fn empty_none_platform_value_means_none() {
+    let text = fixture_text("none-sno.yaml").replace("  none: {}", "  none:");
+    let cfg = parse_str(&text, "install-config.yaml").unwrap().config;
+    assert_eq!(cfg.platform_name(), "none");
+}

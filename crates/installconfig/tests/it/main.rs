@@ -2,6 +2,7 @@
 
 mod explain;
 mod load;
+mod props;
 mod survey;
 mod validate;
 
