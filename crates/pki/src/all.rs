@@ -144,7 +144,9 @@ impl Pki {
     ) -> Result<Pki> {
         let mut certs = BTreeMap::new();
         for id in CertId::ALL.iter().copied() {
-            let key = &secrets.cert_keys[&id];
+            let key = secrets.cert_keys.get(&id).ok_or_else(|| {
+                crate::Error::Usage(format!("the secrets hold no private key for {id}"))
+            })?;
             let serial = derive_serial(&secrets.seed, id);
             let cert = match (id.spec().issuer, secrets.signer_certs.get(&id)) {
                 (None, Some(text)) if fresh_at(text, now) => {
