@@ -140,8 +140,10 @@ fn check_image_mode(ic: &InstallConfig, m: &ManifestsAsset) -> Result<(), BoxErr
 /// `/opt/openshift/{manifests,openshift}/*` (0644), with the bootstrap-only CVO overrides.
 fn manifest_node_files(m: &ManifestsAsset) -> Result<Vec<NodeFile>, BoxError> {
     let pairs = manifest_pairs(m);
+    // Like upstream, objects owned by the machine assets stay managed by the CVO.
     let borrowed: Vec<(&str, &[u8])> = pairs
         .iter()
+        .filter(|(p, _)| !manifests::owned_by_machine_assets(p.rsplit('/').next().unwrap_or(p)))
         .map(|(p, d)| (p.as_str(), d.as_slice()))
         .collect();
     let cvo = manifests::cvo_ignore(&borrowed)?;

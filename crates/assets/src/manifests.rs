@@ -334,7 +334,7 @@ fn map_platform(ic: &InstallConfig) -> Result<manifests::inputs::Platform, BoxEr
                         .as_ref()
                         .and_then(|ip| ip.0.parse().ok()),
                     dhcp_range: bm.provisioning_dhcp_range.clone(),
-                    os_download_url: bm.bootstrap_os_image.clone(),
+                    os_download_url: bm.cluster_os_image.clone(),
                 },
             },
         ));
