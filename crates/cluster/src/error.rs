@@ -178,6 +178,21 @@ impl WaitError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// The next command is pasted into a shell: every directory name must survive it.
+        #[test]
+        fn shell_word_survives_a_real_shell(s in "[ -~]{1,24}") {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", shell_word(&s)))
+                .output()
+                .expect("run sh");
+            prop_assert_eq!(String::from_utf8_lossy(&out.stdout), s);
+        }
+    }
 
     #[test]
     fn gather_command_uses_known_addresses_and_placeholders() {

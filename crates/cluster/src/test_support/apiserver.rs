@@ -687,3 +687,33 @@ where
     });
     BodyExt::boxed_unsync(StreamBody::new(stream.boxed()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_map_to_resources() {
+        let t = parse_path("/api/v1/namespaces/kube-system/configmaps/bootstrap").expect("cm");
+        assert_eq!(
+            (t.res.plural, t.namespace.as_str(), t.name.as_deref()),
+            ("configmaps", "kube-system", Some("bootstrap"))
+        );
+        let t = parse_path("/apis/config.openshift.io/v1/clusteroperators").expect("list");
+        assert_eq!((t.res.plural, t.name), ("clusteroperators", None));
+        assert!(parse_path("/apis/config.openshift.io/v2/clusteroperators").is_none());
+        assert!(
+            parse_path("/api/v1/configmaps/x").is_none(),
+            "namespaced get needs a namespace"
+        );
+    }
+
+    #[test]
+    fn query_values_are_percent_decoded() {
+        assert_eq!(
+            percent_decode("metadata.name%3Dbootstrap"),
+            "metadata.name=bootstrap"
+        );
+        assert_eq!(percent_decode("a+b%2"), "a b%2");
+    }
+}
