@@ -21,6 +21,6 @@ pub mod walk;
 
 pub use errors::{ErrorKind, FieldError, LoadError, Position, Warning};
 pub use explain::{ExplainError, explain};
-pub use load::{Loaded, load, parse_str, render};
+pub use load::{Loaded, load, parse_str};
 pub use types::*;
-pub use validate::validate_single_node;
+pub use validate::{validate_fips_host, validate_single_node};

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::errors::{ErrorKind, FieldError, LoadError, Position, Warning};
+use crate::errors::{FieldError, LoadError, Warning};
 use crate::node::{self, Node, Value};
 use crate::types::{API_VERSION, InstallConfig};
 use crate::{convert, defaults, validate, walk};
@@ -77,7 +77,7 @@ fn parse_path(text: &str, file: PathBuf) -> Result<Loaded, LoadError> {
     errors.extend(found.filter(|e| !under_dropped(&e.path, &walked.dropped)));
     for e in &mut errors {
         if e.position.is_none() {
-            e.position = tree.position_of(&e.path).filter(|_| !e.path.is_empty());
+            e.position = tree.position_of(&e.path);
         }
     }
     if errors.is_empty() {
@@ -137,18 +137,4 @@ fn under_dropped(path: &str, dropped: &[String]) -> bool {
                 .strip_prefix(d.as_str())
                 .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
     })
-}
-
-/// Renders errors one per line with their positions, for callers that print them.
-pub fn render(file: &Path, errors: &[FieldError]) -> String {
-    errors
-        .iter()
-        .map(|e| match e.position {
-            Some(Position { line, column }) if e.kind != ErrorKind::Unknown || line > 0 => {
-                format!("{}:{line}:{column}: {e}", file.display())
-            }
-            _ => format!("{}: {e}", file.display()),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }

@@ -82,6 +82,7 @@ impl Node {
     /// The position of the node at a field path such as `a.b[2].c`, or the closest parent.
     pub fn position_of(&self, path: &str) -> Option<Position> {
         let mut node = self;
+        let mut matched = false;
         for seg in path_segments(path) {
             let next = match (&node.value, seg) {
                 (Value::Map(_), Segment::Key(k)) => node.get(k),
@@ -89,11 +90,14 @@ impl Node {
                 _ => None,
             };
             match next {
-                Some(n) => node = n,
+                Some(n) => {
+                    node = n;
+                    matched = true;
+                }
                 None => break,
             }
         }
-        (node.pos.line > 0).then_some(node.pos)
+        (matched && node.pos.line > 0).then_some(node.pos)
     }
 
     /// Converts to JSON (scalars keep their YAML type; duplicate keys: the last one wins).

@@ -117,7 +117,7 @@ pub struct InstallConfig {
     #[schemars(extend("default" = {"baselineCapabilitySet": "vCurrent"}))]
     pub capabilities: Option<Capabilities>,
     /// The feature set of the cluster. The empty string is the default feature set.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "FeatureSet::is_default")]
     pub feature_set: FeatureSet,
     /// Feature gates (`Name=true|false`), only with featureSet CustomNoUpgrade.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -125,8 +125,9 @@ pub struct InstallConfig {
     /// okd-install extension: install-time image mode (on-cluster layering). The master and
     /// worker pools boot pre-built MachineOSConfig images from the first boot. It needs the
     /// MachineConfiguration machinery on both default pools, so every compute pool must be
-    /// named `worker`, and it is refused together with bootstrapInPlace (a single node cannot
-    /// rebuild and reboot itself into a layered image during bootstrap).
+    /// named `worker`; it is refused with an arbiter pool (no image is built for it) and
+    /// with bootstrapInPlace (a single node has no peer to keep the cluster up while it
+    /// reboots into its layered image).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_mode: Option<ImageMode>,
     /// okd-install extension: a three-node cluster without a separate bootstrap machine. One
@@ -151,6 +152,12 @@ pub struct ObjectMeta {
     /// Labels; accepted for compatibility and otherwise ignored.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// Namespace; accepted for compatibility and otherwise ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Written as `null` by configs that other tools generated; accepted and ignored.
+    #[serde(default, skip_serializing)]
+    pub creation_timestamp: Option<serde_json::Value>,
 }
 
 /// When the additional trust bundle is applied cluster-wide.
@@ -362,6 +369,13 @@ pub enum FeatureSet {
     /// The OKD feature set.
     #[serde(rename = "OKD")]
     Okd,
+}
+
+impl FeatureSet {
+    /// True for the default (empty) feature set.
+    pub fn is_default(&self) -> bool {
+        *self == FeatureSet::Default
+    }
 }
 
 /// Cluster-wide proxy.

@@ -90,3 +90,23 @@ pub fn validate_single_node(cfg: &InstallConfig) -> Vec<FieldError> {
     }
     errors
 }
+
+/// Annotation recorded when the FIPS host check was skipped on purpose.
+pub const HOSTCRYPT_BYPASS_ANNOTATION: &str = "install.openshift.io/hostcrypt-check-bypassed";
+
+/// The FIPS host rule: a `fips: true` cluster must be generated on a host running in FIPS
+/// mode, unless the check is skipped (`OPENSHIFT_INSTALL_SKIP_HOSTCRYPT_VALIDATION`). The
+/// caller reads the host state (e.g. /proc/sys/crypto/fips_enabled) and the environment, so
+/// this stays a pure function.
+pub fn validate_fips_host(
+    cfg: &InstallConfig,
+    host_fips_enabled: bool,
+    skip_check: bool,
+) -> Option<FieldError> {
+    (cfg.fips && !host_fips_enabled && !skip_check).then(|| {
+        FieldError::forbidden(
+            "fips",
+            "a FIPS cluster must be created from a host running in FIPS mode; run okd-install on such a host, or set OPENSHIFT_INSTALL_SKIP_HOSTCRYPT_VALIDATION=1 if you accept the risk",
+        )
+    })
+}

@@ -272,3 +272,13 @@ fn empty_none_platform_value_means_none() {
     let cfg = parse_str(&text, "install-config.yaml").unwrap().config;
     assert_eq!(cfg.platform_name(), "none");
 }
+
+#[test]
+fn metadata_written_by_other_tools_is_accepted() {
+    let text = fixture_text("none-sno.yaml").replace(
+        "metadata:\n",
+        "metadata:\n  creationTimestamp: null\n  namespace: default\n",
+    );
+    let cfg = parse_str(&text, "install-config.yaml").unwrap().config;
+    assert!(!cfg.to_yaml().contains("creationTimestamp"));
+}

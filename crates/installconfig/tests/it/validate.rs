@@ -888,3 +888,15 @@ fn bootstrap_pivot_rules() {
     });
     bad(&v, "platform", ErrorKind::Invalid);
 }
+
+#[test]
+fn fips_host_rule() {
+    let mut c = none();
+    assert!(validate_fips_host(&c, false, false).is_none());
+    c.fips = true;
+    c.ssh_key = fixture_text("rsa.pub");
+    let e = validate_fips_host(&c, false, false).unwrap();
+    assert_eq!((e.path.as_str(), e.kind), ("fips", ErrorKind::Forbidden));
+    assert!(validate_fips_host(&c, true, false).is_none());
+    assert!(validate_fips_host(&c, false, true).is_none());
+}
