@@ -21,6 +21,12 @@ pub mod walk;
 
 pub use errors::{ErrorKind, FieldError, LoadError, Position, Warning};
 pub use explain::{ExplainError, explain};
+
+/// The JSON schema of install-config.yaml v1, generated from the types (for docs and
+/// editor integration).
+pub fn json_schema() -> serde_json::Value {
+    walk::root_schema().clone()
+}
 pub use load::{Loaded, load, parse_str};
 pub use types::*;
 pub use validate::{validate_fips_host, validate_single_node};

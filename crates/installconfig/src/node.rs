@@ -163,6 +163,7 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     let opts = serde_saphyr::options! {
         duplicate_keys: DuplicateKeyPolicy::PassThrough,
         with_snippet: false,
+        strict_booleans: true,
     };
     if text.trim().is_empty() {
         return Ok(Node {
@@ -298,6 +299,14 @@ mod tests {
     fn syntax_error_has_position() {
         let err = parse("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
         assert!(err.position.line >= 2, "{err:?}");
+    }
+
+    #[test]
+    fn yaml_1_1_booleans_are_strings() {
+        let n = parse("a: yes\nb: off\nc: true\n").unwrap();
+        assert_eq!(n.get("a").unwrap().value, Value::Str("yes".into()));
+        assert_eq!(n.get("b").unwrap().value, Value::Str("off".into()));
+        assert_eq!(n.get("c").unwrap().value, Value::Bool(true));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod extensions;
 mod features;
+mod hosts;
 mod mirrors;
 mod names;
 mod network;
@@ -54,6 +55,7 @@ pub fn validate(cfg: &InstallConfig) -> Validation {
     network::networking(cfg, &mut v);
     vips::vips(cfg, &mut v);
     vsphere::vsphere(cfg, &mut v);
+    hosts::hosts(cfg, &mut v);
     pools::pools(cfg, &mut v);
     secrets::secrets(cfg, &mut v);
     proxy::proxy(cfg, &mut v);

@@ -900,3 +900,52 @@ fn fips_host_rule() {
     assert!(validate_fips_host(&c, true, false).is_none());
     assert!(validate_fips_host(&c, false, true).is_none());
 }
+
+#[test]
+fn baremetal_host_rules() {
+    let mut c = bm();
+    let host = |name: &str, mac: &str, role: &str| BaremetalHost {
+        name: name.into(),
+        boot_mac_address: Some(mac.into()),
+        role: Some(role.into()),
+        ..BaremetalHost::default()
+    };
+    bm_platform(&mut c).hosts = vec![
+        host("m0", "52:54:00:00:00:01", "master"),
+        host("m1", "52:54:00:00:00:02", "master"),
+    ];
+    ok(&c);
+    bm_platform(&mut c).hosts = vec![
+        host("m0", "52:54:00:00:00:01", "master"),
+        host("m0", "52:54:00:00:00:01", "boss"),
+        host("m2", "52-54-00", "worker"),
+    ];
+    bad(&c, "platform.baremetal.hosts[1].name", ErrorKind::Duplicate);
+    bad(
+        &c,
+        "platform.baremetal.hosts[1].bootMACAddress",
+        ErrorKind::Duplicate,
+    );
+    bad(
+        &c,
+        "platform.baremetal.hosts[1].role",
+        ErrorKind::NotSupported,
+    );
+    bad(
+        &c,
+        "platform.baremetal.hosts[2].bootMACAddress",
+        ErrorKind::Invalid,
+    );
+}
+
+#[test]
+fn json_schema_is_the_explain_source() {
+    let schema = json_schema();
+    assert_eq!(schema["title"], "InstallConfig");
+    assert!(
+        schema["properties"]["imageMode"]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("okd-install extension")
+    );
+}
