@@ -270,16 +270,21 @@ pub fn template_context(
         api_vips: ic.api_vips(),
         ingress_vips: ic.ingress_vips(),
         cluster_profile: release.cluster_profile.clone(),
-        feature_set: serde_json::to_value(&ic.feature_set)?
-            .as_str()
-            .filter(|s| *s != "Default")
-            .unwrap_or_default()
-            .to_string(),
+        feature_set: feature_set_name(ic),
         invoker: release.invoker.clone(),
         control_plane_replicas: ic.control_plane_replicas().max(0) as u32,
         image_mode: ic.image_mode_enabled(),
         machine_config_encapsulated: encapsulated_machine_config(ic)?,
     })
+}
+
+/// The feature set as written in install-config (`""` for the default set).
+fn feature_set_name(ic: &InstallConfig) -> String {
+    serde_json::to_value(ic.feature_set)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .filter(|s| s != "Default")
+        .unwrap_or_default()
 }
 
 /// The MachineConfig the bootstrap host's first-boot logic reads: FIPS and kernel arguments.
@@ -400,11 +405,7 @@ impl Asset for Metadata {
         } else {
             ignition::MetadataPlatform::None
         };
-        let feature_set = serde_json::to_value(&ic.feature_set)?
-            .as_str()
-            .filter(|s| *s != "Default")
-            .unwrap_or_default()
-            .to_string();
+        let feature_set = feature_set_name(ic);
         Ok(Metadata(ignition::metadata_json(
             &ignition::ClusterMetadata {
                 cluster_name: ic.metadata.name.clone(),

@@ -146,10 +146,8 @@ async fn ctrl_c() {
 
 fn failure(err: WaitError, output: OutputFormat) -> Exit {
     let code = err.exit_code();
-    if output == OutputFormat::Text {
-        if let Some(d) = err.diagnosis() {
-            eprintln!("{d}");
-        }
+    if let (OutputFormat::Text, Some(d)) = (output, err.diagnosis()) {
+        eprintln!("{d}");
     }
     Exit::code(code, err.into())
 }
