@@ -19,7 +19,6 @@ use crate::report::{Class, Reporter};
 use crate::watch::{Check, watch_named};
 
 const API_POLL: Duration = Duration::from_secs(2);
-const API_REQUEST: Duration = Duration::from_secs(10);
 const ETCD_POLL: Duration = Duration::from_secs(1);
 const NODES_POLL: Duration = Duration::from_secs(1);
 
@@ -111,16 +110,9 @@ pub async fn wait_bootstrap_complete(
 
 async fn wait_api(rep: &Reporter<'_>) -> Result<(String, String), String> {
     loop {
-        match tokio::time::timeout(API_REQUEST, rep.cluster.client.apiserver_version()).await {
-            Ok(Ok(info)) => {
-                let detail = format!("API {} up", info.git_version);
-                return Ok((info.git_version, detail));
-            }
-            Ok(Err(e)) => rep.error(&e).await,
-            Err(_) => rep.observe(
-                format!("no answer to GET /version within {API_REQUEST:?}"),
-                Class::Unreachable,
-            ),
+        if let Some(info) = rep.request(rep.cluster.client.apiserver_version()).await {
+            let detail = format!("API {} up", info.git_version);
+            return Ok((info.git_version, detail));
         }
         tokio::time::sleep(API_POLL).await;
     }
@@ -156,39 +148,41 @@ fn is_ready(n: &Node) -> bool {
         .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
 
+/// Names of Ready control-plane nodes, sorted.
+fn ready_control_plane(nodes: &[Node]) -> Vec<String> {
+    let mut ready: Vec<String> = nodes
+        .iter()
+        .filter(|n| is_control_plane(n) && is_ready(n))
+        .filter_map(|n| n.metadata.name.clone())
+        .collect();
+    ready.sort();
+    ready
+}
+
 /// Poll nodes and the pivot stage until `want` control-plane nodes are Ready.
 async fn wait_nodes(rep: &Reporter<'_>, want: usize) -> Result<(Option<String>, String), String> {
     let nodes: Api<Node> = Api::all(rep.cluster.client.clone());
     let maps: Api<ConfigMap> = Api::namespaced(rep.cluster.client.clone(), "kube-system");
     let mut stage: Option<String> = None;
     loop {
-        if let Ok(Some(cm)) = maps.get_opt("bootstrap-pivot").await {
+        if let Some(Some(cm)) = rep.request(maps.get_opt("bootstrap-pivot")).await {
             stage = cm.data.and_then(|d| d.get("stage").cloned()).or(stage);
         }
         let stage_text = stage
             .as_deref()
             .map(|s| format!("; pivot stage: {s}"))
             .unwrap_or_default();
-        match nodes.list(&ListParams::default()).await {
-            Ok(list) => {
-                let mut ready: Vec<String> = list
-                    .items
-                    .iter()
-                    .filter(|n| is_control_plane(n) && is_ready(n))
-                    .filter_map(|n| n.metadata.name.clone())
-                    .collect();
-                ready.sort();
-                let msg = format!(
-                    "{}/{want} control-plane nodes Ready [{}]{stage_text}",
-                    ready.len(),
-                    ready.join(", ")
-                );
-                if ready.len() >= want {
-                    return Ok((stage, msg));
-                }
-                rep.observe(msg, Class::Observation);
+        if let Some(list) = rep.request(nodes.list(&ListParams::default())).await {
+            let ready = ready_control_plane(&list.items);
+            let msg = format!(
+                "{}/{want} control-plane nodes Ready [{}]{stage_text}",
+                ready.len(),
+                ready.join(", ")
+            );
+            if ready.len() >= want {
+                return Ok((stage, msg));
             }
-            Err(e) => rep.error(&e).await,
+            rep.observe(msg, Class::Observation);
         }
         tokio::time::sleep(NODES_POLL).await;
     }
@@ -204,14 +198,14 @@ fn etcd_resource() -> ApiResource {
 async fn wait_etcd(rep: &Reporter<'_>) -> Result<((), String), String> {
     let api: Api<DynamicObject> = Api::all_with(rep.cluster.client.clone(), &etcd_resource());
     loop {
-        match api.get_opt("cluster").await {
-            Ok(None) => rep.observe(
+        match rep.request(api.get_opt("cluster")).await {
+            None => {}
+            Some(None) => rep.observe(
                 "etcds.operator.openshift.io/cluster not found yet",
                 Class::Observation,
             ),
-            Ok(Some(obj)) => {
-                let value = serde_json::to_value(&obj).unwrap_or_default();
-                let conds = conditions(&value);
+            Some(Some(obj)) => {
+                let conds = conditions(&serde_json::to_value(&obj).unwrap_or_default());
                 match find(&conds, "EtcdBootstrapMemberRemoved") {
                     Some(c) if c.status == "True" => {
                         return Ok(((), "bootstrap etcd member removed".into()));
@@ -229,7 +223,6 @@ async fn wait_etcd(rep: &Reporter<'_>) -> Result<((), String), String> {
                     ),
                 }
             }
-            Err(e) => rep.error(&e).await,
         }
         tokio::time::sleep(ETCD_POLL).await;
     }

@@ -155,19 +155,19 @@ async fn add_router_ca(rep: &Reporter<'_>) -> Result<(Option<PathBuf>, String), 
     let api: Api<ConfigMap> =
         Api::namespaced(rep.cluster.client.clone(), "openshift-config-managed");
     let bundle = loop {
-        match api.get_opt("default-ingress-cert").await {
-            Ok(Some(cm)) => match cm.data.and_then(|d| d.get("ca-bundle.crt").cloned()) {
+        match rep.request(api.get_opt("default-ingress-cert")).await {
+            None => {}
+            Some(Some(cm)) => match cm.data.and_then(|d| d.get("ca-bundle.crt").cloned()) {
                 Some(b) => break b,
                 None => rep.observe(
                     "configmap default-ingress-cert has no ca-bundle.crt yet",
                     Class::Observation,
                 ),
             },
-            Ok(None) => rep.observe(
+            Some(None) => rep.observe(
                 "configmap openshift-config-managed/default-ingress-cert not found yet",
                 Class::Observation,
             ),
-            Err(e) => rep.error(&e).await,
         }
         tokio::time::sleep(ROUTER_CA_RETRY).await;
     };
@@ -246,11 +246,12 @@ async fn wait_operators_stable(
         since: HashMap::new(),
     };
     loop {
-        match list_operators(rep.cluster).await {
-            Ok(ops) if ops.is_empty() => {
+        match rep.request(list_operators(rep.cluster)).await {
+            None => {}
+            Some(ops) if ops.is_empty() => {
                 rep.observe("no ClusterOperators reported yet", Class::Observation)
             }
-            Ok(ops) => {
+            Some(ops) => {
                 let unstable = stability.unstable(&ops);
                 if unstable.is_empty() {
                     return Ok(((), format!("all {} cluster operators stable", ops.len())));
@@ -263,7 +264,6 @@ async fn wait_operators_stable(
                     Class::Observation,
                 );
             }
-            Err(e) => rep.observe(e, Class::Other),
         }
         tokio::time::sleep(OPERATORS_POLL).await;
     }
@@ -303,17 +303,17 @@ async fn wait_console(rep: &Reporter<'_>, timeout: Duration) -> Result<String, S
     );
     let poll = async {
         loop {
-            match api.get_opt("console").await {
-                Ok(None) => {
+            match rep.request(api.get_opt("console")).await {
+                None => {}
+                Some(None) => {
                     return Err("route openshift-console/console does not exist".to_string());
                 }
-                Ok(Some(r)) => {
+                Some(Some(r)) => {
                     if let Some(url) = admitted_url(&serde_json::to_value(&r).unwrap_or_default()) {
                         return Ok(url);
                     }
                     rep.observe("console route exists, not admitted yet", Class::Observation);
                 }
-                Err(e) => rep.error(&e).await,
             }
             tokio::time::sleep(CONSOLE_POLL).await;
         }

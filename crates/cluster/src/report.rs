@@ -16,6 +16,9 @@ use crate::error::{Diagnosis, GatherHint, WaitError};
 use crate::events::{Event, Phase, PhaseTiming, Summary};
 use crate::probe::{ProbeOutcome, probe};
 
+/// Longest wait for one API request, so that a hung connection cannot freeze the reporting.
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Rough kind of the last problem, used to pick the likely cause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Class {
@@ -133,6 +136,25 @@ impl<'a> Reporter<'a> {
             }
         };
         self.observe(message, class);
+    }
+
+    /// Run one API request; on an error or no answer within [`REQUEST_TIMEOUT`], report it
+    /// and return `None` so the caller retries on its own schedule.
+    pub async fn request<T>(&self, fut: impl Future<Output = Result<T, kube::Error>>) -> Option<T> {
+        match tokio::time::timeout(REQUEST_TIMEOUT, fut).await {
+            Ok(Ok(v)) => Some(v),
+            Ok(Err(e)) => {
+                self.error(&e).await;
+                None
+            }
+            Err(_) => {
+                self.observe(
+                    format!("no answer from the API within {REQUEST_TIMEOUT:?}"),
+                    Class::Unreachable,
+                );
+                None
+            }
+        }
     }
 
     async fn describe(&self, err: &kube::Error) -> (String, Class) {
@@ -319,24 +341,26 @@ pub(crate) fn cluster_operator_resource() -> ApiResource {
     )
 }
 
-/// All ClusterOperators as JSON, or the error text.
-pub(crate) async fn list_operators(cluster: &Cluster) -> Result<Vec<serde_json::Value>, String> {
+/// All ClusterOperators as JSON objects.
+pub(crate) fn list_operators(
+    cluster: &Cluster,
+) -> impl Future<Output = Result<Vec<serde_json::Value>, kube::Error>> + use<> {
     let api: Api<DynamicObject> =
         Api::all_with(cluster.client.clone(), &cluster_operator_resource());
-    let list = tokio::time::timeout(Duration::from_secs(5), api.list(&ListParams::default()))
-        .await
-        .map_err(|_| "listing clusteroperators timed out".to_string())?
-        .map_err(|e| format!("listing clusteroperators: {e}"))?;
-    Ok(list
-        .items
-        .iter()
-        .filter_map(|o| serde_json::to_value(o).ok())
-        .collect())
+    async move {
+        let list = api.list(&ListParams::default()).await?;
+        Ok(list
+            .items
+            .iter()
+            .filter_map(|o| serde_json::to_value(o).ok())
+            .collect())
+    }
 }
 
 async fn fetch_unhealthy(cluster: &Cluster) -> Vec<UnhealthyCondition> {
-    list_operators(cluster)
-        .await
-        .map(|ops| unhealthy_operators(&ops))
-        .unwrap_or_default()
+    // Best effort: the diagnosis must not hang on a cluster that stopped answering.
+    match tokio::time::timeout(Duration::from_secs(5), list_operators(cluster)).await {
+        Ok(Ok(ops)) => unhealthy_operators(&ops),
+        _ => Vec::new(),
+    }
 }

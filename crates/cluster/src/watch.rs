@@ -12,7 +12,7 @@ use kube::api::{ListParams, WatchEvent, WatchParams};
 use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
-use crate::report::Reporter;
+use crate::report::{REQUEST_TIMEOUT, Reporter};
 
 /// Pause before retrying after an error, so a dead server is not hammered.
 const RETRY: Duration = Duration::from_secs(1);
@@ -52,13 +52,12 @@ where
         }
     };
     loop {
-        let list = match api.list(&ListParams::default().fields(&fields)).await {
-            Ok(l) => l,
-            Err(e) => {
-                rep.error(&e).await;
-                tokio::time::sleep(RETRY).await;
-                continue;
-            }
+        let Some(list) = rep
+            .request(api.list(&ListParams::default().fields(&fields)))
+            .await
+        else {
+            tokio::time::sleep(RETRY).await;
+            continue;
         };
         if let Some(done) = observe(list.items.first()) {
             return done;
@@ -68,6 +67,15 @@ where
             return done;
         }
     }
+}
+
+/// How a watch connection ended.
+enum Flow<T> {
+    Done(T),
+    /// The connection ended; open the next one from the last resourceVersion.
+    Resume,
+    /// 410 Gone or an error event: list again.
+    Relist,
 }
 
 /// Follow the watch from `rv`, resuming after closed or dropped connections. Returns `None`
@@ -85,57 +93,28 @@ where
     let params = WatchParams::default().fields(fields).timeout(WATCH_SECONDS);
     loop {
         let opened = std::time::Instant::now();
-        let stream = match api.watch(&params, &rv).await {
-            Ok(s) => s,
-            Err(e) if is_gone(&e) => {
+        let stream = match tokio::time::timeout(REQUEST_TIMEOUT, api.watch(&params, &rv)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) if is_gone(&e) => {
                 rep.note(format!(
                     "resourceVersion {rv} expired (410 Gone), re-listing"
                 ));
                 return None;
             }
-            Err(e) => {
+            Ok(Err(e)) => {
                 rep.error(&e).await;
                 tokio::time::sleep(RETRY).await;
                 return None;
             }
-        };
-        let mut stream = std::pin::pin!(stream);
-        while let Some(item) = stream.next().await {
-            match item {
-                Ok(WatchEvent::Added(o) | WatchEvent::Modified(o)) => {
-                    rv = o.resource_version().unwrap_or(rv);
-                    if let Some(done) = observe(Some(&o)) {
-                        return Some(done);
-                    }
-                }
-                Ok(WatchEvent::Deleted(o)) => {
-                    rv = o.resource_version().unwrap_or(rv);
-                    if let Some(done) = observe(None) {
-                        return Some(done);
-                    }
-                }
-                Ok(WatchEvent::Bookmark(b)) => rv = b.metadata.resource_version,
-                Ok(WatchEvent::Error(status)) if status.code == 410 => {
-                    rep.note(format!(
-                        "resourceVersion {rv} expired (410 Gone), re-listing"
-                    ));
-                    return None;
-                }
-                Ok(WatchEvent::Error(status)) => {
-                    rep.note(format!(
-                        "watch error {}: {}, re-listing",
-                        status.code, status.message
-                    ));
-                    tokio::time::sleep(RETRY).await;
-                    return None;
-                }
-                Err(e) => {
-                    rep.note(format!(
-                        "watch failed ({e}), resuming from resourceVersion {rv}"
-                    ));
-                    break;
-                }
+            Err(_) => {
+                rep.note("no answer to the watch request, re-listing");
+                return None;
             }
+        };
+        match follow(std::pin::pin!(stream), &mut rv, rep, observe).await {
+            Flow::Done(t) => return Some(t),
+            Flow::Relist => return None,
+            Flow::Resume => {}
         }
         // kube ends the stream quietly both at the server's timeout and when the connection
         // drops mid-stream; either way the next watch continues where this one stopped. Only
@@ -144,6 +123,64 @@ where
             rep.note(format!(
                 "watch connection closed early, resuming from resourceVersion {rv}"
             ));
+        }
+    }
+}
+
+/// Read events until the stream ends, goes silent for longer than the server's own timeout
+/// (a dead connection), or the predicate is satisfied.
+async fn follow<K, T>(
+    mut stream: std::pin::Pin<&mut impl futures::Stream<Item = Result<WatchEvent<K>, kube::Error>>>,
+    rv: &mut String,
+    rep: &Reporter<'_>,
+    observe: &mut impl FnMut(Option<&K>) -> Option<T>,
+) -> Flow<T>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+{
+    let idle = Duration::from_secs(u64::from(WATCH_SECONDS) + 15);
+    loop {
+        let item = match tokio::time::timeout(idle, stream.next()).await {
+            Err(_) => {
+                rep.note(format!("watch silent for {idle:?}, reconnecting"));
+                return Flow::Resume;
+            }
+            Ok(None) => return Flow::Resume,
+            Ok(Some(item)) => item,
+        };
+        let (object, deleted) = match item {
+            Ok(WatchEvent::Added(o) | WatchEvent::Modified(o)) => (o, false),
+            Ok(WatchEvent::Deleted(o)) => (o, true),
+            Ok(WatchEvent::Bookmark(b)) => {
+                *rv = b.metadata.resource_version;
+                continue;
+            }
+            Ok(WatchEvent::Error(status)) if status.code == 410 => {
+                rep.note(format!(
+                    "resourceVersion {rv} expired (410 Gone), re-listing"
+                ));
+                return Flow::Relist;
+            }
+            Ok(WatchEvent::Error(status)) => {
+                rep.note(format!(
+                    "watch error {}: {}, re-listing",
+                    status.code, status.message
+                ));
+                tokio::time::sleep(RETRY).await;
+                return Flow::Relist;
+            }
+            Err(e) => {
+                rep.note(format!(
+                    "watch failed ({e}), resuming from resourceVersion {rv}"
+                ));
+                return Flow::Resume;
+            }
+        };
+        if let Some(v) = object.resource_version() {
+            *rv = v;
+        }
+        if let Some(done) = observe((!deleted).then_some(&object)) {
+            return Flow::Done(done);
         }
     }
 }
