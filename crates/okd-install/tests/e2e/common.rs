@@ -1,0 +1,235 @@
+//! Helpers shared by every end-to-end test: running the binary, the deterministic settings,
+//! reading files back out of generated Ignition configs.
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The fixed clock of deterministic runs: 2026-01-01T00:00:00Z. The committed secrets bundle
+/// was minted at this instant, so its signers are fresh for every golden run.
+pub const EPOCH: u64 = 1_767_225_600;
+
+/// Every shipped example, as `--from-example` names it.
+pub const EXAMPLES: &[&str] = &[
+    "bootstrap-pivot",
+    "compact-3-node",
+    "disconnected-mirror",
+    "dual-stack",
+    "ha-workers",
+    "image-mode",
+    "proxy-trust-bundle",
+    "single-node",
+];
+
+/// Environment variables of the caller that would change what the binary generates.
+const ISOLATED_ENV: &[&str] = &[
+    "SOURCE_DATE_EPOCH",
+    "OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE",
+    "OPENSHIFT_INSTALL_LOAD_CLUSTER_CERTS",
+    "OPENSHIFT_INSTALL_INVOKER",
+    "OPENSHIFT_INSTALL_BOOTSTRAP_NODE_IP",
+    "OPENSHIFT_INSTALL_EXPERIMENTAL_CLUSTER_PROFILE",
+    "COLUMNS",
+];
+
+/// The repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `tests/golden/` at the repository root.
+pub fn golden_root() -> PathBuf {
+    repo_root().join("tests/golden")
+}
+
+/// The committed secrets bundle every deterministic run reuses.
+pub fn secrets_bundle() -> PathBuf {
+    golden_root().join("secrets.yaml")
+}
+
+/// The built `okd-install`, with `--dir dir` and a clean environment.
+pub fn okd(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("okd-install").expect("the okd-install binary is built");
+    for var in ISOLATED_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.arg("--dir").arg(dir);
+    cmd
+}
+
+/// Runs `okd-install create ...` (`args` start after `create`) in deterministic mode: fixed
+/// clock at `epoch` plus the committed bundle.
+pub fn create_at(dir: &Path, epoch: u64, args: &[&str]) -> Run {
+    let mut cmd = okd(dir);
+    cmd.env("SOURCE_DATE_EPOCH", epoch.to_string())
+        .arg("create");
+    let bundle = secrets_bundle().display().to_string();
+    let args: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--with-secrets", &bundle])
+        .collect();
+    run(cmd, &args)
+}
+
+/// What one run of the binary did.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error (the log lines).
+    pub stderr: String,
+}
+
+impl Run {
+    /// Panics with the whole output unless the run exited with `code`.
+    pub fn expect_code(self, code: i32, what: &str) -> Run {
+        assert_eq!(
+            self.code, code,
+            "{what}: expected exit {code}\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Panics unless the run succeeded.
+    pub fn ok(self, what: &str) -> Run {
+        self.expect_code(0, what)
+    }
+
+    /// Panics unless standard error contains every one of `needles`.
+    pub fn stderr_has(&self, needles: &[&str]) {
+        for n in needles {
+            assert!(
+                self.stderr.contains(n),
+                "expected {n:?} in standard error:\n{}",
+                self.stderr
+            );
+        }
+    }
+}
+
+/// Runs `cmd` with `args` and an empty standard input.
+pub fn run(mut cmd: Command, args: &[&str]) -> Run {
+    let out = cmd
+        .args(args)
+        .write_stdin("")
+        .output()
+        .expect("spawning okd-install");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The `create` target that writes Ignition configs for `example`.
+pub fn ignition_target(example: &str) -> &'static str {
+    if example == "single-node" {
+        "single-node-ignition-config"
+    } else {
+        "ignition-configs"
+    }
+}
+
+/// The bootstrap Ignition file `example` produces.
+pub fn bootstrap_file(example: &str) -> &'static str {
+    match example {
+        "single-node" => "bootstrap-in-place-for-live-iso.ign",
+        "bootstrap-pivot" => "bootstrap-pivot.ign",
+        _ => "bootstrap.ign",
+    }
+}
+
+/// Every regular file below `dir`, as `/`-separated relative paths.
+pub fn files_below(dir: &Path) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    collect(dir, dir, &mut out);
+    out
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.map(|e| e.expect("directory entry")) {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(root, &path, out);
+        } else {
+            let rel = path.strip_prefix(root).expect("below root");
+            out.insert(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+}
+
+/// Permission bits of `path`.
+pub fn mode(path: &Path) -> u32 {
+    let meta = std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    meta.permissions().mode() & 0o777
+}
+
+/// Reads a file as text, naming it on failure.
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// The decoded contents of `path` inside the Ignition config `ign` (None when absent).
+pub fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
+    let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
+    let files = value.pointer("/storage/files")?.as_array()?;
+    let file = files.iter().find(|f| f["path"] == path)?;
+    let source = file.pointer("/contents/source")?.as_str()?;
+    let data = ignition::decode_data_url(source).expect("a data URL");
+    match file
+        .pointer("/contents/compression")
+        .and_then(|c| c.as_str())
+    {
+        Some("gzip") => Some(ignition::decompress_bytes(&data).expect("gzip contents")),
+        _ => Some(data),
+    }
+}
+
+/// Like [`ign_file`], as text, panicking with the file list when the path is missing.
+pub fn ign_text(ign: &str, path: &str) -> String {
+    let data = ign_file(ign, path).unwrap_or_else(|| panic!("{path} is not in the config"));
+    String::from_utf8(data).expect("UTF-8 contents")
+}
+
+/// Replaces the MachineOSConfig skeletons written by `create manifests` for the image-mode
+/// example with filled-in objects (a digest-pinned pre-built image, a Containerfile, a push
+/// spec and secret), as an administrator would.
+pub fn fill_machine_os_configs(dir: &Path) {
+    for (pool, digest) in [("master", "a1"), ("worker", "b2")] {
+        let digest = digest.repeat(32);
+        let text = format!(
+            "apiVersion: machineconfiguration.openshift.io/v1
+kind: MachineOSConfig
+metadata:
+  name: {pool}
+  annotations:
+    machineconfiguration.openshift.io/pre-built-image: registry.example.com:5000/okd/custom-{pool}@sha256:{digest}
+spec:
+  machineConfigPool:
+    name: {pool}
+  imageBuilder:
+    imageBuilderType: Job
+  containerFile:
+  - containerfileArch: NoArch
+    content: |
+      FROM configs AS final
+      RUN dnf install -y tmux && dnf clean all
+  renderedImagePushSpec: registry.example.com:5000/okd/custom-{pool}:latest
+  renderedImagePushSecret:
+    name: push-credentials
+"
+        );
+        let path = dir.join(format!("manifests/machineosconfig-{pool}.yaml"));
+        assert!(path.exists(), "{} was not written", path.display());
+        std::fs::write(&path, text).expect("writing a MachineOSConfig");
+    }
+}

@@ -1,0 +1,206 @@
+//! Golden files: every example's deterministic outputs against `tests/golden/<example>/`.
+//!
+//! `cargo xtask golden` runs these tests with `OKD_GOLDEN_UPDATE=1`, which writes the files
+//! instead of comparing, so the refresher and the check can never generate differently.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::common::{
+    EPOCH, bootstrap_file, files_below, golden_root, okd, read, run, secrets_bundle,
+};
+use crate::fixture::{self, Generated};
+use crate::redact::redact;
+
+/// Set to `1` to rewrite the golden files from this run.
+pub const UPDATE_ENV: &str = "OKD_GOLDEN_UPDATE";
+
+/// Lines of a unified diff shown before it is cut off.
+const MAX_DIFF_LINES: usize = 150;
+
+/// Whether this run rewrites golden files.
+pub fn updating() -> bool {
+    std::env::var(UPDATE_ENV).is_ok_and(|v| v == "1")
+}
+
+/// The kubeadmin password of the committed bundle.
+fn bundle_password() -> String {
+    let path = secrets_bundle();
+    let bundle = pki::SecretsBundle::from_yaml(&read(&path), &path.display().to_string())
+        .expect("the committed secrets bundle is valid");
+    bundle.kubeadmin_password.clone()
+}
+
+/// Writes `tests/golden/secrets.yaml` at [`EPOCH`]; only in update mode, and only when the
+/// file is missing (a new bundle changes every golden file).
+pub fn mint_bundle() {
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let mut cmd = okd(tmp.path());
+    cmd.env("SOURCE_DATE_EPOCH", EPOCH.to_string());
+    let out = secrets_bundle();
+    run(
+        cmd,
+        &[
+            "create",
+            "secrets",
+            "--from-example",
+            "compact-3-node",
+            "--output-file",
+            &out.display().to_string(),
+        ],
+    )
+    .ok("minting the golden secrets bundle");
+}
+
+/// The golden view of one generated example: relative path -> redacted bytes.
+fn golden_view(g: &Generated, password: &str) -> BTreeMap<String, Vec<u8>> {
+    let text = |data: &[u8]| redact(&String::from_utf8_lossy(data), password).into_bytes();
+    let mut view: BTreeMap<String, Vec<u8>> = g
+        .manifests
+        .iter()
+        .map(|(path, data)| (path.clone(), text(data)))
+        .collect();
+    for f in [
+        "master.ign",
+        "worker.ign",
+        "metadata.json",
+        "auth/kubeconfig",
+    ] {
+        if let Ok(data) = std::fs::read(g.dir.join(f)) {
+            view.insert(f.to_string(), text(&data));
+        }
+    }
+    let boot = bootstrap_file(g.example);
+    let explained = run(
+        okd(&g.dir),
+        &["explain-ignition", &g.dir.join(boot).display().to_string()],
+    )
+    .ok(&format!("explain-ignition {boot}"));
+    view.insert(
+        format!("{boot}.explain.txt"),
+        text(explained.stdout.as_bytes()),
+    );
+    view
+}
+
+/// JSON files are shown indented in diffs (the real files are one line).
+fn for_diff(path: &str, data: &[u8]) -> Vec<u8> {
+    let json = path.ends_with(".ign") || path.ends_with(".json");
+    match serde_json::from_slice::<serde_json::Value>(data) {
+        Ok(v) if json => serde_json::to_vec_pretty(&v).expect("JSON"),
+        _ => data.to_vec(),
+    }
+}
+
+/// A unified diff of `golden` against `generated` (via diff(1), Debian's essential diffutils).
+fn unified_diff(path: &str, golden: &[u8], generated: &[u8]) -> String {
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let (a, b) = (tmp.path().join("golden"), tmp.path().join("generated"));
+    std::fs::write(&a, for_diff(path, golden)).expect("write");
+    std::fs::write(&b, for_diff(path, generated)).expect("write");
+    let out = std::process::Command::new("diff")
+        .args(["-u", "--label", &format!("golden/{path}")])
+        .args(["--label", &format!("generated/{path}")])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("diff(1) from diffutils is needed to show golden differences");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shown = lines[..lines.len().min(MAX_DIFF_LINES)].join("\n");
+    if lines.len() > MAX_DIFF_LINES {
+        shown.push_str(&format!(
+            "\n... {} more diff lines",
+            lines.len() - MAX_DIFF_LINES
+        ));
+    }
+    shown
+}
+
+/// The first difference between `dir` and `view`, described for a human.
+fn first_difference(dir: &Path, view: &BTreeMap<String, Vec<u8>>) -> Option<String> {
+    let on_disk = files_below(dir);
+    let all: BTreeSet<&String> = on_disk.iter().chain(view.keys()).collect();
+    for path in all {
+        let golden = std::fs::read(dir.join(path)).ok();
+        match (golden, view.get(path)) {
+            (None, Some(_)) => return Some(format!("{path} was generated but has no golden copy")),
+            (Some(_), None) => {
+                return Some(format!("{path} has a golden copy but was not generated"));
+            }
+            (Some(g), Some(v)) if &g != v => {
+                return Some(format!("{path} differs:\n{}", unified_diff(path, &g, v)));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Replaces `dir` with exactly the files of `view`.
+fn write_view(dir: &Path, view: &BTreeMap<String, Vec<u8>>) {
+    let _ = std::fs::remove_dir_all(dir);
+    for (path, data) in view {
+        let file = dir.join(path);
+        std::fs::create_dir_all(file.parent().expect("has a parent")).expect("mkdir");
+        std::fs::write(&file, data).expect("writing a golden file");
+    }
+}
+
+#[test]
+fn golden_files_match_for_every_example() {
+    let examples = fixture::all();
+    let password = bundle_password();
+    let mut failures = Vec::new();
+    for g in examples {
+        let dir = golden_root().join(g.example);
+        let view = golden_view(g, &password);
+        if updating() {
+            write_view(&dir, &view);
+            eprintln!("wrote {} golden files of {}", view.len(), g.example);
+        } else if let Some(diff) = first_difference(&dir, &view) {
+            failures.push(format!("example {}: {diff}", g.example));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "golden files differ (review, then refresh with `cargo xtask golden`):\n{}",
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn golden_copies_hold_no_private_key_or_password() {
+    let examples = fixture::all();
+    let password = bundle_password();
+    for g in examples {
+        for (path, data) in golden_view(g, &password) {
+            let text = String::from_utf8_lossy(&data);
+            assert!(!text.contains("PRIVATE KEY-----"), "{}: {path}", g.example);
+            assert!(!text.contains(&password), "{}: {path}", g.example);
+        }
+    }
+}
+
+/// Two deterministic runs in different directories give identical bytes for every file
+/// (bootstrap configs, auth/, state), except the timestamped log.
+#[test]
+fn deterministic_runs_are_byte_identical_across_directories() {
+    for example in ["compact-3-node", "single-node", "bootstrap-pivot"] {
+        let first = fixture::example(example);
+        let tmp = tempfile::tempdir().expect("temporary directory");
+        let dir = tmp.path().join("a-longer-directory-name").join(example);
+        let second = fixture::generate(first.example, &dir);
+        let files = files_below(&first.dir);
+        assert_eq!(files, files_below(&second.dir), "file sets of {example}");
+        for f in files.iter().filter(|f| !f.ends_with(".okd-install.log")) {
+            let (a, b) = (first.dir.join(f), second.dir.join(f));
+            assert!(
+                std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+                "{example}: {f} differs between {} and {}",
+                a.display(),
+                b.display()
+            );
+        }
+    }
+}

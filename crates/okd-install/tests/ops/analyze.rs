@@ -1,0 +1,136 @@
+//! `okd-install analyze BUNDLE` on bundles built by the tests.
+
+use std::path::{Path, PathBuf};
+
+use crate::bundle::{Bundle, record, succeeded};
+use crate::common::{both, json_lines, okd, stdout};
+
+fn healthy(dir: &Path) -> PathBuf {
+    Bundle::new("healthy")
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded())
+        .file("bootstrap/journals/bootkube.log", "bootkube finished\n")
+        .write(dir, "log-bundle-healthy.tar.gz")
+}
+
+fn release_image_failed(dir: &Path) -> PathBuf {
+    let failed = vec![
+        record("service start", "", "", ""),
+        record(
+            "service end",
+            "",
+            "failure",
+            "Error: reading manifest 4.20 in quay.io/okd/scos-release: unauthorized\nPull failed, will retry",
+        ),
+    ];
+    Bundle::new("pull")
+        .service("release-image", failed)
+        .write(dir, "log-bundle-pull.tar.gz")
+}
+
+fn no_records(dir: &Path) -> PathBuf {
+    Bundle::new("empty")
+        .file("bootstrap/journals/kubelet.log", "kubelet started\n")
+        .write(dir, "log-bundle-empty.tar.gz")
+}
+
+/// Runs `analyze` (text or JSON) and returns the output, asserting exit 0.
+fn analyze(bundle: &Path, json: bool) -> std::process::Output {
+    let dir = bundle.parent().expect("bundle dir");
+    let mut cmd = okd(dir);
+    cmd.arg("analyze").arg(bundle);
+    if json {
+        cmd.args(["--output", "json"]);
+    }
+    let out = cmd.output().expect("run okd-install analyze");
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    out
+}
+
+fn analyze_json(bundle: &Path) -> serde_json::Value {
+    let out = analyze(bundle, true);
+    let mut lines = json_lines(&out);
+    assert_eq!(lines.len(), 1, "one JSON object: {}", both(&out));
+    lines.remove(0)
+}
+
+#[test]
+fn healthy_bundle_reports_no_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = healthy(dir.path());
+    let text = stdout(&analyze(&bundle, false));
+    assert!(
+        text.starts_with("No problem found: the bootstrap services recorded in the bundle succeeded."),
+        "{text}"
+    );
+    assert!(!text.contains("Problem:"), "{text}");
+    let json = analyze_json(&bundle);
+    assert_eq!(json["verdict"]["kind"], "healthy", "{json:#}");
+    assert_eq!(json["bundle"], bundle.display().to_string());
+    let names: Vec<&str> = json["services"]
+        .as_array()
+        .expect("services array")
+        .iter()
+        .map(|s| s["name"].as_str().expect("service name"))
+        .collect();
+    assert_eq!(names, ["bootkube", "release-image"]);
+}
+
+#[test]
+fn failed_release_image_is_the_diagnosis() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = release_image_failed(dir.path());
+    let text = stdout(&analyze(&bundle, false));
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("Problem: release-image.service failed and could not pull the release image"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    | Error: reading manifest 4.20 in quay.io/okd/scos-release: unauthorized"),
+        "{text}"
+    );
+    assert!(text.contains("    | Pull failed, will retry"), "{text}");
+    assert!(text.contains("Next: check the pull secret"), "{text}");
+    let json = analyze_json(&bundle);
+    let verdict = &json["verdict"];
+    assert_eq!(verdict["kind"], "problem", "{json:#}");
+    assert_eq!(verdict["service"], "release-image");
+    assert_eq!(verdict["status"], "failed");
+    assert_eq!(verdict["starts"], 1);
+    assert_eq!(
+        verdict["error_lines"][0],
+        "Error: reading manifest 4.20 in quay.io/okd/scos-release: unauthorized"
+    );
+}
+
+#[test]
+fn bundle_without_service_records_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = no_records(dir.path());
+    let text = stdout(&analyze(&bundle, false));
+    assert!(
+        text.starts_with(&format!("No service records in {}", bundle.display())),
+        "{text}"
+    );
+    assert!(text.contains("bootstrap/services/*.json"), "{text}");
+    let json = analyze_json(&bundle);
+    assert_eq!(json["verdict"]["kind"], "no-service-records", "{json:#}");
+    assert_eq!(json["services"], serde_json::json!([]));
+}
+
+#[test]
+fn a_file_that_is_not_a_bundle_fails_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bogus = dir.path().join("log-bundle-bogus.tar.gz");
+    std::fs::write(&bogus, "this is not gzip").unwrap();
+    let out = okd(dir.path())
+        .arg("analyze")
+        .arg(&bogus)
+        .output()
+        .expect("run okd-install analyze");
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let err = crate::common::stderr(&out);
+    assert!(err.contains(&bogus.display().to_string()), "{err}");
+    assert!(out.stdout.is_empty(), "{}", both(&out));
+}

@@ -1,0 +1,16 @@
+//! Integration tests of the operational commands of the `okd-install` binary and of the PKI
+//! target: `gather bootstrap` against a real OpenSSH server, `analyze` on bundles built here,
+//! both waits against the cluster crate's TLS test API server, `create pki` checked with the
+//! real openssl CLI, user-supplied certificates, and Ctrl-C ending a run with exit code 8.
+//!
+//! Every test drives the built binary as a separate process, so flags, exit codes and the
+//! exact text an administrator sees are what is tested.
+
+mod analyze;
+mod bundle;
+mod common;
+mod gather;
+mod interrupt;
+mod pki;
+mod sshd;
+mod waitfor;
