@@ -154,8 +154,8 @@ impl fmt::Display for FieldError {
                 write!(f, "{path}: Duplicate value: {v}: {}", self.detail)
             }
             (ErrorKind::Duplicate, None) => write!(f, "{path}: Duplicate value: {}", self.detail),
-            (ErrorKind::TooMany, v) => {
-                let n = self.value.clone().or(v).unwrap_or_default();
+            (ErrorKind::TooMany, _) => {
+                let n = self.value.as_deref().unwrap_or_default();
                 write!(f, "{path}: Too many: {n}: {}", self.detail)
             }
             (ErrorKind::Unknown, _) => write!(f, "{path}: {}", self.detail),

@@ -179,9 +179,24 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
                 column: l.column(),
             })
             .unwrap_or(Position { line: 1, column: 1 });
-        let message = e.to_string().lines().next().unwrap_or_default().to_string();
-        SyntaxError { position, message }
+        SyntaxError {
+            position,
+            message: syntax_message(&e.to_string()),
+        }
     })
+}
+
+/// The parser's first message line without its own position suffix (the error carries the
+/// position separately) and without hints aimed at programmers.
+fn syntax_message(raw: &str) -> String {
+    let first = raw.lines().next().unwrap_or_default();
+    if first.contains("multiple YAML documents") {
+        return "the file holds more than one YAML document; keep only the install config (remove the `---` separators)".into();
+    }
+    match first.rfind(" at line ") {
+        Some(i) if first[i..].contains(", column ") => first[..i].to_string(),
+        _ => first.to_string(),
+    }
 }
 
 impl<'de> Deserialize<'de> for Node {

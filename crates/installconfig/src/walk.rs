@@ -372,7 +372,10 @@ impl<'s> Walker<'s> {
             Value::Seq(_) | Value::Map(_) => None,
             v => Some(v.scalar_text()),
         };
-        let detail = format!("expected {expected}, found a {found}");
+        let detail = match &node.value {
+            Value::Str(s) => format!("expected {expected}, found the string {s:?}"),
+            _ => format!("expected {expected}, found a {found}"),
+        };
         self.error(node, path, ErrorKind::Invalid, value, detail);
         self.drop_path(path);
         None

@@ -132,7 +132,20 @@ fn yaml_syntax_error_has_file_line_column() {
         panic!("{err:?}")
     };
     assert!(position.line >= 3);
-    assert!(err.to_string().starts_with("ic.yaml:"), "{err}");
+    let shown = err.to_string();
+    assert!(
+        shown.starts_with(&format!(
+            "ic.yaml:{}:{}: invalid YAML: ",
+            position.line, position.column
+        )),
+        "{shown}"
+    );
+    assert!(!shown.contains(" at line "), "{shown}");
+    let err = parse_str("apiVersion: v1\n---\nb: 2\n", "ic.yaml").unwrap_err();
+    assert!(
+        err.to_string().contains("more than one YAML document"),
+        "{err}"
+    );
 }
 
 #[test]
