@@ -60,7 +60,7 @@ impl Phase {
             Phase::ControlPlaneNodes => "the control-plane nodes to be Ready",
             Phase::EtcdBootstrapMemberRemoved => "the bootstrap etcd member to be removed",
             Phase::ClusterInitialized => "the cluster to initialize",
-            Phase::RouterCa => "the router CA to add to the kubeconfig",
+            Phase::RouterCa => "the ingress router CA, to add it to the kubeconfig",
             Phase::OperatorsStable => "every cluster operator to finish progressing",
             Phase::Console => "the console route",
         }
