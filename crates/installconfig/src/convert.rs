@@ -35,6 +35,16 @@ pub fn convert(cfg: &mut InstallConfig) -> Converted {
             &format!("{path}.ingressVIP"),
             &mut out,
         );
+        if let Some(external) = bm.provisioning_dhcp_external.take() {
+            deprecated(
+                &mut out,
+                "platform.baremetal.provisioningDHCPExternal",
+                "platform.baremetal.provisioningNetwork",
+            );
+            if external && bm.provisioning_network.is_none() {
+                bm.provisioning_network = Some(ProvisioningNetwork::Unmanaged);
+            }
+        }
     }
     if let Some(vs) = cfg.platform.vsphere.as_mut() {
         let path = "platform.vsphere";

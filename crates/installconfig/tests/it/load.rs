@@ -295,3 +295,41 @@ fn metadata_written_by_other_tools_is_accepted() {
     let cfg = parse_str(&text, "install-config.yaml").unwrap().config;
     assert!(!cfg.to_yaml().contains("creationTimestamp"));
 }
+
+#[test]
+fn deprecated_baremetal_fields_are_converted() {
+    let text = fixture_text("baremetal-compact.yaml").replace(
+        "    apiVIPs:\n    - 192.168.50.5\n    ingressVIPs:\n    - 192.168.50.6\n",
+        "    apiVIP: 192.168.50.5\n    ingressVIP: 192.168.50.6\n    provisioningDHCPExternal: true\n",
+    );
+    let loaded = parse_str(&text, "install-config.yaml").unwrap();
+    let bm = loaded.config.platform.baremetal.as_ref().unwrap();
+    assert_eq!(loaded.config.api_vips(), vec!["192.168.50.5".to_string()]);
+    assert_eq!(
+        bm.provisioning_network,
+        Some(installconfig::ProvisioningNetwork::Unmanaged)
+    );
+    assert!(bm.api_vip.is_none() && bm.provisioning_dhcp_external.is_none());
+    let text = fixture_text("baremetal-compact.yaml")
+        .replace("    apiVIPs:", "    apiVIP: 192.168.50.9\n    apiVIPs:");
+    let errs = errors(&text);
+    assert!(
+        errs.iter()
+            .any(|e| e.path == "platform.baremetal.apiVIP" && e.kind == ErrorKind::Invalid),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn load_reports_unreadable_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("install-config.yaml");
+    let err = installconfig::load(&missing).unwrap_err();
+    assert!(
+        matches!(err, LoadError::Io { ref file, .. } if *file == missing),
+        "{err}"
+    );
+    std::fs::write(&missing, [0xff, 0xfe, b'a', b':']).unwrap();
+    let err = installconfig::load(&missing).unwrap_err();
+    assert!(err.to_string().contains("install-config.yaml"), "{err}");
+}
