@@ -155,8 +155,35 @@ pub fn target(dir: &Path, opts: &CreateOpts, name: &str) -> Result<RunReport> {
     let result = store.run(name);
     bar.finish_and_clear();
     let report = result?;
+    print_input_warnings(&store, &report);
     print_report(dir, name, &report, opts.output);
     Ok(report)
+}
+
+/// Warnings about the user's inputs (install-config, manifests), shown on the run that read
+/// or made them.
+fn print_input_warnings(store: &asset_graph::Store, report: &RunReport) {
+    let fresh = |id: &str| {
+        report
+            .asset(id)
+            .is_some_and(|a| matches!(a.source, Source::Generated | Source::Disk))
+    };
+    use asset_graph::Asset;
+    use assets::{config::InstallConfigAsset, manifests::ManifestsAsset};
+    if let Some(ic) = store
+        .get::<InstallConfigAsset>()
+        .filter(|_| fresh(InstallConfigAsset::ID))
+    {
+        ic.warnings
+            .iter()
+            .for_each(|w| tracing::warn!("install-config.yaml: {w}"));
+    }
+    if let Some(m) = store
+        .get::<ManifestsAsset>()
+        .filter(|_| fresh(ManifestsAsset::ID))
+    {
+        m.warnings.iter().for_each(|w| tracing::warn!("{w}"));
+    }
 }
 
 fn progress_bar(output: OutputFormat) -> Arc<ProgressBar> {
