@@ -53,12 +53,16 @@ fn parse_path(text: &str, file: PathBuf) -> Result<Loaded, LoadError> {
         e.position = Some(tree.pos);
         return Err(invalid(vec![e]));
     }
-    if let Some(e) = check_api_version(&tree) {
-        return Err(invalid(vec![e]));
-    }
+    // A missing apiVersion is reported with everything else (the file is checked as v1);
+    // another version has another schema, so nothing else is worth reporting.
+    let missing_version = match check_api_version(&tree) {
+        Some(e) if e.kind == crate::ErrorKind::Required => Some(e),
+        Some(e) => return Err(invalid(vec![e])),
+        None => None,
+    };
     empty_platforms_to_maps(&mut tree);
     let walked = walk::walk(&tree);
-    let mut errors = walked.errors;
+    let mut errors: Vec<FieldError> = missing_version.into_iter().chain(walked.errors).collect();
     let mut config: InstallConfig = match serde_json::from_value(walked.value) {
         Ok(c) => c,
         Err(e) => {

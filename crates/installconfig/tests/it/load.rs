@@ -153,7 +153,11 @@ fn wrong_api_version_says_what_to_change() {
     let errs = errors("apiVersion: v1beta4\nmetadata: {name: a}\n");
     assert_eq!(errs[0].path, "apiVersion");
     assert!(errs[0].detail.contains("change apiVersion to v1"));
-    let errs = errors("metadata: {name: a}\n");
+    let errs = errors("metadata: {name: a}\nbaseDomian: x\n");
+    assert!(
+        errs.iter().any(|e| e.path == "baseDomian"),
+        "the rest is still checked: {errs:?}"
+    );
     assert_eq!(
         (errs[0].path.as_str(), errs[0].kind),
         ("apiVersion", ErrorKind::Required)
