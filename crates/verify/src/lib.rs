@@ -1,1 +1,86 @@
-//! verify: see the crate's README section in the top-level README.
+//! `okd-install verify`: checks an asset directory before anyone boots a machine with it.
+//!
+//! A failed installation caused by a stale or hand-edited file usually shows up an hour later
+//! as an x509 error in a journal on a node. Everything needed to predict that failure is
+//! already in the directory: the certificates and their keys (in `tls/`, the state file, or
+//! embedded in `bootstrap.ign`), the pointer configs, the kubeconfigs, the manifests and the
+//! install-config they all came from. This crate cross-checks them and says, per file, what
+//! is wrong and how to fix it. With [`Options::online`] it also asks the live endpoints which
+//! certificates they serve.
+//!
+//! The clock is a parameter ([`Options::now`]) so expiry findings are reproducible.
+
+#![deny(missing_docs)]
+
+mod certs;
+mod consistency;
+mod ign;
+mod kubeconfig;
+mod material;
+mod online;
+mod pointer;
+mod report;
+mod x509;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::Path;
+
+pub use report::{Check, Report, Status, Summary};
+use time::{Duration, OffsetDateTime};
+
+/// What to check and against which clock.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The time expiry is judged at (the binary passes the system clock; tests pass any).
+    pub now: OffsetDateTime,
+    /// Certificates expiring within this window are warnings. For a certificate whose whole
+    /// lifetime is shorter than twice the window, half its lifetime is used instead, so a
+    /// freshly generated 24-hour certificate does not warn with the default 24-hour window.
+    pub expiry_warning: Duration,
+    /// Also resolve the cluster's names and look at the certificates the endpoints serve.
+    pub online: bool,
+    /// Overrides of the system resolver, for tests and for checking through a tunnel: a key
+    /// `host` resolves that name to the address's IP (a listed name counts as resolved); a
+    /// key `host:port` sends the connection for that endpoint to the address as given.
+    pub endpoints: BTreeMap<String, SocketAddr>,
+    /// TCP connect (and TLS read) timeout of the online checks.
+    pub connect_timeout: std::time::Duration,
+    /// The platform whose user-data size limit applies to the `.ign` files; `None` takes
+    /// install-config's platform. Set it when the configs are delivered another way (for
+    /// example as cloud user data while the install-config says `none`).
+    pub platform: Option<String>,
+}
+
+impl Options {
+    /// Offline checks at time `now` with the default 24-hour warning window.
+    pub fn at(now: OffsetDateTime) -> Options {
+        Options {
+            now,
+            expiry_warning: Duration::hours(24),
+            online: false,
+            endpoints: BTreeMap::new(),
+            connect_timeout: std::time::Duration::from_secs(3),
+            platform: None,
+        }
+    }
+}
+
+/// Checks the asset directory `dir` and returns every finding. Never fails: an unreadable
+/// file is itself a finding.
+pub fn verify(dir: &Path, opts: &Options) -> Report {
+    let mut report = Report::default();
+    let m = material::Material::load(dir, &mut report);
+    if let Some(set) = &m.certs {
+        certs::check_all(set, m.params.as_ref(), opts, &mut report);
+    }
+    consistency::check_embedded_tls(&m, &mut report);
+    pointer::check_all(&m, &mut report);
+    kubeconfig::check_all(&m, &mut report);
+    ign::check_all(&m, opts, &mut report);
+    consistency::check_all(&m, &mut report);
+    if opts.online {
+        online::check_all(&m, opts, &mut report);
+    }
+    report
+}

@@ -1,0 +1,160 @@
+//! Every `.ign` in the directory: parses, passes the semantic rules, fits the platform's
+//! user-data limit; and the bootstrap config lets the install-config's SSH key in.
+
+use serde_json::Value;
+
+use crate::Options;
+use crate::material::Material;
+use crate::report::{Report, Status};
+
+/// How many Ignition problems one check line lists before summarizing the rest.
+const MAX_LISTED: usize = 5;
+
+/// The `.ign` files directly in the directory, sorted.
+fn ign_files(m: &Material) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(&m.dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".ign"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Checks every Ignition config.
+pub(crate) fn check_all(m: &Material, opts: &Options, report: &mut Report) {
+    let platform = match &opts.platform {
+        Some(p) => p.as_str(),
+        None => m
+            .install_config
+            .as_ref()
+            .map_or("none", |ic| ic.platform_name()),
+    };
+    for name in ign_files(m) {
+        let Ok(text) = std::fs::read_to_string(m.dir.join(&name)) else {
+            report.error("ignition.check", &name, "cannot be read as UTF-8 text");
+            continue;
+        };
+        check_rules(&name, &text, report);
+        let line = ignition::size_report(&name, text.len() as u64, platform);
+        let full = line.to_string();
+        let message = full.strip_prefix(&format!("{name}: ")).unwrap_or(&full);
+        let status = if line.over { Status::Error } else { Status::Ok };
+        report.add("ignition.size", &name, status, message);
+    }
+    check_ssh(m, report);
+}
+
+fn check_rules(name: &str, text: &str, report: &mut Report) {
+    let problems = ignition::check_json(text);
+    if problems.is_empty() {
+        return report.ok(
+            "ignition.check",
+            name,
+            "parses as Ignition 3.2.0 and passes every rule",
+        );
+    }
+    let mut listed: Vec<String> = problems
+        .iter()
+        .take(MAX_LISTED)
+        .map(ToString::to_string)
+        .collect();
+    if problems.len() > MAX_LISTED {
+        listed.push(format!("and {} more", problems.len() - MAX_LISTED));
+    }
+    report.error(
+        "ignition.check",
+        name,
+        format!(
+            "{}; a node would stop in the initramfs with this config, fix the entries or \
+             regenerate the file",
+            listed.join("; ")
+        ),
+    );
+}
+
+/// `type base64` of an authorized_keys line (comment and options are not compared).
+fn key_material(line: &str) -> Option<String> {
+    let parts: Vec<&str> = line.split_whitespace().collect();
+    let at = parts
+        .iter()
+        .position(|p| p.starts_with("ssh-") || p.starts_with("ecdsa-") || p.starts_with("sk-"))?;
+    Some(format!("{} {}", parts[at], parts.get(at + 1)?))
+}
+
+fn check_ssh(m: &Material, report: &mut Report) {
+    let (Some(b), Some(ic)) = (&m.bootstrap, &m.install_config) else {
+        return;
+    };
+    let wanted: Vec<String> = ic
+        .ssh_key
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .filter_map(key_material)
+        .collect();
+    if wanted.is_empty() {
+        return report.ok(
+            "ignition.ssh",
+            &b.name,
+            "install-config.yaml sets no sshKey",
+        );
+    }
+    let core_keys: Vec<String> = b
+        .json
+        .pointer("/passwd/users")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|u| u["name"] == "core")
+        .flat_map(|u| {
+            u["sshAuthorizedKeys"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|k| k.as_str().and_then(key_material))
+        .collect();
+    let missing: Vec<&String> = wanted.iter().filter(|k| !core_keys.contains(k)).collect();
+    if missing.is_empty() {
+        report.ok(
+            "ignition.ssh",
+            &b.name,
+            "the core user accepts install-config.yaml's sshKey",
+        );
+    } else {
+        let short: Vec<String> = missing
+            .iter()
+            .map(|k| k.chars().take(40).collect::<String>() + "…")
+            .collect();
+        report.error(
+            "ignition.ssh",
+            &b.name,
+            format!(
+                "the core user lacks install-config.yaml's key(s) {}: you could not log in \
+                 to debug the bootstrap node; regenerate the configs after editing sshKey",
+                short.join(", ")
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_material_ignores_comments_and_options() {
+        assert_eq!(
+            key_material("ssh-ed25519 AAAA me@host").as_deref(),
+            Some("ssh-ed25519 AAAA")
+        );
+        assert_eq!(
+            key_material("no-pty ssh-rsa BBBB").as_deref(),
+            Some("ssh-rsa BBBB")
+        );
+        assert_eq!(key_material("garbage"), None);
+    }
+}

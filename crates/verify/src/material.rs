@@ -1,0 +1,370 @@
+//! Reading an asset directory: install-config, the state file, the bootstrap config's
+//! embedded files and the certificate set the other checks work on.
+//!
+//! Problems found while reading are checks too (a missing or unreadable input is a finding,
+//! not a reason to stop): every loader takes the report and records what it could not read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use installconfig::InstallConfig;
+use pki::{BundleId, CertId, ClusterParams};
+use serde_json::Value;
+
+use crate::report::Report;
+
+/// Bootstrap variants, in the order they are looked for; the first present one is used.
+pub(crate) const BOOTSTRAP_FILES: &[&str] = &[
+    "bootstrap.ign",
+    "bootstrap-in-place-for-live-iso.ign",
+    "bootstrap-pivot.ign",
+];
+
+/// Where the bootstrap node finds the TLS files.
+pub(crate) const NODE_TLS_DIR: &str = "/opt/openshift/tls/";
+
+/// The state file name in the asset directory.
+pub(crate) const STATE_FILE: &str = ".okd-install-state.json";
+
+/// A certificate file and its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Pair {
+    /// The `.crt` text (leaf, possibly followed by its issuer).
+    pub cert_pem: String,
+    /// The `.key` text, when present.
+    pub key_pem: Option<String>,
+    /// Supplied by the user rather than generated.
+    pub user_supplied: bool,
+}
+
+/// Which copy of the TLS material a [`CertSet`] was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// `tls/` in the asset directory.
+    TlsDir,
+    /// The state file.
+    State,
+    /// Files embedded in a bootstrap config (its file name).
+    Bootstrap(String),
+}
+
+/// Every certificate, key and bundle of one origin.
+#[derive(Debug, Clone)]
+pub(crate) struct CertSet {
+    pub origin: Origin,
+    pub certs: BTreeMap<CertId, Pair>,
+    pub bundles: BTreeMap<BundleId, String>,
+}
+
+impl CertSet {
+    /// How a file of this set (`tls/<name>.crt`) is named in messages.
+    pub fn name(&self, rel: &str) -> String {
+        match &self.origin {
+            Origin::TlsDir => rel.to_string(),
+            Origin::State => format!("{STATE_FILE}:{rel}"),
+            Origin::Bootstrap(ign) => {
+                format!("{ign}:{NODE_TLS_DIR}{}", rel.trim_start_matches("tls/"))
+            }
+        }
+    }
+
+    /// The origin in words.
+    pub fn origin_text(&self) -> String {
+        match &self.origin {
+            Origin::TlsDir => "tls/".into(),
+            Origin::State => STATE_FILE.into(),
+            Origin::Bootstrap(ign) => ign.clone(),
+        }
+    }
+
+    /// Every certificate (DER) of a certificate file, or `None` when absent or unreadable.
+    pub fn ders(&self, id: CertId) -> Option<Vec<Vec<u8>>> {
+        let pair = self.certs.get(&id)?;
+        crate::x509::ders(&pair.cert_pem, &self.name(&id.cert_path())).ok()
+    }
+
+    /// DER of the first certificate of a certificate file.
+    pub fn leaf(&self, id: CertId) -> Option<Vec<u8>> {
+        self.ders(id)?.into_iter().next()
+    }
+
+    /// Every certificate (DER) of a bundle.
+    pub fn bundle_ders(&self, id: BundleId) -> Option<Vec<Vec<u8>>> {
+        let pem = self.bundles.get(&id)?;
+        crate::x509::ders(pem, &self.name(&id.path())).ok()
+    }
+}
+
+/// A bootstrap config with its files decoded.
+#[derive(Debug, Clone)]
+pub(crate) struct Bootstrap {
+    /// File name, e.g. `bootstrap.ign`.
+    pub name: String,
+    /// The parsed JSON.
+    pub json: Value,
+    /// Node path → decoded (and decompressed) contents.
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Bootstrap {
+    /// A file's text, if embedded and UTF-8.
+    pub fn text(&self, path: &str) -> Option<String> {
+        String::from_utf8(self.files.get(path)?.clone()).ok()
+    }
+}
+
+/// Everything read from the directory.
+#[derive(Debug, Clone)]
+pub(crate) struct Material {
+    pub dir: PathBuf,
+    pub install_config: Option<InstallConfig>,
+    pub params: Option<ClusterParams>,
+    /// The `assets` object of the state file.
+    pub state: Option<serde_json::Map<String, Value>>,
+    pub bootstrap: Option<Bootstrap>,
+    pub certs: Option<CertSet>,
+}
+
+impl Material {
+    /// Reads the directory; problems go into `report`.
+    pub fn load(dir: &Path, report: &mut Report) -> Material {
+        let state = load_state(dir, report);
+        let install_config = load_install_config(dir, state.as_ref(), report);
+        let params = install_config.as_ref().and_then(|ic| {
+            match assets::config::ClusterParamsAsset::from_config(ic) {
+                Ok(p) => Some(p.0),
+                Err(e) => {
+                    report.error("config.params", "install-config.yaml", e.to_string());
+                    None
+                }
+            }
+        });
+        let bootstrap = load_bootstrap(dir, report);
+        let certs = load_tls_dir(dir)
+            .or_else(|| state.as_ref().and_then(certs_from_state))
+            .or_else(|| bootstrap.as_ref().map(certs_from_bootstrap));
+        match &certs {
+            Some(set) => report.ok(
+                "config.tls",
+                &set.origin_text(),
+                format!(
+                    "read {} certificates and {} CA bundles",
+                    set.certs.len(),
+                    set.bundles.len()
+                ),
+            ),
+            None => report.error(
+                "config.tls",
+                &dir.display().to_string(),
+                "no TLS material found (no tls/, no state file, no bootstrap config); run \
+                 `okd-install create ignition-configs` (or `create pki`) in this directory",
+            ),
+        }
+        Material {
+            dir: dir.to_path_buf(),
+            install_config,
+            params,
+            state,
+            bootstrap,
+            certs,
+        }
+    }
+
+    /// The value of one state asset (unwrapping the one-element arrays typed assets
+    /// serialize as).
+    pub fn state_value(&self, id: &str) -> Option<&Value> {
+        let v = self.state.as_ref()?.get(id)?.get("value")?;
+        Some(match v {
+            Value::Array(items) if items.len() == 1 => &items[0],
+            other => other,
+        })
+    }
+}
+
+fn load_state(dir: &Path, report: &mut Report) -> Option<serde_json::Map<String, Value>> {
+    let path = dir.join(STATE_FILE);
+    let text = std::fs::read_to_string(&path).ok()?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(mut top)) => match top.remove("assets") {
+            Some(Value::Object(assets)) => Some(assets),
+            _ => {
+                report.error("config.state", STATE_FILE, "has no \"assets\" object");
+                None
+            }
+        },
+        Ok(_) | Err(_) => {
+            report.error(
+                "config.state",
+                STATE_FILE,
+                "is not valid JSON; delete it only if you also regenerate every output",
+            );
+            None
+        }
+    }
+}
+
+fn load_install_config(
+    dir: &Path,
+    state: Option<&serde_json::Map<String, Value>>,
+    report: &mut Report,
+) -> Option<InstallConfig> {
+    let file = "install-config.yaml";
+    let path = dir.join(file);
+    let from_state = || {
+        let v = state?.get("install-config")?.get("value")?.get("config")?;
+        serde_json::from_value::<InstallConfig>(v.clone()).ok()
+    };
+    if !path.exists() {
+        let ic = from_state();
+        match &ic {
+            Some(_) => report.ok("config.install-config", STATE_FILE, "install-config.yaml is absent; using the copy in the state file"),
+            None => report.error("config.install-config", file, "missing, and the state file holds no copy; write it (see `okd-install explain installconfig`)"),
+        }
+        return ic;
+    }
+    match installconfig::load(&path) {
+        Ok(loaded) => {
+            report.ok("config.install-config", file, "loads and validates");
+            Some(loaded.config)
+        }
+        Err(e) => {
+            report.error("config.install-config", file, e.to_string());
+            from_state()
+        }
+    }
+}
+
+fn load_bootstrap(dir: &Path, report: &mut Report) -> Option<Bootstrap> {
+    let name = BOOTSTRAP_FILES.iter().find(|f| dir.join(f).is_file())?;
+    let text = std::fs::read_to_string(dir.join(name)).ok()?;
+    let json: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            report.error("config.bootstrap", name, format!("is not JSON: {e}"));
+            return None;
+        }
+    };
+    let mut files = BTreeMap::new();
+    for f in json
+        .pointer("/storage/files")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(path), Some(source)) = (
+            f["path"].as_str(),
+            f.pointer("/contents/source").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let Ok(mut bytes) = ignition::decode_data_url(source) else {
+            continue;
+        };
+        if f.pointer("/contents/compression").and_then(Value::as_str) == Some("gzip") {
+            let Ok(plain) = ignition::decompress_bytes(&bytes) else {
+                continue;
+            };
+            bytes = plain;
+        }
+        files.insert(path.to_string(), bytes);
+    }
+    Some(Bootstrap {
+        name: (*name).to_string(),
+        json,
+        files,
+    })
+}
+
+fn load_tls_dir(dir: &Path) -> Option<CertSet> {
+    let tls = dir.join("tls");
+    let read = |rel: String| std::fs::read_to_string(dir.join(rel)).ok();
+    if !tls.join("root-ca.crt").is_file() {
+        return None;
+    }
+    let mut set = empty(Origin::TlsDir);
+    for &id in CertId::ALL {
+        if let Some(cert_pem) = read(id.cert_path()) {
+            let key_pem = read(id.key_path());
+            set.certs.insert(
+                id,
+                Pair {
+                    cert_pem,
+                    key_pem,
+                    user_supplied: false,
+                },
+            );
+        }
+    }
+    for &id in BundleId::ALL {
+        if let Some(pem) = read(id.path()) {
+            set.bundles.insert(id, pem);
+        }
+    }
+    Some(set)
+}
+
+fn certs_from_state(state: &serde_json::Map<String, Value>) -> Option<CertSet> {
+    let value = |id: &str| -> Option<Value> {
+        let v = state.get(id)?.get("value")?;
+        Some(match v {
+            Value::Array(items) if items.len() == 1 => items[0].clone(),
+            other => other.clone(),
+        })
+    };
+    value(&CertId::RootCa.cert_path())?;
+    let mut set = empty(Origin::State);
+    for &id in CertId::ALL {
+        let Some(v) = value(&id.cert_path()) else {
+            continue;
+        };
+        let Some(cert_pem) = v["cert_pem"].as_str() else {
+            continue;
+        };
+        set.certs.insert(
+            id,
+            Pair {
+                cert_pem: cert_pem.to_string(),
+                key_pem: v["key_pem"].as_str().map(str::to_string),
+                user_supplied: v["user_supplied"].as_bool().unwrap_or(false),
+            },
+        );
+    }
+    for &id in BundleId::ALL {
+        if let Some(Value::String(pem)) = value(&id.path()) {
+            set.bundles.insert(id, pem);
+        }
+    }
+    Some(set)
+}
+
+/// The TLS files a bootstrap config embeds, as a certificate set.
+pub(crate) fn certs_from_bootstrap(b: &Bootstrap) -> CertSet {
+    let mut set = empty(Origin::Bootstrap(b.name.clone()));
+    let node = |rel: &str| b.text(&format!("{NODE_TLS_DIR}{}", rel.trim_start_matches("tls/")));
+    for &id in CertId::ALL {
+        if let Some(cert_pem) = node(&id.cert_path()) {
+            set.certs.insert(
+                id,
+                Pair {
+                    cert_pem,
+                    key_pem: node(&id.key_path()),
+                    user_supplied: false,
+                },
+            );
+        }
+    }
+    for &id in BundleId::ALL {
+        if let Some(pem) = node(&id.path()) {
+            set.bundles.insert(id, pem);
+        }
+    }
+    set
+}
+
+fn empty(origin: Origin) -> CertSet {
+    CertSet {
+        origin,
+        certs: BTreeMap::new(),
+        bundles: BTreeMap::new(),
+    }
+}

@@ -1,0 +1,270 @@
+//! `--online`: resolve the cluster's names, connect to the API and the Machine Config Server
+//! and check that the certificates they serve belong to this directory.
+//!
+//! The TLS client records the served chain and accepts it for the handshake only; the
+//! verdict is computed afterwards against this directory's CAs, so a wrong certificate is
+//! named ("served by X issued by Y; this directory's CA is Z") instead of ending in an opaque
+//! handshake error.
+
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
+
+use pki::{BundleId, CertId};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, aws_lc_rs};
+use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, SignatureScheme};
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+
+use crate::Options;
+use crate::material::Material;
+use crate::report::Report;
+use crate::x509;
+
+/// Kubernetes API port.
+const API_PORT: u16 = 6443;
+
+/// Runs the online checks.
+pub(crate) fn check_all(m: &Material, opts: &Options, report: &mut Report) {
+    let Some(params) = &m.params else {
+        return report.error(
+            "online.dns",
+            "install-config.yaml",
+            "needed for the online checks",
+        );
+    };
+    let apps = format!("console-openshift-console.apps.{}", params.cluster_domain());
+    for name in [params.api_host(), params.api_int_host(), apps] {
+        match resolve(&name, 443, opts) {
+            Ok(addrs) => report.ok(
+                "online.dns",
+                &name,
+                format!("resolves to {}", addr_list(&addrs)),
+            ),
+            Err(e) => report.error(
+                "online.dns",
+                &name,
+                format!(
+                    "{e}; create the DNS record (or the wildcard *.apps record) before installing"
+                ),
+            ),
+        }
+    }
+    let Some(set) = &m.certs else {
+        return;
+    };
+    let server_cas = set
+        .bundle_ders(BundleId::KubeApiserverCompleteServerCa)
+        .unwrap_or_default();
+    let root = set.ders(CertId::RootCa).unwrap_or_default();
+    endpoint(params.api_host(), API_PORT, &server_cas, opts, report);
+    endpoint(params.api_int_host(), API_PORT, &server_cas, opts, report);
+    endpoint(
+        params.api_int_host(),
+        ignition::MCS_PORT,
+        &root,
+        opts,
+        report,
+    );
+}
+
+fn addr_list(addrs: &[SocketAddr]) -> String {
+    let ips: Vec<String> = addrs.iter().map(|a| a.ip().to_string()).collect();
+    ips.join(", ")
+}
+
+/// Addresses of `name`: the override if one is set, else the system resolver.
+fn resolve(name: &str, port: u16, opts: &Options) -> Result<Vec<SocketAddr>, String> {
+    if let Some(addr) = opts.endpoints.get(name) {
+        return Ok(vec![*addr]);
+    }
+    let addrs: Vec<SocketAddr> = (name, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("does not resolve ({e})"))?
+        .collect();
+    if addrs.is_empty() {
+        return Err("resolves to no address".into());
+    }
+    Ok(addrs)
+}
+
+/// Connects to `host:port` and judges the served certificate against `cas`.
+fn endpoint(host: String, port: u16, cas: &[Vec<u8>], opts: &Options, report: &mut Report) {
+    let subject = format!("{host}:{port}");
+    let addrs = match opts.endpoints.get(&subject) {
+        Some(a) => vec![*a],
+        None => match resolve(&host, port, opts) {
+            Ok(a) => a
+                .into_iter()
+                .map(|a| SocketAddr::new(a.ip(), port))
+                .collect(),
+            Err(_) => return,
+        },
+    };
+    let chain = match fetch_chain(&addrs, &host, opts.connect_timeout) {
+        Ok(c) => c,
+        Err(e) => {
+            return report.error(
+                "online.tls",
+                &subject,
+                format!(
+                    "{e}; is the load balancer (or the bootstrap node) up and forwarding this port?"
+                ),
+            );
+        }
+    };
+    match judge(&host, &chain, cas) {
+        Ok(msg) => report.ok("online.tls", &subject, msg),
+        Err(msg) => report.error("online.tls", &subject, msg),
+    }
+}
+
+/// Whether the served chain is trusted by `cas` and names `host`.
+fn judge(host: &str, chain: &[Vec<u8>], cas: &[Vec<u8>]) -> Result<String, String> {
+    let leaf_der = chain.first().ok_or("the server sent no certificate")?;
+    let leaf = x509::parse(leaf_der, host)?;
+    let served = format!(
+        "served by {} issued by \"{}\"",
+        x509::describe(&leaf),
+        leaf.issuer()
+    );
+    let trusted = x509::signed_by_any(&leaf, cas)
+        || chain[1..].iter().any(|mid| {
+            x509::parse(mid, host)
+                .is_ok_and(|m| x509::signed_by(&leaf, &m).is_ok() && x509::signed_by_any(&m, cas))
+        });
+    if !trusted {
+        return Err(format!(
+            "x509: certificate signed by unknown authority: {served}; this directory's CA is {}. \
+             The endpoint runs with another cluster's certificates (a stale bootstrap node or \
+             load balancer target), or this directory is not the one it was installed from",
+            x509::describe_all(cas)
+        ));
+    }
+    let sans = x509::sans(&leaf);
+    if !x509::host_matches(host, &sans) {
+        return Err(format!(
+            "x509: certificate is not valid for {host}: {served} with SANs {}",
+            x509::san_text(&sans)
+        ));
+    }
+    Ok(format!(
+        "{served}, trusted by this directory and valid for {host}"
+    ))
+}
+
+/// Completes a TLS handshake and returns the chain the server sent (leaf first).
+fn fetch_chain(
+    addrs: &[SocketAddr],
+    host: &str,
+    timeout: std::time::Duration,
+) -> Result<Vec<Vec<u8>>, String> {
+    let mut last = String::from("no address to connect to");
+    let mut sock = None;
+    for addr in addrs {
+        match TcpStream::connect_timeout(addr, timeout) {
+            Ok(s) => {
+                sock = Some(s);
+                break;
+            }
+            Err(e) => last = format!("cannot connect to {addr}: {e}"),
+        }
+    }
+    let mut sock = sock.ok_or(last)?;
+    sock.set_read_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
+    sock.set_write_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
+    let recorder = Arc::new(Recorder::new());
+    let config = ClientConfig::builder_with_provider(recorder.provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .dangerous()
+        .with_custom_certificate_verifier(recorder.clone())
+        .with_no_client_auth();
+    let bare = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
+    let name =
+        ServerName::try_from(bare).map_err(|e| format!("{host} is not a valid TLS name: {e}"))?;
+    let mut conn = ClientConnection::new(Arc::new(config), name).map_err(|e| e.to_string())?;
+    while conn.is_handshaking() {
+        conn.complete_io(&mut sock)
+            .map_err(|e| format!("TLS handshake with {host} failed: {e}"))?;
+    }
+    let chain = recorder
+        .chain
+        .lock()
+        .map_err(|_| "recorder poisoned")?
+        .clone();
+    Ok(chain)
+}
+
+/// A verifier that records the server's chain and leaves the verdict to [`judge`]; the
+/// handshake signatures are still verified so the chain is the peer's own.
+#[derive(Debug)]
+struct Recorder {
+    chain: Mutex<Vec<Vec<u8>>>,
+    provider: Arc<CryptoProvider>,
+}
+
+impl Recorder {
+    fn new() -> Self {
+        Recorder {
+            chain: Mutex::new(Vec::new()),
+            provider: Arc::new(aws_lc_rs::default_provider()),
+        }
+    }
+}
+
+impl ServerCertVerifier for Recorder {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let mut chain = vec![end_entity.to_vec()];
+        chain.extend(intermediates.iter().map(|c| c.to_vec()));
+        if let Ok(mut slot) = self.chain.lock() {
+            *slot = chain;
+        }
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}

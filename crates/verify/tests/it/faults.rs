@@ -1,0 +1,349 @@
+//! One injected fault per test: verify must name it and fail.
+
+use std::path::Path;
+
+use pki::{CertId, ClusterParams, KeyPem, ValidityScale};
+use serde_json::Value;
+use time::{Duration, OffsetDateTime};
+use verify::Status;
+
+use crate::{assert_error, base, copy_dir, example, findings, generate, now_opts, run_target};
+
+const STATE: &str = ".okd-install-state.json";
+
+/// Rewrites the state file through `edit` (given the `assets` object).
+fn edit_state(dir: &Path, edit: impl FnOnce(&mut serde_json::Map<String, Value>)) {
+    let path = dir.join(STATE);
+    let mut state: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("state")).expect("json");
+    edit(state["assets"].as_object_mut().expect("assets"));
+    std::fs::write(&path, serde_json::to_string(&state).expect("encode")).expect("write");
+}
+
+/// The certificate value (`cert_pem`, `key_pem`, ...) of `id` in a state's assets.
+fn cert_value(assets: &mut serde_json::Map<String, Value>, id: CertId) -> &mut Value {
+    &mut assets[&id.cert_path()]["value"][0]
+}
+
+fn state_cert(dir: &Path, id: CertId) -> (String, String) {
+    let mut out = None;
+    edit_state(dir, |a| {
+        let v = cert_value(a, id);
+        out = Some((
+            v["cert_pem"].as_str().expect("cert").to_string(),
+            v["key_pem"].as_str().expect("key").to_string(),
+        ));
+    });
+    out.expect("cert")
+}
+
+#[test]
+fn expired_and_expiring_certificates_are_reported_with_the_time() {
+    let mut opts = now_opts();
+    opts.now = OffsetDateTime::now_utc() + Duration::days(365 * 20);
+    let report = verify::verify(base(0), &opts);
+    assert_error(
+        &report,
+        "cert.expiry",
+        "tls/root-ca.crt",
+        &["expired at", "ago"],
+    );
+    let expired = findings(&report, "cert.expiry", Status::Error);
+    assert_eq!(expired.len(), CertId::ALL.len(), "{expired:#?}");
+
+    opts.now = OffsetDateTime::now_utc() + Duration::days(3650) - Duration::hours(12);
+    let report = verify::verify(base(0), &opts);
+    let warned = findings(&report, "cert.expiry", Status::Warning);
+    assert!(
+        warned
+            .iter()
+            .any(|w| w.contains("tls/root-ca.crt") && w.contains(", in 1")),
+        "{}",
+        report.render_text()
+    );
+    assert_error(
+        &report,
+        "cert.expiry",
+        "tls/kubelet-signer.crt",
+        &["expired at"],
+    );
+}
+
+#[test]
+fn pointer_config_with_another_ca_is_named() {
+    let dir = copy_dir(base(0));
+    let (other_ca, _) = state_cert(base(1), CertId::RootCa);
+    let path = dir.path().join("master.ign");
+    let mut json: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    json["ignition"]["security"]["tls"]["certificateAuthorities"][0]["source"] =
+        Value::String(ignition::encode_data_url(other_ca.as_bytes()));
+    std::fs::write(&path, json.to_string()).expect("write");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "pointer.ca",
+        "master.ign",
+        &[
+            "did not issue",
+            "machine-config-server.crt",
+            "signed by unknown authority",
+        ],
+    );
+    assert_error(
+        &report,
+        "consistency.stale",
+        "",
+        &["mixes files of two clusters", "master.ign"],
+    );
+    assert!(findings(&report, "pointer.ca", Status::Error).len() == 1);
+}
+
+#[test]
+fn stale_files_of_another_cluster_are_listed() {
+    let other = generate(
+        &example("compact-3-node").replace("name: compact", "name: other"),
+        "ignition-configs",
+    );
+    let dir = copy_dir(base(0));
+    for file in ["master.ign", "metadata.json", "auth/kubeconfig"] {
+        std::fs::copy(other.path().join(file), dir.path().join(file)).expect("copy");
+    }
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "consistency.stale",
+        "",
+        &[
+            "mixes files of two clusters",
+            "cluster name",
+            "other in metadata.json",
+            "auth/kubeconfig",
+            "root CA",
+            "master.ign",
+        ],
+    );
+    assert_error(&report, "pointer.ca", "master.ign", &["did not issue"]);
+    assert_error(
+        &report,
+        "kubeconfig.server",
+        "auth/kubeconfig",
+        &["belongs to another cluster"],
+    );
+    assert_error(
+        &report,
+        "kubeconfig.ca",
+        "auth/kubeconfig",
+        &["does not trust"],
+    );
+}
+
+#[test]
+fn mismatched_key_is_named() {
+    let dir = copy_dir(base(0));
+    let (_, wrong_key) = state_cert(base(0), CertId::KubeletClient);
+    edit_state(dir.path(), |a| {
+        cert_value(a, CertId::AdminKubeconfigClient)["key_pem"] = Value::String(wrong_key);
+    });
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "cert.chain",
+        "tls/admin-kubeconfig-client.crt",
+        &["admin-kubeconfig-client.key does not belong to this certificate"],
+    );
+    assert_error(
+        &report,
+        "consistency.tls",
+        "bootstrap.ign",
+        &["admin-kubeconfig-client.key"],
+    );
+}
+
+#[test]
+fn missing_san_is_named() {
+    let dir = copy_dir(base(0));
+    let (signer_pem, signer_key) = state_cert(base(0), CertId::KubeApiserverLbSigner);
+    let (_, leaf_key) = state_cert(base(0), CertId::KubeApiserverLbServer);
+    let issuer = pki::CertKey::new(
+        signer_pem,
+        KeyPem::from_pem(&signer_key, "signer").expect("key"),
+    );
+    let params = ClusterParams {
+        cluster_name: "compact".into(),
+        base_domain: "elsewhere.org".into(),
+        service_networks: vec!["172.30.0.0/16".parse().expect("net")],
+        api_vips: Vec::new(),
+    };
+    let leaf = pki::sign_leaf(
+        CertId::KubeApiserverLbServer,
+        &KeyPem::from_pem(&leaf_key, "leaf").expect("key"),
+        &issuer,
+        &params,
+        OffsetDateTime::now_utc(),
+        ValidityScale::Normal,
+        7,
+    )
+    .expect("sign");
+    edit_state(dir.path(), |a| {
+        cert_value(a, CertId::KubeApiserverLbServer)["cert_pem"] =
+            Value::String(leaf.cert_pem().to_string());
+    });
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "cert.chain",
+        "tls/kube-apiserver-lb-server.crt",
+        &[
+            "SAN DNS:api.compact.example.com missing",
+            "DNS:api.compact.elsewhere.org",
+        ],
+    );
+    let chain = report
+        .checks
+        .iter()
+        .find(|c| c.id == "cert.chain" && c.subject.ends_with("kube-apiserver-lb-server.crt"))
+        .expect("check");
+    assert!(
+        chain.message.starts_with("SAN "),
+        "only the SAN is wrong: {}",
+        chain.message
+    );
+}
+
+#[test]
+fn oversized_ignition_is_an_error_for_a_platform_with_a_limit() {
+    let dir = copy_dir(base(0));
+    let mut opts = now_opts();
+    opts.platform = Some("aws".into());
+    let report = verify::verify(dir.path(), &opts);
+    assert!(
+        findings(&report, "ignition.size", Status::Ok)
+            .iter()
+            .any(|l| l.starts_with("master.ign"))
+    );
+    assert_error(
+        &report,
+        "ignition.size",
+        "bootstrap.ign",
+        &["exceeds the aws limit"],
+    );
+
+    let path = dir.path().join("master.ign");
+    let mut text = std::fs::read_to_string(&path).expect("read");
+    text.push_str(&" ".repeat(20_000));
+    std::fs::write(&path, text).expect("write");
+    let report = verify::verify(dir.path(), &opts);
+    assert_error(
+        &report,
+        "ignition.size",
+        "master.ign",
+        &["exceeds", "16384"],
+    );
+}
+
+#[test]
+fn broken_ignition_and_missing_ssh_key_are_named() {
+    let dir = copy_dir(base(0));
+    let path = dir.path().join("worker.ign");
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(
+        &path,
+        text.replace("\"version\":\"3.2.0\"", "\"version\":\"3.9.9\""),
+    )
+    .expect("write");
+    let ic_path = dir.path().join("install-config.yaml");
+    let ic = std::fs::read_to_string(&ic_path).expect("read");
+    let new_key = pki::generate_rsa_key().expect("key").ssh_public_key();
+    let new_key = new_key.trim();
+    let ic: String = ic
+        .lines()
+        .map(|l| {
+            if l.starts_with("sshKey:") {
+                format!("sshKey: {new_key}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&ic_path, ic).expect("write");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(&report, "ignition.check", "worker.ign", &["3.9.9"]);
+    let shown: String = new_key.chars().take(40).collect();
+    assert_error(&report, "ignition.ssh", "bootstrap.ign", &["lacks", &shown]);
+    let warned = findings(&report, "consistency.install-config", Status::Warning);
+    assert_eq!(warned.len(), 1, "{}", report.render_text());
+}
+
+#[test]
+fn edited_cluster_config_and_broken_manifests_are_named() {
+    let dir = copy_dir(base(0));
+    run_target(dir.path(), "manifests");
+    let path = dir.path().join("manifests/cluster-config.yaml");
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(text.contains("hostPrefix: 23"), "{text}");
+    std::fs::write(&path, text.replace("hostPrefix: 23", "hostPrefix: 24")).expect("write");
+    std::fs::write(
+        dir.path().join("openshift/99-extra.yaml"),
+        "kind: [unclosed\n",
+    )
+    .expect("write");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "consistency.cluster-config",
+        "manifests/cluster-config.yaml",
+        &["networking.clusterNetwork[0].hostPrefix is 24 there but 23"],
+    );
+    assert_error(&report, "manifests.parse", "99-extra.yaml", &[]);
+}
+
+#[test]
+fn missing_signer_and_incomplete_bundle_are_named() {
+    let dir = copy_dir(base(0));
+    let (other_signer, _) = state_cert(base(1), CertId::KubeletSigner);
+    edit_state(dir.path(), |a| {
+        a.remove(&CertId::KubeletBootstrapKubeconfigSigner.cert_path());
+        let bundle = "tls/kubelet-client-ca-bundle.crt";
+        a[bundle]["value"][0] = Value::String(other_signer);
+    });
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "cert.chain",
+        "tls/kubelet-client.crt",
+        &["signer kubelet-bootstrap-kubeconfig-signer is missing"],
+    );
+    assert_error(
+        &report,
+        "cert.present",
+        "kubelet-bootstrap-kubeconfig-signer",
+        &["missing"],
+    );
+    assert_error(
+        &report,
+        "cert.bundle",
+        "tls/kubelet-client-ca-bundle.crt",
+        &["lacks the signer certificate of kubelet-signer"],
+    );
+}
+
+#[test]
+fn tls_directory_from_create_pki_is_the_source_when_present() {
+    let dir = copy_dir(base(0));
+    run_target(dir.path(), "pki");
+    assert!(dir.path().join("tls/root-ca.crt").is_file());
+    let report = verify::verify(dir.path(), &now_opts());
+    crate::assert_clean(&report, "with tls/");
+    assert!(report.checks.iter().any(|c| c.subject == "tls/root-ca.crt"));
+    let key = dir.path().join("tls/kube-apiserver-lb-server.key");
+    let other = dir.path().join("tls/kube-apiserver-internal-lb-server.key");
+    std::fs::copy(other, key).expect("swap key");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "cert.chain",
+        "tls/kube-apiserver-lb-server.crt",
+        &["does not belong"],
+    );
+}

@@ -1,0 +1,220 @@
+//! End-to-end checks of `verify` on real asset directories, generated with the same library
+//! path the binary uses, then broken one fault at a time.
+
+mod faults;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assets::{ReleaseOptions, RunSettings};
+use tempfile::TempDir;
+use time::OffsetDateTime;
+use verify::{Options, Report, Status};
+
+/// The repository's `examples/` directory.
+pub fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+/// Text of `examples/<name>.yaml`.
+pub fn example(name: &str) -> String {
+    std::fs::read_to_string(examples_dir().join(format!("{name}.yaml"))).expect("example")
+}
+
+fn settings() -> RunSettings {
+    RunSettings {
+        release: ReleaseOptions {
+            release_image: "quay.io/okd/scos-release:4.19.0-okd-scos.19".into(),
+            channel: "stable-4".into(),
+            invoker: "verify-tests".into(),
+            installer_version: "0.0.0-test".into(),
+            ..ReleaseOptions::default()
+        },
+        ..RunSettings::default()
+    }
+}
+
+/// Runs `target` in `dir` the way `okd-install create` does.
+pub fn run_target(dir: &Path, target: &str) {
+    let mut store = assets::open_store(dir, &settings()).expect("open store");
+    store
+        .run(target)
+        .unwrap_or_else(|e| panic!("{target} in {}: {e}", dir.display()));
+}
+
+/// A new directory with `install_config` generated up to `target`.
+pub fn generate(install_config: &str, target: &str) -> TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("install-config.yaml"), install_config).expect("write");
+    run_target(dir.path(), target);
+    dir
+}
+
+/// Two independent runs of the compact example (same names, different keys), made once and
+/// copied by the tests that change files.
+pub fn base(which: usize) -> &'static Path {
+    static DIRS: OnceLock<[TempDir; 2]> = OnceLock::new();
+    let dirs = DIRS.get_or_init(|| {
+        std::thread::scope(|s| {
+            let a = s.spawn(|| generate(&example("compact-3-node"), "ignition-configs"));
+            let b = s.spawn(|| generate(&example("compact-3-node"), "ignition-configs"));
+            [a.join().expect("a"), b.join().expect("b")]
+        })
+    });
+    dirs[which].path()
+}
+
+/// A private copy of a directory.
+pub fn copy_dir(src: &Path) -> TempDir {
+    let dst = tempfile::tempdir().expect("tempdir");
+    copy_into(src, dst.path());
+    dst
+}
+
+fn copy_into(src: &Path, dst: &Path) {
+    for entry in std::fs::read_dir(src).expect("read dir").flatten() {
+        let to = dst.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            std::fs::create_dir_all(&to).expect("mkdir");
+            copy_into(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).expect("copy");
+        }
+    }
+}
+
+/// Offline options at the real current time.
+pub fn now_opts() -> Options {
+    Options::at(OffsetDateTime::now_utc())
+}
+
+/// The checks of `id` with `status`, as "subject: message" lines.
+pub fn findings(report: &Report, id: &str, status: Status) -> Vec<String> {
+    report
+        .checks
+        .iter()
+        .filter(|c| c.id == id && c.status == status)
+        .map(|c| format!("{}: {}", c.subject, c.message))
+        .collect()
+}
+
+/// Asserts that `id` has an error on a subject containing `subject` whose message contains
+/// every one of `words`.
+pub fn assert_error(report: &Report, id: &str, subject: &str, words: &[&str]) {
+    let hit = report.checks.iter().any(|c| {
+        c.id == id
+            && c.status == Status::Error
+            && c.subject.contains(subject)
+            && words.iter().all(|w| c.message.contains(w))
+    });
+    assert!(
+        hit,
+        "no {id} error on {subject} mentioning {words:?}:\n{}",
+        report.render_text()
+    );
+    assert!(!report.exit_ok());
+}
+
+/// Asserts a clean report: no warnings, no errors.
+pub fn assert_clean(report: &Report, what: &str) {
+    let s = report.summary();
+    assert!(
+        s.errors == 0 && s.warnings == 0 && s.ok > 50,
+        "{what}:\n{}",
+        report.render_text()
+    );
+    assert!(report.exit_ok());
+}
+
+#[test]
+fn every_example_verifies_clean() {
+    let mut names: Vec<String> = std::fs::read_dir(examples_dir())
+        .expect("examples")
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".yaml").map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6, "{names:?}");
+    let (left, right) = names.split_at(names.len() / 2);
+    std::thread::scope(|s| {
+        for half in [left, right] {
+            s.spawn(move || {
+                for name in half {
+                    let target = if name.contains("single-node") {
+                        "single-node-ignition-config"
+                    } else {
+                        "ignition-configs"
+                    };
+                    let dir = if name == "image-mode" {
+                        image_mode_dir()
+                    } else {
+                        generate(&example(name), target)
+                    };
+                    let report = verify::verify(dir.path(), &now_opts());
+                    assert_clean(&report, name);
+                }
+            });
+        }
+    });
+}
+
+/// The image-mode example: `create manifests` leaves MachineOSConfig skeletons that verify
+/// must refuse; filled in, `create ignition-configs` runs and the directory is clean.
+fn image_mode_dir() -> TempDir {
+    let dir = generate(&example("image-mode"), "manifests");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "manifests.image-mode",
+        "machineosconfig-master.yaml",
+        &["REPLACE-ME"],
+    );
+    for (pool, hex) in [("master", "0f"), ("worker", "e1")] {
+        let mosc = format!(
+            "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineOSConfig\n\
+             metadata:\n  name: {pool}\n  annotations:\n    \
+             machineconfiguration.openshift.io/pre-built-image: \
+             registry.example.com:5000/os/{pool}@sha256:{digest}\n\
+             spec:\n  machineConfigPool:\n    name: {pool}\n  imageBuilder:\n    \
+             imageBuilderType: Job\n  containerFile:\n  - containerfileArch: NoArch\n    \
+             content: |\n      FROM configs AS final\n      RUN echo layered > /etc/layered\n  \
+             renderedImagePushSpec: registry.example.com:5000/os/{pool}:latest\n  \
+             renderedImagePushSecret:\n    name: push-secret\n",
+            digest = hex.repeat(32)
+        );
+        let path = dir
+            .path()
+            .join(format!("manifests/machineosconfig-{pool}.yaml"));
+        std::fs::write(path, mosc).expect("fill MachineOSConfig");
+    }
+    run_target(dir.path(), "ignition-configs");
+    dir
+}
+
+#[test]
+fn manifests_directory_is_checked_too() {
+    let dir = copy_dir(base(0));
+    run_target(dir.path(), "manifests");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_clean(&report, "after create manifests");
+    assert_eq!(
+        findings(&report, "consistency.cluster-config", Status::Ok),
+        vec![
+            "manifests/cluster-config.yaml: data.install-config equals the redacted install-config"
+        ]
+    );
+    assert!(!findings(&report, "manifests.parse", Status::Ok).is_empty());
+}
+
+#[test]
+fn json_output_carries_every_check() {
+    let report = verify::verify(base(0), &now_opts());
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).expect("json");
+    assert_eq!(json["ok"], true);
+    assert_eq!(
+        json["checks"].as_array().map(Vec::len),
+        Some(report.checks.len())
+    );
+    assert!(report.render_text().contains("verify passed: "));
+}
