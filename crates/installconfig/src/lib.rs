@@ -5,6 +5,15 @@
 //! unknown fields and type errors ([`walk`]) → typed [`InstallConfig`] → conversion of
 //! deprecated fields ([`convert`]) → defaults ([`defaults`]) → validation ([`validate`]).
 //! Every problem of every stage is collected, so one run shows them all.
+//!
+//! Entry points:
+//! - [`load`] / [`parse_str`]: read a file or text into a [`Loaded`] (defaulted config,
+//!   warnings, raw text) or a [`LoadError`] listing every problem with path and position.
+//! - [`validate_single_node`]: the extra checks of the single-node bootstrap-in-place target.
+//! - [`validate_fips_host`]: the FIPS host rule, fed with the host state by the caller.
+//! - [`InstallConfig::to_yaml`] and [`InstallConfig::redacted`] (for cluster-config.yaml).
+//! - [`explain()`]: field documentation generated from the schema; [`json_schema`].
+//! - [`survey::run_survey`]: the interactive survey behind a [`survey::Prompter`].
 #![deny(missing_docs)]
 
 pub mod convert;

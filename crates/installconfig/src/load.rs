@@ -35,15 +35,23 @@ pub fn parse_str(text: &str, file_name: &str) -> Result<Loaded, LoadError> {
 }
 
 fn parse_path(text: &str, file: PathBuf) -> Result<Loaded, LoadError> {
-    let mut tree = node::parse(text).map_err(|e| LoadError::Syntax {
+    let tree = node::parse(text).map_err(|e| LoadError::Syntax {
         file: file.clone(),
         position: e.position,
         message: e.message,
     })?;
-    let invalid = |errors| LoadError::Invalid {
-        file: file.clone(),
-        errors,
-    };
+    match check_tree(tree) {
+        Ok((config, warnings)) => Ok(Loaded {
+            config,
+            warnings,
+            raw: text.to_string(),
+        }),
+        Err(errors) => Err(LoadError::Invalid { file, errors }),
+    }
+}
+
+/// Every stage after YAML parsing; returns the config and warnings, or all problems found.
+fn check_tree(mut tree: Node) -> Result<(InstallConfig, Vec<Warning>), Vec<FieldError>> {
     if !matches!(tree.value, Value::Map(_)) {
         let mut e = FieldError::invalid(
             "",
@@ -51,47 +59,38 @@ fn parse_path(text: &str, file: PathBuf) -> Result<Loaded, LoadError> {
             "the file must contain a YAML mapping of install-config fields",
         );
         e.position = Some(tree.pos);
-        return Err(invalid(vec![e]));
+        return Err(vec![e]);
     }
     // A missing apiVersion is reported with everything else (the file is checked as v1);
     // another version has another schema, so nothing else is worth reporting.
     let missing_version = match check_api_version(&tree) {
         Some(e) if e.kind == crate::ErrorKind::Required => Some(e),
-        Some(e) => return Err(invalid(vec![e])),
+        Some(e) => return Err(vec![e]),
         None => None,
     };
     empty_platforms_to_maps(&mut tree);
     let walked = walk::walk(&tree);
     let mut errors: Vec<FieldError> = missing_version.into_iter().chain(walked.errors).collect();
-    let mut config: InstallConfig = match serde_json::from_value(walked.value) {
-        Ok(c) => c,
-        Err(e) => {
-            let mut err = FieldError::invalid("", "install-config", format!("cannot be read: {e}"));
-            err.position = Some(tree.pos);
-            errors.push(err);
-            return Err(invalid(errors));
-        }
-    };
+    let mut config: InstallConfig = serde_json::from_value(walked.value).map_err(|e| {
+        let mut err = FieldError::invalid("", "install-config", format!("cannot be read: {e}"));
+        err.position = Some(tree.pos);
+        errors.push(err);
+        errors.clone()
+    })?;
     let converted = convert::convert(&mut config);
     defaults::apply(&mut config);
     let checked = validate::validate(&config);
-    let mut warnings = converted.warnings;
-    warnings.extend(checked.warnings);
     let found = converted.errors.into_iter().chain(checked.errors);
     errors.extend(found.filter(|e| !under_dropped(&e.path, &walked.dropped)));
-    for e in &mut errors {
-        if e.position.is_none() {
-            e.position = tree.position_of(&e.path);
-        }
+    for e in errors.iter_mut().filter(|e| e.position.is_none()) {
+        e.position = tree.position_of(&e.path);
     }
+    let mut warnings = converted.warnings;
+    warnings.extend(checked.warnings);
     if errors.is_empty() {
-        Ok(Loaded {
-            config,
-            warnings,
-            raw: text.to_string(),
-        })
+        Ok((config, warnings))
     } else {
-        Err(invalid(errors))
+        Err(errors)
     }
 }
 

@@ -164,6 +164,13 @@ fn service_sizes(n: &Networking, v: &mut Validation) {
 
 fn overlap_rules(n: &Networking, v: &mut Validation) {
     let machines: Vec<IpNet> = n.machine_network.iter().map(|e| e.cidr.masked()).collect();
+    let services: Vec<IpNet> = n.service_network.iter().map(Cidr::masked).collect();
+    machine_overlaps(&machines, v);
+    service_overlaps(&machines, &services, v);
+    cluster_overlaps(n, &machines, &services, v);
+}
+
+fn machine_overlaps(machines: &[IpNet], v: &mut Validation) {
     for (i, a) in machines.iter().enumerate() {
         for (j, b) in machines.iter().enumerate().take(i) {
             if overlaps(a, b) {
@@ -178,15 +185,15 @@ fn overlap_rules(n: &Networking, v: &mut Validation) {
             }
         }
     }
-    let services: Vec<IpNet> = n.service_network.iter().map(Cidr::masked).collect();
+}
+
+fn service_overlaps(machines: &[IpNet], services: &[IpNet], v: &mut Validation) {
     for (i, s) in services.iter().enumerate() {
         let path = format!("networking.serviceNetwork[{i}]");
         if let Some(m) = machines.iter().find(|m| overlaps(s, m)) {
-            v.err(FieldError::invalid(
-                &path,
-                s,
-                format!("overlaps the machine network {m}; pick a range not used by the nodes"),
-            ));
+            let detail =
+                format!("overlaps the machine network {m}; pick a range not used by the nodes");
+            v.err(FieldError::invalid(&path, s, detail));
         }
         for (j, other) in services.iter().enumerate().take(i) {
             if overlaps(s, other) {
@@ -198,15 +205,16 @@ fn overlap_rules(n: &Networking, v: &mut Validation) {
             }
         }
     }
+}
+
+fn cluster_overlaps(n: &Networking, machines: &[IpNet], services: &[IpNet], v: &mut Validation) {
     for (i, e) in n.cluster_network.iter().enumerate() {
         let c = e.cidr.masked();
         let path = format!("networking.clusterNetwork[{i}].cidr");
         if let Some(m) = machines.iter().find(|m| overlaps(&c, m)) {
-            v.err(FieldError::invalid(
-                &path,
-                c,
-                format!("overlaps the machine network {m}; pod and node networks must be disjoint"),
-            ));
+            let detail =
+                format!("overlaps the machine network {m}; pod and node networks must be disjoint");
+            v.err(FieldError::invalid(&path, c, detail));
         }
         for (j, s) in services.iter().enumerate() {
             if overlaps(&c, s) {
@@ -219,11 +227,8 @@ fn overlap_rules(n: &Networking, v: &mut Validation) {
         }
         for (j, other) in n.cluster_network.iter().enumerate().take(i) {
             if overlaps(&c, &other.cidr.masked()) {
-                v.err(FieldError::invalid(
-                    &path,
-                    c,
-                    format!("overlaps cluster network {j} ({})", other.cidr),
-                ));
+                let detail = format!("overlaps cluster network {j} ({})", other.cidr);
+                v.err(FieldError::invalid(&path, c, detail));
             }
         }
     }
