@@ -60,7 +60,9 @@ fn healthy_bundle_reports_no_problem() {
     let bundle = healthy(dir.path());
     let text = stdout(&analyze(&bundle, false));
     assert!(
-        text.starts_with("No problem found: the bootstrap services recorded in the bundle succeeded."),
+        text.starts_with(
+            "No problem found: the bootstrap services recorded in the bundle succeeded."
+        ),
         "{text}"
     );
     assert!(!text.contains("Problem:"), "{text}");
@@ -83,11 +85,15 @@ fn failed_release_image_is_the_diagnosis() {
     let text = stdout(&analyze(&bundle, false));
     let first = text.lines().next().unwrap_or_default();
     assert!(
-        first.starts_with("Problem: release-image.service failed and could not pull the release image"),
+        first.starts_with(
+            "Problem: release-image.service failed and could not pull the release image"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("    | Error: reading manifest 4.20 in quay.io/okd/scos-release: unauthorized"),
+        text.contains(
+            "    | Error: reading manifest 4.20 in quay.io/okd/scos-release: unauthorized"
+        ),
         "{text}"
     );
     assert!(text.contains("    | Pull failed, will retry"), "{text}");

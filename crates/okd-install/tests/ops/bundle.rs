@@ -10,7 +10,11 @@ use serde_json::{Value, json};
 /// One service-record entry; empty strings are left out, as the record library does.
 pub fn record(phase: &str, stage: &str, result: &str, error: &str) -> Value {
     let mut entry = json!({"timestamp": "2026-11-20T08:00:00Z", "phase": phase});
-    for (key, value) in [("stage", stage), ("result", result), ("errorMessage", error)] {
+    for (key, value) in [
+        ("stage", stage),
+        ("result", result),
+        ("errorMessage", error),
+    ] {
         if !value.is_empty() {
             entry[key] = json!(value);
         }

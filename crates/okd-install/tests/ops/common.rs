@@ -76,10 +76,77 @@ pub fn json_lines(out: &Output) -> Vec<serde_json::Value> {
     stdout(out)
         .lines()
         .map(|line| {
-            let value: serde_json::Value = serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}\n{}", both(out)));
+            let value: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| {
+                panic!("stdout line is not JSON ({e}): {line:?}\n{}", both(out))
+            });
             assert!(value.is_object(), "not a JSON object: {line}");
             value
         })
         .collect()
+}
+
+/// The contents of `node_path` inside the Ignition config at `ign` (data URLs, base64 or
+/// percent-encoded, gzip-compressed or not).
+pub fn ign_file(ign: &Path, node_path: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    use std::io::Read;
+    let text = std::fs::read_to_string(ign).unwrap_or_else(|e| panic!("{}: {e}", ign.display()));
+    let config: serde_json::Value = serde_json::from_str(&text).expect("Ignition JSON");
+    let file = config["storage"]["files"]
+        .as_array()?
+        .iter()
+        .find(|f| f["path"] == node_path)?;
+    let source = file["contents"]["source"].as_str()?;
+    let (meta, data) = source.strip_prefix("data:")?.split_once(',')?;
+    let raw = if meta.ends_with(";base64") {
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .expect("base64 data URL")
+    } else {
+        percent_decode(data)
+    };
+    if file["contents"]["compression"] == "gzip" {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(raw.as_slice())
+            .read_to_end(&mut out)
+            .expect("gzip contents");
+        return Some(out);
+    }
+    Some(raw)
+}
+
+fn percent_decode(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Names of the `.ign` files in `dir`.
+pub fn ign_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.ends_with(".ign"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }

@@ -1,1 +1,292 @@
-//! placeholder
+//! `okd-install gather bootstrap` against a real OpenSSH server on 127.0.0.1, running a
+//! stand-in for the bootstrap host's gather script that writes a real bundle.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::Mutex;
+
+use crate::bundle::{record, succeeded};
+use crate::common::{both, json_lines, okd, stderr, stdout};
+use crate::sshd::{Sshd, free_port, keygen};
+
+/// The gather id is the local time to the second and the stand-in writes to the login user's
+/// home, so two gathers in the same second would share a remote file: run them one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// A stand-in for the gather script: takes `--id ID` and control-plane hosts like the real
+/// one, and leaves `$HOME/log-bundle-ID.tar.gz` with service records (release-image
+/// succeeded, bootkube failed in stage cb-bootstrap) and a bootkube journal.
+fn stand_in_script(dir: &Path) -> String {
+    let release = serde_json::to_string(&succeeded()).unwrap();
+    let bootkube = serde_json::to_string(&vec![
+        record("service start", "", "", ""),
+        record("stage start", "cb-bootstrap", "", ""),
+        record(
+            "stage end",
+            "cb-bootstrap",
+            "failure",
+            "cluster-bootstrap gave up waiting for the API",
+        ),
+        record("service end", "", "failure", ""),
+    ])
+    .unwrap();
+    let text = format!(
+        r#"#!/bin/sh
+# Stand-in for the bootstrap host's gather script (same arguments, same output place).
+set -eu
+id=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --id) id=$2; shift 2 ;;
+    *) echo "would also gather control-plane host $1"; shift ;;
+  esac
+done
+[ -n "$id" ] || {{ echo "no --id given" >&2; exit 2; }}
+stage=$(mktemp -d)
+top="$stage/log-bundle-$id"
+mkdir -p "$top/bootstrap/services" "$top/bootstrap/journals"
+cat > "$top/bootstrap/services/release-image.json" <<'JSON'
+{release}
+JSON
+cat > "$top/bootstrap/services/bootkube.json" <<'JSON'
+{bootkube}
+JSON
+echo "bootkube: cluster-bootstrap gave up" > "$top/bootstrap/journals/bootkube.log"
+tar -czf "$HOME/log-bundle-$id.tar.gz" -C "$stage" "log-bundle-$id"
+rm -rf "$stage"
+echo "bundle written for $id"
+"#
+    );
+    let path = dir.join("installer-gather-stand-in.sh");
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// A server, the stand-in script on it, and an empty HOME for the client side.
+struct Lab {
+    server: Sshd,
+    script: String,
+    home: tempfile::TempDir,
+}
+
+impl Lab {
+    fn start() -> Option<Lab> {
+        let server = Sshd::start()?;
+        let script = stand_in_script(server.dir.path());
+        let home = tempfile::tempdir().unwrap();
+        Some(Lab {
+            server,
+            script,
+            home,
+        })
+    }
+
+    /// A new key pair in the server's temp dir (not authorized yet).
+    fn key(&self, name: &str) -> PathBuf {
+        keygen(&self.server.dir.path().join(name))
+    }
+
+    /// `gather bootstrap` into `dir` with the given extra arguments, HOME pointing to an empty
+    /// directory and no SSH agent, so only keys named here (or in the state file) are offered.
+    fn gather(&self, dir: &Path, port: u16, extra: &[&str]) -> Output {
+        let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+        let out = okd(dir)
+            .args(["gather", "bootstrap", "--bootstrap", "127.0.0.1"])
+            .args(["--port", &port.to_string(), "--user", &self.server.user])
+            .args(["--remote-command", &self.script])
+            .args(extra)
+            .env("HOME", self.home.path())
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .expect("run okd-install gather bootstrap");
+        self.remove_remote_bundles(dir);
+        out
+    }
+
+    /// Deletes the bundles the stand-in left in the login user's home.
+    fn remove_remote_bundles(&self, dir: &Path) {
+        for name in bundles(dir) {
+            let _ = std::fs::remove_file(self.server.home.join(name));
+        }
+    }
+}
+
+/// Names of `log-bundle-*.tar.gz` files in `dir`.
+fn bundles(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.starts_with("log-bundle-") && n.ends_with(".tar.gz"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn assert_gathered(out: &Output, dir: &Path, lab: &Lab) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\nsshd log:\n{}",
+        both(out),
+        lab.server.log()
+    );
+    let found = bundles(dir);
+    assert_eq!(found.len(), 1, "one bundle in {}: {found:?}", dir.display());
+    let bundle = dir.join(&found[0]);
+    assert!(
+        stderr(out).contains(&format!("log bundle written to {}", bundle.display())),
+        "{}",
+        both(out)
+    );
+}
+
+const PROBLEM: &str = "Problem: bootkube.service failed at stage cb-bootstrap and could not bring up the bootstrap control plane";
+
+#[test]
+fn gathers_with_a_key_file_and_prints_the_analysis() {
+    let Some(lab) = Lab::start() else { return };
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+    let dir = tempfile::tempdir().unwrap();
+    let key_arg = key.display().to_string();
+    let out = lab.gather(
+        dir.path(),
+        lab.server.port,
+        &["--key", &key_arg, "--master", "10.0.0.10"],
+    );
+    assert_gathered(&out, dir.path(), &lab);
+    let text = stdout(&out);
+    assert!(text.starts_with(PROBLEM), "{}", both(&out));
+    assert!(
+        text.contains("| cluster-bootstrap gave up waiting for the API"),
+        "{text}"
+    );
+}
+
+#[test]
+fn skip_analysis_only_collects_the_bundle() {
+    let Some(lab) = Lab::start() else { return };
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+    let dir = tempfile::tempdir().unwrap();
+    let key_arg = key.display().to_string();
+    let out = lab.gather(
+        dir.path(),
+        lab.server.port,
+        &["--key", &key_arg, "--skip-analysis"],
+    );
+    assert_gathered(&out, dir.path(), &lab);
+    assert_eq!(stdout(&out), "", "no analysis printed: {}", both(&out));
+}
+
+#[test]
+fn json_output_prints_the_analysis_as_one_object() {
+    let Some(lab) = Lab::start() else { return };
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+    let dir = tempfile::tempdir().unwrap();
+    let key_arg = key.display().to_string();
+    let out = lab.gather(
+        dir.path(),
+        lab.server.port,
+        &["--key", &key_arg, "--output", "json"],
+    );
+    assert_gathered(&out, dir.path(), &lab);
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 1, "{}", both(&out));
+    let verdict = &lines[0]["verdict"];
+    assert_eq!(verdict["kind"], "problem", "{verdict:#}");
+    assert_eq!(verdict["service"], "bootkube");
+    assert_eq!(verdict["stage"], "cb-bootstrap");
+}
+
+/// The public half of the generated bootstrap key, from the state file of `dir`.
+fn bootstrap_public_key(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join(".okd-install-state.json")).expect("state file");
+    let state: serde_json::Value = serde_json::from_str(&text).expect("state JSON");
+    state["assets"]["tls/bootstrap-ssh"]["value"]["public_key"]
+        .as_str()
+        .expect("assets.\"tls/bootstrap-ssh\".value.public_key")
+        .to_string()
+}
+
+#[test]
+fn the_generated_bootstrap_key_from_the_state_file_logs_in() {
+    let Some(lab) = Lab::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = okd(dir.path())
+        .args([
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "compact-3-node",
+        ])
+        .output()
+        .expect("run okd-install create");
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    lab.server.authorize_line(&bootstrap_public_key(dir.path()));
+    let out = lab.gather(dir.path(), lab.server.port, &[]);
+    assert_gathered(&out, dir.path(), &lab);
+    assert!(stdout(&out).starts_with(PROBLEM), "{}", both(&out));
+}
+
+#[test]
+fn a_rejected_key_fails_and_lists_what_was_tried() {
+    let Some(lab) = Lab::start() else { return };
+    let wrong = lab.key("not_authorized");
+    let dir = tempfile::tempdir().unwrap();
+    let key_arg = wrong.display().to_string();
+    let out = lab.gather(dir.path(), lab.server.port, &["--key", &key_arg]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let err = stderr(&out);
+    let address = format!("{}@127.0.0.1:{}", lab.server.user, lab.server.port);
+    assert!(
+        err.contains(&format!("cannot log in to {address}")),
+        "{err}"
+    );
+    assert!(err.contains("tried:"), "{err}");
+    let tried = err.split("tried:").nth(1).unwrap_or_default();
+    assert!(
+        tried.contains(&key_arg),
+        "the key file is listed as tried: {err}"
+    );
+    assert_eq!(bundles(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn a_public_key_file_is_refused_naming_the_private_one() {
+    let Some(lab) = Lab::start() else { return };
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+    let dir = tempfile::tempdir().unwrap();
+    let public = format!("{}.pub", key.display());
+    let out = lab.gather(dir.path(), lab.server.port, &["--key", &public]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{public} is a public key")), "{err}");
+    assert!(
+        err.contains(&format!("--key {} instead", key.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_closed_port_names_host_and_port() {
+    let Some(lab) = Lab::start() else { return };
+    let key = lab.key("admin_ed25519");
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let key_arg = key.display().to_string();
+    let out = lab.gather(dir.path(), port, &["--key", &key_arg]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "cannot connect to the bootstrap host 127.0.0.1:{port}"
+        )),
+        "{err}"
+    );
+}

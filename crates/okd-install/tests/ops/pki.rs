@@ -1,1 +1,173 @@
-//! placeholder
+//! `create pki` checked with the real openssl CLI, and user-supplied certificates loaded with
+//! `--load-cluster-certs`.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use pki::CertId;
+
+use crate::common::{both, ign_file, ign_files, okd, stderr, tool_available};
+
+const MCS_CERT_ON_NODE: &str = "/opt/openshift/tls/machine-config-server.crt";
+
+/// `okd-install create <target> --dir dir <extra>`, asserting nothing.
+fn create(dir: &Path, target: &str, extra: &[&str]) -> Output {
+    okd(dir)
+        .args(["create", target])
+        .args(extra)
+        .output()
+        .expect("run okd-install create")
+}
+
+/// A fresh asset directory with the compact example's PKI written by `create pki`.
+fn pki_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = create(dir.path(), "pki", &["--from-example", "compact-3-node"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    dir
+}
+
+/// A new directory with `source`'s install-config.yaml and a copy of its tls/.
+fn copy_inputs(source: &Path) -> tempfile::TempDir {
+    let dest = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        source.join("install-config.yaml"),
+        dest.path().join("install-config.yaml"),
+    )
+    .unwrap();
+    std::fs::create_dir(dest.path().join("tls")).unwrap();
+    for entry in std::fs::read_dir(source.join("tls")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(
+            entry.path(),
+            dest.path().join("tls").join(entry.file_name()),
+        )
+        .unwrap();
+    }
+    dest
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+fn openssl_verify(tls: &Path, signer: &str, cert: &str) -> Output {
+    Command::new("openssl")
+        .args(["verify", "-partial_chain", "-CAfile"])
+        .arg(tls.join(format!("{signer}.crt")))
+        .arg(tls.join(format!("{cert}.crt")))
+        .output()
+        .expect("run openssl verify")
+}
+
+#[test]
+fn create_pki_writes_every_pair_and_openssl_verifies_each_against_its_signer() {
+    if !tool_available("openssl", "openssl") {
+        return;
+    }
+    let dir = pki_dir();
+    let tls = dir.path().join("tls");
+    let mut failures = Vec::new();
+    for id in CertId::ALL {
+        let spec = id.spec();
+        let key = dir.path().join(id.key_path());
+        assert_eq!(mode(&key), 0o600, "{}", key.display());
+        assert!(
+            dir.path().join(id.cert_path()).is_file(),
+            "{}",
+            id.cert_path()
+        );
+        let signer = spec.issuer.map_or(spec.name, |issuer| issuer.spec().name);
+        let out = openssl_verify(&tls, signer, spec.name);
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() || !text.trim_end().ends_with(": OK") {
+            failures.push(format!("{} against {signer}: {}", spec.name, both(&out)));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "openssl verify failed:\n{}",
+        failures.join("\n")
+    );
+    for entry in std::fs::read_dir(&tls).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "key") {
+            assert_eq!(mode(&path), 0o600, "{}", path.display());
+        }
+    }
+}
+
+#[test]
+fn a_key_that_does_not_match_its_certificate_is_refused() {
+    let source = pki_dir();
+    let user = copy_inputs(source.path());
+    let tls = user.path().join("tls");
+    std::fs::copy(
+        tls.join("journal-gatewayd.key"),
+        tls.join("machine-config-server.key"),
+    )
+    .unwrap();
+    let out = create(user.path(), "ignition-configs", &["--load-cluster-certs"]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let err = stderr(&out);
+    assert!(err.contains("tls/machine-config-server.key"), "{err}");
+    assert!(err.contains("tls/machine-config-server.crt"), "{err}");
+    assert!(err.contains("does not match"), "{err}");
+    assert_eq!(ign_files(user.path()), Vec::<String>::new());
+}
+
+/// Replaces tls/journal-gatewayd.crt via `spoil`, runs with --load-cluster-certs and expects
+/// an error that names the file and leaves no Ignition config behind.
+fn unreadable_certificate_is_named(spoil: impl FnOnce(&Path), what: &str) {
+    let source = pki_dir();
+    let user = copy_inputs(source.path());
+    let file = user.path().join("tls/journal-gatewayd.crt");
+    std::fs::remove_file(&file).unwrap();
+    spoil(&file);
+    let out = create(user.path(), "ignition-configs", &["--load-cluster-certs"]);
+    assert_eq!(out.status.code(), Some(1), "{what}: {}", both(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&file.display().to_string()), "{what}: {err}");
+    assert_eq!(ign_files(user.path()), Vec::<String>::new(), "{what}");
+}
+
+#[test]
+fn a_directory_in_place_of_a_certificate_is_named() {
+    unreadable_certificate_is_named(|f| std::fs::create_dir(f).unwrap(), "directory");
+}
+
+#[test]
+fn garbage_in_place_of_a_certificate_is_named() {
+    let garbage = b"-----BEGIN CERTIFICATE-----\nnot base64 \xff\xfe\n-----END CERTIFICATE-----\n";
+    unreadable_certificate_is_named(|f| std::fs::write(f, garbage).unwrap(), "garbage");
+}
+
+#[test]
+fn a_matching_user_pair_is_used_as_is_and_kept_on_rerun() {
+    let source = pki_dir();
+    let user = copy_inputs(source.path());
+    let supplied = std::fs::read(user.path().join("tls/machine-config-server.crt")).unwrap();
+    let out = create(user.path(), "ignition-configs", &["--load-cluster-certs"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let bootstrap = user.path().join("bootstrap.ign");
+    let in_ign = ign_file(&bootstrap, MCS_CERT_ON_NODE).expect("MCS cert in bootstrap.ign");
+    assert_eq!(
+        String::from_utf8_lossy(&in_ign),
+        String::from_utf8_lossy(&supplied)
+    );
+    std::fs::remove_file(&bootstrap).unwrap();
+    let out = create(user.path(), "ignition-configs", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let again = ign_file(&bootstrap, MCS_CERT_ON_NODE).expect("MCS cert after rerun");
+    assert_eq!(
+        again, supplied,
+        "the rerun replaced the supplied certificate"
+    );
+    let on_disk = std::fs::read(user.path().join("tls/machine-config-server.crt")).unwrap();
+    assert_eq!(on_disk, supplied);
+}

@@ -1,1 +1,376 @@
-//! placeholder
+//! `okd-install wait-for bootstrap-complete | install-complete` against the cluster crate's
+//! TLS test API server. The server runs on its own multi-threaded runtime in the test process;
+//! the binary is a separate process with its own runtime, connecting over real TLS with the
+//! client certificate from the kubeconfig written here.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use cluster::test_support::objects::{
+    cluster_operator, cluster_version, condition, configmap, console_route, etcd, stable_operator,
+};
+use cluster::test_support::pki::kubeconfig_yaml;
+use cluster::test_support::{Action, Signer, TestApiServer, TestPki};
+use serde_json::Value;
+
+use crate::common::{both, json_lines, okd, stderr};
+
+/// A test API server with its runtime, an asset directory and a kubeconfig outside it.
+struct Api {
+    runtime: tokio::runtime::Runtime,
+    server: TestApiServer,
+    dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+impl Api {
+    /// A server that is listening (`running`) or has only reserved its port.
+    fn new(running: bool) -> Api {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("test server runtime");
+        let pki = TestPki::generate("ops.example.com");
+        let (cert, key) = (&pki.serving.cert_pem, &pki.serving.key_pem);
+        let client_ca = pki.client_ca.cert_pem();
+        let server = runtime.block_on(async {
+            if running {
+                TestApiServer::start(cert, key, &client_ca).await
+            } else {
+                TestApiServer::stopped(cert, key, &client_ca).await
+            }
+        });
+        let dir = tempfile::tempdir().expect("asset dir");
+        let yaml = kubeconfig_yaml(
+            &server.url(),
+            &pki.server_ca.cert_pem(),
+            &pki.admin,
+            Some(&pki.api_host()),
+        );
+        let kubeconfig = dir.path().join("admin.kubeconfig");
+        std::fs::write(&kubeconfig, yaml).expect("write kubeconfig");
+        Api {
+            runtime,
+            server,
+            dir,
+            kubeconfig,
+        }
+    }
+
+    fn apply(&self, object: Value) {
+        self.server.apply(object);
+    }
+
+    /// Starts a scripted timeline (milliseconds from now) on the server's runtime.
+    fn timeline(&self, steps: Vec<(u64, Action)>) {
+        let _guard = self.runtime.enter();
+        drop(self.server.timeline(steps));
+    }
+
+    /// Runs `okd-install wait-for <milestone> --kubeconfig K <args>`.
+    fn wait_for(&self, milestone: &str, args: &[&str]) -> Output {
+        okd(self.dir.path())
+            .args(["wait-for", milestone, "--kubeconfig"])
+            .arg(&self.kubeconfig)
+            .args(args)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .expect("run okd-install wait-for")
+    }
+
+    fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+const FAST_BOOTSTRAP: &[&str] = &[
+    "--api-timeout",
+    "0.2",
+    "--bootstrap-timeout",
+    "0.2",
+    "--etcd-timeout",
+    "0.2",
+];
+
+/// Short install-complete budgets; `cluster` and `operators` in minutes.
+fn fast_install(cluster: &'static str, operators: &'static str) -> Vec<&'static str> {
+    vec![
+        "--cluster-timeout",
+        cluster,
+        "--operators-timeout",
+        operators,
+        "--settle-seconds",
+        "0.2",
+        "--console-timeout",
+        "0.05",
+    ]
+}
+
+fn bootstrap_done(api: &Api) {
+    api.apply(configmap(
+        "kube-system",
+        "bootstrap",
+        &[("status", "complete")],
+    ));
+    api.apply(etcd("True"));
+}
+
+fn initialized() -> Value {
+    cluster_version(vec![
+        condition("Available", "True", "", "Done applying 4.20.0-okd"),
+        condition("Failing", "False", "", ""),
+        condition("Progressing", "False", "", "Cluster version is 4.20.0-okd"),
+    ])
+}
+
+/// Everything install-complete needs except what a test changes afterwards.
+fn installed(api: &Api) {
+    api.apply(initialized());
+    api.apply(configmap(
+        "openshift-config-managed",
+        "default-ingress-cert",
+        &[(
+            "ca-bundle.crt",
+            &Signer::new("ingress-operator@1").cert_pem(),
+        )],
+    ));
+    api.apply(stable_operator("dns"));
+    api.apply(stable_operator("console"));
+    api.apply(console_route(
+        "console-openshift-console.apps.ops.example.com",
+        true,
+    ));
+}
+
+/// Asserts a `  <phase title>: <duration>` summary line per phase, then the total.
+fn assert_timing_lines(out: &Output, titles: &[&str]) {
+    let err = stderr(out);
+    for title in titles {
+        assert!(
+            err.lines().any(|l| l.contains(&format!("  {title}: "))),
+            "no timing line for {title}:\n{}",
+            both(out)
+        );
+    }
+    assert!(
+        err.lines().any(|l| l.contains("time elapsed: ")),
+        "{}",
+        both(out)
+    );
+}
+
+#[test]
+fn bootstrap_complete_succeeds_with_a_timing_line_per_phase() {
+    let api = Api::new(false);
+    bootstrap_done(&api);
+    api.timeline(vec![(400, Action::Start)]);
+    let out = api.wait_for("bootstrap-complete", FAST_BOOTSTRAP);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert_timing_lines(
+        &out,
+        &[
+            "Kubernetes API",
+            "bootstrap configmap",
+            "etcd bootstrap member removal",
+        ],
+    );
+    assert!(
+        stderr(&out).contains("bootstrap is complete"),
+        "{}",
+        both(&out)
+    );
+}
+
+#[test]
+fn api_never_up_exits_5_and_names_the_gather_command() {
+    let api = Api::new(false);
+    let mut args = vec!["--bootstrap", "10.0.0.9", "--master", "10.0.0.10"];
+    args.extend(["--api-timeout", "0.02"]);
+    let out = api.wait_for("bootstrap-complete", &args);
+    assert_eq!(out.status.code(), Some(5), "{}", both(&out));
+    let err = stderr(&out);
+    let command = format!(
+        "okd-install gather bootstrap --dir {} --bootstrap 10.0.0.9 --master 10.0.0.10",
+        api.dir().display()
+    );
+    assert!(
+        err.lines().any(|l| l == format!("next: {command}")),
+        "{}",
+        both(&out)
+    );
+    assert!(err.contains("last seen: connection refused"), "{err}");
+    assert!(err.contains("likely cause: "), "{err}");
+    assert!(err.contains("Kubernetes API not done after 1.2s"), "{err}");
+}
+
+#[test]
+fn install_complete_succeeds_and_names_the_console() {
+    let api = Api::new(true);
+    installed(&api);
+    let out = api.wait_for("install-complete", &fast_install("0.2", "0.2"));
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert_timing_lines(
+        &out,
+        &[
+            "cluster initialization",
+            "router CA in kubeconfig",
+            "cluster operators stable",
+            "console route",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(err.contains("the cluster is installed"), "{err}");
+    assert!(
+        err.contains("web console: https://console-openshift-console.apps.ops.example.com"),
+        "{err}"
+    );
+    let kubeconfig = std::fs::canonicalize(&api.kubeconfig).unwrap();
+    assert!(
+        err.contains(&format!("export KUBECONFIG={}", kubeconfig.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn operators_not_stable_exit_7() {
+    let api = Api::new(true);
+    installed(&api);
+    api.apply(cluster_operator(
+        "kube-apiserver",
+        vec![condition(
+            "Progressing",
+            "True",
+            "NodeInstaller",
+            "2 nodes are at revision 5",
+        )],
+    ));
+    let out = api.wait_for("install-complete", &fast_install("0.2", "0.02"));
+    assert_eq!(out.status.code(), Some(7), "{}", both(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("these cluster operators were not stable: [kube-apiserver]"),
+        "{err}"
+    );
+    assert!(
+        err.contains("describe clusteroperator kube-apiserver"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cluster_that_never_initializes_exits_6() {
+    let api = Api::new(true);
+    api.apply(cluster_version(vec![
+        condition("Available", "False", "", ""),
+        condition(
+            "Failing",
+            "True",
+            "ClusterOperatorDegraded",
+            "Cluster operator ingress is degraded",
+        ),
+        condition("Progressing", "True", "", "Unable to apply 4.20.0-okd"),
+    ]));
+    let out = api.wait_for("install-complete", &fast_install("0.015", "0.2"));
+    assert_eq!(out.status.code(), Some(6), "{}", both(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("last seen: Failing: Cluster operator ingress is degraded"),
+        "{err}"
+    );
+    assert!(!err.contains("the cluster is installed"), "{err}");
+}
+
+/// The `event` field of every line.
+fn events(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| l["event"].as_str().unwrap_or("<none>").to_string())
+        .collect()
+}
+
+#[test]
+fn json_output_is_one_object_per_line() {
+    let api = Api::new(true);
+    api.apply(configmap("kube-system", "bootstrap", &[]));
+    api.apply(etcd("True"));
+    api.timeline(vec![(
+        300,
+        Action::Apply(configmap(
+            "kube-system",
+            "bootstrap",
+            &[("status", "complete")],
+        )),
+    )]);
+    let mut args = FAST_BOOTSTRAP.to_vec();
+    args.extend(["--output", "json"]);
+    let out = api.wait_for("bootstrap-complete", &args);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let lines = json_lines(&out);
+    let kinds = events(&lines);
+    assert_eq!(
+        kinds.first().map(String::as_str),
+        Some("phase_started"),
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("summary"),
+        "{kinds:?}"
+    );
+    assert_eq!(lines[0]["phase"], "api");
+    assert_eq!(lines[0]["timeout_ms"], 12000);
+    let done: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["event"] == "phase_done")
+        .filter_map(|l| l["phase"].as_str())
+        .collect();
+    assert_eq!(
+        done,
+        [
+            "api",
+            "bootstrap_config_map",
+            "etcd_bootstrap_member_removed"
+        ]
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["event"] == "status" && l["message"] == "configmap present, no status yet"),
+        "{kinds:?}"
+    );
+}
+
+#[test]
+fn json_output_of_a_failure_ends_with_the_failed_event() {
+    let api = Api::new(false);
+    let args = [
+        "--api-timeout",
+        "0.01",
+        "--output",
+        "json",
+        "--bootstrap",
+        "10.0.0.9",
+        "--master",
+        "10.0.0.10",
+    ];
+    let out = api.wait_for("bootstrap-complete", &args);
+    assert_eq!(out.status.code(), Some(5), "{}", both(&out));
+    let lines = json_lines(&out);
+    let last = lines.last().expect("at least one event");
+    assert_eq!(last["event"], "failed", "{}", both(&out));
+    assert_eq!(last["exit_code"], 5);
+    assert_eq!(last["phase"], "api");
+    let next = last["diagnosis"]["next_command"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        next.ends_with("--bootstrap 10.0.0.9 --master 10.0.0.10"),
+        "{next}"
+    );
+    assert!(
+        !stderr(&out).contains("likely cause:"),
+        "the text diagnosis is not printed in JSON mode: {}",
+        both(&out)
+    );
+}
