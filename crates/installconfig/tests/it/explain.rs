@@ -122,3 +122,16 @@ fn unsupported_platforms_are_documented_as_such() {
     );
     assert!(out.contains("    vsphere <object>"), "{out}");
 }
+
+#[test]
+fn list_of_enums_and_nested_defaults() {
+    let out = explain("installconfig.capabilities").unwrap();
+    assert!(out.contains("    additionalEnabledCapabilities <[]string>\n      Valid Values: \"baremetal\", \"Console\""), "{out}");
+    let out = explain("installconfig.platform.vsphere.vcenters.port").unwrap();
+    assert!(
+        out.contains("RESOURCE: port <integer>") && out.contains("Default: 443"),
+        "{out}"
+    );
+    let out = explain("installconfig.compute.platform.vsphere.osDisk").unwrap();
+    assert!(out.contains("    diskSizeGB <integer>"), "{out}");
+}

@@ -337,3 +337,28 @@ fn load_reports_unreadable_files() {
     let err = installconfig::load(&missing).unwrap_err();
     assert!(err.to_string().contains("install-config.yaml"), "{err}");
 }
+
+#[test]
+fn feature_rich_fixture_loads_without_warnings() {
+    let loaded = installconfig::load(fixture("none-disconnected.yaml")).unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    let cfg = loaded.config;
+    assert!(cfg.image_mode_enabled());
+    assert_eq!(
+        cfg.image_digest_sources[1].source_policy,
+        Some(installconfig::SourcePolicy::NeverContactSource)
+    );
+    assert!(
+        cfg.additional_trust_bundle
+            .as_deref()
+            .unwrap()
+            .starts_with("-----BEGIN CERTIFICATE-----")
+    );
+    let pivot = installconfig::load(fixture("baremetal-pivot.yaml"))
+        .unwrap()
+        .config;
+    assert_eq!(
+        pivot.bootstrap_pivot.unwrap().installation_disk,
+        "/dev/disk/by-id/nvme-example-0001"
+    );
+}
