@@ -5,8 +5,14 @@
 //! Most tests run in deterministic mode (SOURCE_DATE_EPOCH plus the committed bundle
 //! `tests/golden/secrets.yaml`), so no RSA key is generated and outputs are comparable.
 
+mod cli;
 mod common;
 mod create;
+mod expiry;
 mod fixture;
 mod golden;
+mod image_mode;
+mod outputs;
 mod redact;
+mod rerun;
+mod secrets;

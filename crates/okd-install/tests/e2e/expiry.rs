@@ -1,0 +1,59 @@
+//! Certificate expiry on re-runs: short-lived certificates inside the margin are re-signed
+//! and the report says why; long-lived signers stay.
+
+use crate::common::{EPOCH, create_at, ign_text, read};
+
+const HOUR: u64 = 3600;
+
+fn generate_at(epoch: u64, args: &[&str]) -> (tempfile::TempDir, crate::common::Run) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut all = vec!["ignition-configs", "--from-example", "compact-3-node"];
+    all.extend_from_slice(args);
+    let out = create_at(tmp.path(), epoch, &all).ok("first ignition-configs");
+    (tmp, out)
+}
+
+#[test]
+fn one_day_certificates_inside_the_margin_are_regenerated_and_signers_kept() {
+    let (tmp, _) = generate_at(EPOCH, &[]);
+    let dir = tmp.path();
+    let (master, boot) = (
+        read(&dir.join("master.ign")),
+        read(&dir.join("bootstrap.ign")),
+    );
+
+    let out = create_at(dir, EPOCH + 23 * HOUR, &["ignition-configs"]).ok("rerun at T+23h");
+    out.stderr_has(&[
+        "regenerated Certificate (kube-apiserver-localhost-server)",
+        "regenerated Certificate (aggregator-signer)",
+        "expires at 2026-01-02T00:00:00Z",
+        "within the 12h margin",
+        "regenerated Bootstrap Ignition Config",
+        "wrote bootstrap.ign",
+    ]);
+    assert!(!out.stderr.contains("(root-ca)"), "{}", out.stderr);
+    assert_eq!(read(&dir.join("master.ign")), master, "root CA changed");
+
+    let new_boot = read(&dir.join("bootstrap.ign"));
+    assert_ne!(new_boot, boot, "bootstrap.ign did not change");
+    let root = "/opt/openshift/tls/root-ca.crt";
+    assert_eq!(ign_text(&new_boot, root), ign_text(&boot, root));
+    let short = "/opt/openshift/tls/kube-apiserver-localhost-server.crt";
+    assert_ne!(ign_text(&new_boot, short), ign_text(&boot, short));
+}
+
+#[test]
+fn zero_margin_one_hour_later_regenerates_nothing() {
+    let (tmp, _) = generate_at(EPOCH, &[]);
+    let dir = tmp.path();
+    let boot = read(&dir.join("bootstrap.ign"));
+    let out = create_at(
+        dir,
+        EPOCH + HOUR,
+        &["ignition-configs", "--expiry-margin-hours", "0"],
+    )
+    .ok("rerun at T+1h");
+    assert!(!out.stderr.contains("regenerated"), "{}", out.stderr);
+    out.stderr_has(&["nothing changed"]);
+    assert_eq!(read(&dir.join("bootstrap.ign")), boot);
+}

@@ -1,0 +1,164 @@
+//! The generated Ignition configs themselves: valid for Ignition, and pointer configs in the
+//! exact shape of the reference (ignition.md §6), including the host rule per platform.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+
+use crate::common::{EPOCH, create_at, files_below, read, secrets_bundle};
+use crate::fixture;
+
+/// The root CA certificate of the committed bundle.
+fn bundle_root_ca() -> String {
+    let path = secrets_bundle();
+    let bundle = pki::SecretsBundle::from_yaml(&read(&path), "secrets.yaml").expect("bundle");
+    bundle.signer_certs[&pki::CertId::RootCa].clone()
+}
+
+/// The pointer config the reference prescribes, byte for byte (compact, key order as there).
+fn expected_pointer(host: &str, role: &str, root_ca: &str) -> String {
+    format!(
+        concat!(
+            r#"{{"ignition":{{"config":{{"merge":[{{"source":"https://{}:22623/config/{}"}}]}},"#,
+            r#""security":{{"tls":{{"certificateAuthorities":[{{"source":"#,
+            r#""data:text/plain;charset=utf-8;base64,{}"}}]}}}},"version":"3.2.0"}}}}"#
+        ),
+        host,
+        role,
+        STANDARD.encode(root_ca)
+    )
+}
+
+#[test]
+fn every_generated_ign_passes_check_json_and_parses() {
+    let mut checked = 0;
+    for g in fixture::all() {
+        for f in files_below(&g.dir).iter().filter(|f| f.ends_with(".ign")) {
+            let text = read(&g.dir.join(f));
+            let problems = ignition::check_json(&text);
+            assert!(
+                problems.is_empty(),
+                "{}/{f}: {}",
+                g.example,
+                problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            let parsed = ignition::parse(&text).unwrap_or_else(|e| panic!("{f}: {e}"));
+            assert_eq!(parsed.version, "3.2.0", "{}/{f}", g.example);
+            assert!(parsed.warnings.is_empty(), "{f}: {:?}", parsed.warnings);
+            checked += 1;
+        }
+    }
+    // 7 examples with master, worker and bootstrap; single-node with worker and its own.
+    assert_eq!(checked, 7 * 3 + 2);
+}
+
+#[test]
+fn pointer_configs_match_the_reference_shape_per_platform() {
+    let root_ca = bundle_root_ca();
+    let cases = [
+        ("image-mode", "api-int.imagemode.example.com"),
+        ("proxy-trust-bundle", "api-int.proxied.example.com"),
+        ("compact-3-node", "192.168.111.5"),
+        ("ha-workers", "10.0.0.5"),
+    ];
+    for (example, host) in cases {
+        let g = fixture::example(example);
+        for role in ["master", "worker"] {
+            let got = read(&g.dir.join(format!("{role}.ign")));
+            assert_eq!(
+                got,
+                expected_pointer(host, role, &root_ca),
+                "{example}/{role}.ign"
+            );
+        }
+    }
+}
+
+#[test]
+fn single_node_worker_pointer_uses_api_int() {
+    let g = fixture::example("single-node");
+    let got = read(&g.dir.join("worker.ign"));
+    let value: serde_json::Value = serde_json::from_str(&got).unwrap();
+    let source = value["ignition"]["config"]["merge"][0]["source"]
+        .as_str()
+        .unwrap();
+    assert!(
+        source.starts_with("https://api-int.") && source.ends_with(":22623/config/worker"),
+        "{source}"
+    );
+}
+
+const IPV6_CONFIG: &str = "apiVersion: v1
+baseDomain: example.com
+metadata:
+  name: six
+controlPlane:
+  name: master
+  replicas: 3
+compute:
+- name: worker
+  replicas: 0
+networking:
+  networkType: OVNKubernetes
+  clusterNetwork:
+  - cidr: fd01::/48
+    hostPrefix: 64
+  machineNetwork:
+  - cidr: fd2e:6f44:5dd8:c956::/120
+  serviceNetwork:
+  - fd02::/112
+platform:
+  baremetal:
+    apiVIPs:
+    - fd2e:6f44:5dd8:c956::5
+    ingressVIPs:
+    - fd2e:6f44:5dd8:c956::4
+pullSecret: '{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}'
+sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBiDNXM5oZcwzEL1nlEOYaRfGapUeRro0GQDOjOPmSKO a@b
+";
+
+#[test]
+fn ipv6_api_vip_is_bracketed_in_pointer_configs() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("install-config.yaml"), IPV6_CONFIG).unwrap();
+    create_at(tmp.path(), EPOCH, &["ignition-configs"]).ok("IPv6 cluster");
+    let root_ca = bundle_root_ca();
+    for role in ["master", "worker"] {
+        assert_eq!(
+            read(&tmp.path().join(format!("{role}.ign"))),
+            expected_pointer("[fd2e:6f44:5dd8:c956::5]", role, &root_ca),
+        );
+    }
+}
+
+#[test]
+fn metadata_json_names_the_cluster_and_matches_the_manifests() {
+    for g in fixture::all() {
+        let meta: serde_json::Value =
+            serde_json::from_str(&read(&g.dir.join("metadata.json"))).unwrap();
+        let cvo =
+            String::from_utf8_lossy(&g.manifests["manifests/cvo-overrides.yaml"]).into_owned();
+        let cluster_id = meta["clusterID"].as_str().expect("clusterID");
+        assert!(cvo.contains(cluster_id), "{}: clusterID", g.example);
+        let name = meta["clusterName"].as_str().expect("clusterName");
+        let infra_id = meta["infraID"].as_str().expect("infraID");
+        assert!(infra_id.starts_with(name), "{}: {infra_id}", g.example);
+    }
+}
+
+/// The root CA in master.ign is the bundle's: a deterministic run reused it (and so the
+/// pointer configs of every example trust the same CA).
+#[test]
+fn pointer_trust_is_the_bundle_root_ca() {
+    let root_ca = bundle_root_ca();
+    let g = fixture::example("dual-stack");
+    let value: serde_json::Value = serde_json::from_str(&read(&g.dir.join("master.ign"))).unwrap();
+    let url = value
+        .pointer("/ignition/security/tls/certificateAuthorities/0/source")
+        .and_then(|s| s.as_str())
+        .unwrap();
+    assert_eq!(ignition::decode_data_url(url).unwrap(), root_ca.as_bytes());
+}

@@ -1,0 +1,164 @@
+//! Running `create` again: nothing rewritten without a reason, edits and user manifests
+//! carried into bootstrap.ign, broken manifests refused, the user's input never touched,
+//! secret files private.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use crate::common::{EPOCH, create_at, files_below, ign_text, mode, read};
+
+const SCHEDULER: &str = "manifests/cluster-scheduler-02-config.yml";
+
+/// A fresh deterministic directory after `create manifests` of compact-3-node.
+fn with_manifests() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    create_at(
+        tmp.path(),
+        EPOCH,
+        &["manifests", "--from-example", "compact-3-node"],
+    )
+    .ok("create manifests");
+    tmp
+}
+
+fn ignition_configs(dir: &Path) -> crate::common::Run {
+    create_at(dir, EPOCH, &["ignition-configs"]).ok("create ignition-configs")
+}
+
+/// Modification time of every file below `dir` except the log.
+fn mtimes(dir: &Path) -> Vec<(String, SystemTime)> {
+    files_below(dir)
+        .into_iter()
+        .filter(|f| !f.ends_with(".okd-install.log"))
+        .map(|f| {
+            let t = std::fs::metadata(dir.join(&f)).unwrap().modified().unwrap();
+            (f, t)
+        })
+        .collect()
+}
+
+#[test]
+fn second_ignition_configs_writes_nothing_and_says_so() {
+    let tmp = with_manifests();
+    ignition_configs(tmp.path());
+    let before = mtimes(tmp.path());
+    let out = ignition_configs(tmp.path());
+    out.stderr_has(&["nothing changed", "no file written"]);
+    assert!(!out.stderr.contains("regenerated"), "{}", out.stderr);
+    assert_eq!(before, mtimes(tmp.path()), "a file was rewritten");
+}
+
+#[test]
+fn edited_scheduler_manifest_regenerates_bootstrap_with_the_edit() {
+    let tmp = with_manifests();
+    let dir = tmp.path();
+    let install_config = read(&dir.join("install-config.yaml"));
+    ignition_configs(dir);
+    let master = read(&dir.join("master.ign"));
+    let original = read(&dir.join(SCHEDULER));
+    assert!(original.contains("mastersSchedulable: true"), "{original}");
+    let edited = original.replace("mastersSchedulable: true", "mastersSchedulable: false");
+    std::fs::write(dir.join(SCHEDULER), &edited).unwrap();
+
+    let out = ignition_configs(dir);
+    out.stderr_has(&["regenerated Bootstrap Ignition Config", "Manifests changed"]);
+    out.stderr_has(&["wrote bootstrap.ign"]);
+    let boot = read(&dir.join("bootstrap.ign"));
+    let inside = ign_text(&boot, &format!("/opt/openshift/{SCHEDULER}"));
+    assert_eq!(inside, edited);
+    assert_eq!(read(&dir.join("master.ign")), master, "master.ign changed");
+    assert_eq!(read(&dir.join("install-config.yaml")), install_config);
+    assert_eq!(
+        read(&dir.join(SCHEDULER)),
+        edited,
+        "the edit was overwritten"
+    );
+}
+
+#[test]
+fn user_manifest_in_openshift_travels_into_bootstrap() {
+    let tmp = with_manifests();
+    let dir = tmp.path();
+    let extra = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: site-extra\n  \
+                 namespace: openshift-config\ndata:\n  rack: r12\n";
+    std::fs::write(dir.join("openshift/99-site-extra.yaml"), extra).unwrap();
+    ignition_configs(dir);
+    let boot = read(&dir.join("bootstrap.ign"));
+    assert_eq!(
+        ign_text(&boot, "/opt/openshift/openshift/99-site-extra.yaml"),
+        extra
+    );
+    // The bootstrap copy of the ClusterVersion keeps the CVO off the object (reference
+    // manifests §4), so the file must be listed there.
+    let cvo = ign_text(&boot, "/opt/openshift/manifests/cvo-overrides.yaml");
+    assert!(cvo.contains("site-extra"), "{cvo}");
+}
+
+#[test]
+fn broken_user_manifest_stops_the_run_naming_file_and_position() {
+    let tmp = with_manifests();
+    let dir = tmp.path();
+    let broken = "apiVersion: v1\nkind: ConfigMap\nmetadata: [oops\n  name: x\n";
+    std::fs::write(dir.join("openshift/98-broken.yaml"), broken).unwrap();
+    let out = create_at(dir, EPOCH, &["ignition-configs"]).expect_code(1, "broken manifest");
+    let at = out
+        .stderr
+        .find("openshift/98-broken.yaml:")
+        .unwrap_or_else(|| panic!("file not named:\n{}", out.stderr));
+    let position = &out.stderr[at + "openshift/98-broken.yaml:".len()..];
+    let mut parts = position.splitn(3, ':');
+    assert!(
+        parts.next().and_then(|l| l.parse::<u32>().ok()).is_some()
+            && parts.next().and_then(|c| c.parse::<u32>().ok()).is_some(),
+        "no line:column after the file name:\n{}",
+        out.stderr
+    );
+    assert!(!dir.join("bootstrap.ign").exists());
+}
+
+#[test]
+fn deleted_cluster_config_regenerates_the_manifests_folder() {
+    let tmp = with_manifests();
+    let dir = tmp.path();
+    let cluster_config = dir.join("manifests/cluster-config.yaml");
+    let original = read(&cluster_config);
+    std::fs::remove_file(&cluster_config).unwrap();
+    let out = create_at(dir, EPOCH, &["manifests"]).ok("create manifests again");
+    out.stderr_has(&["cluster-config.yaml is missing", "manifests/"]);
+    assert_eq!(read(&cluster_config), original);
+}
+
+#[test]
+fn install_config_is_never_deleted_or_rewritten() {
+    let tmp = with_manifests();
+    let dir = tmp.path();
+    let path = dir.join("install-config.yaml");
+    let meta = |p: &Path| {
+        let m = std::fs::metadata(p).expect("install-config.yaml still exists");
+        (
+            m.modified().unwrap(),
+            std::os::unix::fs::MetadataExt::ino(&m),
+        )
+    };
+    let (text, before) = (read(&path), meta(&path));
+    ignition_configs(dir);
+    create_at(dir, EPOCH, &["pki"]).ok("create pki");
+    ignition_configs(dir);
+    assert_eq!(read(&path), text);
+    assert_eq!(meta(&path), before, "install-config.yaml was replaced");
+}
+
+#[test]
+fn state_password_kubeconfig_and_bootstrap_are_private() {
+    let tmp = with_manifests();
+    let dir = tmp.path();
+    ignition_configs(dir);
+    for f in [
+        ".okd-install-state.json",
+        "auth/kubeadmin-password",
+        "auth/kubeconfig",
+        "bootstrap.ign",
+    ] {
+        assert_eq!(mode(&dir.join(f)), 0o600, "mode of {f}");
+    }
+}

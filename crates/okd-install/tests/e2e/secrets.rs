@@ -1,0 +1,137 @@
+//! `create secrets` and `--with-secrets`: a private bundle, reused trust, clear refusals.
+
+use std::path::Path;
+
+use crate::common::{okd, read, run, secrets_bundle};
+
+/// The root CA from the data URL inside a pointer config.
+fn root_ca_of(master_ign: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(master_ign).expect("JSON");
+    let source = value
+        .pointer("/ignition/security/tls/certificateAuthorities/0/source")
+        .and_then(|s| s.as_str())
+        .expect("a certificate authority");
+    String::from_utf8(ignition::decode_data_url(source).expect("data URL")).expect("PEM")
+}
+
+/// What a refused run may leave: the copied example and its log, nothing generated.
+fn assert_no_outputs(dir: &Path) {
+    for f in [
+        "manifests",
+        "openshift",
+        "auth",
+        "master.ign",
+        "bootstrap.ign",
+        "metadata.json",
+    ] {
+        assert!(!dir.join(f).exists(), "{f} was written");
+    }
+}
+
+#[test]
+fn bundle_is_private_reused_across_directories_and_never_overwritten() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("bundle.yaml");
+    let bundle_arg = bundle.display().to_string();
+    let src = tmp.path().join("src");
+    run(
+        okd(&src),
+        &["create", "secrets", "--from-example", "compact-3-node"],
+    )
+    .ok("create secrets (default file name)");
+    let default = src.join("secrets.yaml");
+    assert_eq!(crate::common::mode(&default), 0o600);
+    std::fs::rename(&default, &bundle).unwrap();
+    let text = read(&bundle);
+    assert!(text.starts_with("kind: OkdInstallSecrets\n"), "{text:.80}");
+    pki::SecretsBundle::from_yaml(&text, &bundle_arg).expect("a readable bundle");
+
+    let roots: Vec<String> = ["a", "b"]
+        .iter()
+        .map(|d| {
+            let dir = tmp.path().join(d);
+            run(
+                okd(&dir),
+                &[
+                    "create",
+                    "ignition-configs",
+                    "--from-example",
+                    "compact-3-node",
+                    "--with-secrets",
+                    &bundle_arg,
+                ],
+            )
+            .ok("ignition-configs with the bundle");
+            root_ca_of(&read(&dir.join("master.ign")))
+        })
+        .collect();
+    assert_eq!(roots[0], roots[1], "the root CA was not reused");
+
+    let out = run(
+        okd(&src),
+        &["create", "secrets", "--output-file", &bundle_arg],
+    )
+    .expect_code(1, "overwriting a bundle");
+    out.stderr_has(&[&bundle_arg, "already exists"]);
+    assert_eq!(read(&bundle), text, "the bundle was overwritten");
+}
+
+fn refused_bundle(contents: &str, needles: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("bad-bundle.yaml");
+    std::fs::write(&bundle, contents).unwrap();
+    let dir = tmp.path().join("out");
+    let bundle_arg = bundle.display().to_string();
+    let out = run(
+        okd(&dir),
+        &[
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "compact-3-node",
+            "--with-secrets",
+            &bundle_arg,
+        ],
+    );
+    assert_ne!(out.code, 0, "accepted a bad bundle:\n{}", out.stderr);
+    out.stderr_has(&[&bundle_arg]);
+    out.stderr_has(needles);
+    assert_no_outputs(&dir);
+}
+
+#[test]
+fn truncated_bundle_is_refused_naming_the_file() {
+    let text = read(&secrets_bundle());
+    let cut = text.find("signerCertificates:").expect("signer section");
+    refused_bundle(&text[..cut], &["signerCertificates"]);
+}
+
+#[test]
+fn foreign_yaml_is_refused_as_not_a_bundle() {
+    let config = read(&crate::common::repo_root().join("examples/compact-3-node.yaml"));
+    refused_bundle(&config, &["not an okd-install secrets bundle"]);
+}
+
+#[test]
+fn bundle_with_a_damaged_seed_is_refused_naming_the_field() {
+    let text = read(&secrets_bundle());
+    let seed_line = text.lines().find(|l| l.starts_with("seed: ")).unwrap();
+    refused_bundle(&text.replace(seed_line, "seed: 00ff"), &["seed"]);
+}
+
+#[test]
+fn missing_bundle_file_is_refused_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nowhere.yaml").display().to_string();
+    let dir = tmp.path().join("out");
+    let out = run(
+        okd(&dir),
+        &["create", "manifests", "--from-example", "compact-3-node"]
+            .into_iter()
+            .chain(["--with-secrets", &missing])
+            .collect::<Vec<_>>(),
+    );
+    assert_ne!(out.code, 0);
+    out.stderr_has(&[&missing]);
+    assert_no_outputs(&dir);
+}
