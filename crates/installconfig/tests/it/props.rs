@@ -148,3 +148,26 @@ proptest! {
         check(&format!("apiVersion: v1\n{text}"))?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Whatever text ends up in string fields, the written YAML reads back to the same text
+    /// (no YAML 1.1 surprises such as `no` becoming false, no lost control characters).
+    #[test]
+    fn written_strings_read_back_unchanged(name in any::<String>(), secret in any::<String>(), key in "(yes|no|on|off|null|~|0x1F|1e3|[ -~]{0,20})") {
+        let mut cfg = installconfig::load(crate::fixture("none-sno.yaml")).unwrap().config;
+        cfg.metadata.name = name.clone();
+        cfg.pull_secret = secret.clone();
+        cfg.ssh_key = key.clone();
+        let tree = installconfig::node::parse(&cfg.to_yaml()).unwrap();
+        let text = |n: Option<&installconfig::node::Node>| match n.map(|n| &n.value) {
+            Some(installconfig::node::Value::Str(s)) => Some(s.clone()),
+            None => Some(String::new()),
+            other => panic!("not a string: {other:?}"),
+        };
+        prop_assert_eq!(text(tree.get("metadata").and_then(|m| m.get("name"))), Some(name));
+        prop_assert_eq!(text(tree.get("pullSecret")), Some(secret));
+        prop_assert_eq!(text(tree.get("sshKey")), Some(key));
+    }
+}
