@@ -2,6 +2,7 @@
 //! path the binary uses, then broken one fault at a time.
 
 mod faults;
+mod online;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
