@@ -362,3 +362,33 @@ fn feature_rich_fixture_loads_without_warnings() {
         "/dev/disk/by-id/nvme-example-0001"
     );
 }
+
+#[test]
+fn closed_value_sets_are_checked_while_parsing() {
+    let text = fixture_text("none-sno.yaml").replace(
+        "platform:\n  none: {}",
+        "platform:\n  none: {}\nfeatureSet: TechPreview\ncapabilities:\n  baselineCapabilitySet: v4.99\n  additionalEnabledCapabilities: [Consol]\nadditionalTrustBundlePolicy: Never\ncredentialsMode: Mints\nimageDigestSources:\n- source: quay.io/a\n  sourcePolicy: Sometimes",
+    );
+    let errs = errors(&text);
+    for (path, hint) in [
+        ("featureSet", Some("TechPreviewNoUpgrade")),
+        ("capabilities.baselineCapabilitySet", None),
+        (
+            "capabilities.additionalEnabledCapabilities[0]",
+            Some("Console"),
+        ),
+        ("additionalTrustBundlePolicy", None),
+        ("credentialsMode", Some("Mint")),
+        ("imageDigestSources[0].sourcePolicy", None),
+    ] {
+        let e = errs
+            .iter()
+            .find(|e| e.path == path)
+            .unwrap_or_else(|| panic!("{path}: {errs:#?}"));
+        assert_eq!(e.kind, ErrorKind::NotSupported, "{e}");
+        if let Some(h) = hint {
+            assert!(e.detail.contains(&format!("did you mean {h:?}?")), "{e}");
+        }
+    }
+    assert_eq!(errs.len(), 6, "{errs:#?}");
+}
