@@ -7,7 +7,7 @@
 //! scripts behave as specified when driven in a scratch root with stand-in tools
 //! (`tests/scripts/standins/`) first on PATH.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -1574,19 +1574,78 @@ fn single_node_post_reboot_finishes_the_install_and_cleans_up() {
     );
 }
 
+/// Write a stand-in state file atomically (stand-ins may read it at any moment).
+fn write_state(host: &Host, name: &str, text: &str) {
+    let tmp = host.dir(&format!("state/{name}.tmp"));
+    fs::write(&tmp, text).unwrap();
+    fs::rename(&tmp, host.dir(&format!("state/{name}"))).unwrap();
+}
+
+/// ConfigMap kube-system/bootstrap-pivot as the stand-in oc keeps it (`None`: not created).
+fn pivot_configmap(host: &Host) -> Option<BTreeMap<String, String>> {
+    let text = fs::read_to_string(host.dir("state/configmap-bootstrap-pivot")).ok()?;
+    Some(
+        text.lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    )
+}
+
+/// Every stage value the pivot script published, in order.
+fn published_stages(host: &Host) -> Vec<String> {
+    fs::read_to_string(host.dir("state/pivot-stages"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+const PIVOT_STEPS: [&str; 6] = [
+    "pivot-allow-reduced-etcd",
+    "pivot-wait-for-masters",
+    "pivot-wait-for-bootkube",
+    "pivot-pointer-config",
+    "pivot-coreos-installer",
+    "reboot",
+];
+
+const ETCD_PATCH: &str = "patch etcd.operator.openshift.io cluster --type=merge --patch {\"spec\":{\"unsupportedConfigOverrides\":{\"useUnsupportedUnsafeNonHANonProductionUnstableEtcd\":true}}}";
+
 #[test]
 fn bootstrap_pivot_installs_a_master_pointer_config_after_bootkube() {
     let sample = sample("context-pivot.json");
     let host = Host::new(&sample);
+    // The API is not there yet: neither the etcd patch nor the ConfigMap can be written.
+    write_state(&host, "oc-fail", "patch etcd.operator\nbootstrap-pivot\n");
     let mut pivot = host
         .command("bootstrap-pivot.sh", &[], "bootstrap-pivot")
         .spawn()
         .unwrap();
-    // One of two other masters Ready: the pivot waits.
+    wait_until(Duration::from_secs(20), "two etcd patch attempts", || {
+        host.log().matches("patch etcd.operator").count() >= 2
+    });
+    assert!(
+        !host.log().contains("get nodes"),
+        "waited for masters before the etcd override was set:\n{}",
+        host.log()
+    );
+    // The override goes in; publishing still fails, which must not stop the pivot.
+    write_state(&host, "oc-fail", "bootstrap-pivot\n");
     wait_until(Duration::from_secs(20), "the master check", || {
         host.log()
             .contains("get nodes --selector node-role.kubernetes.io/master")
     });
+    assert!(pivot_configmap(&host).is_none());
+    // The API answers: the pending stage and the override are published by the wait.
+    fs::remove_file(host.dir("state/oc-fail")).unwrap();
+    wait_until(Duration::from_secs(20), "the published stage", || {
+        pivot_configmap(&host).is_some_and(|cm| {
+            cm.get("stage").map(String::as_str) == Some("pivot-wait-for-masters")
+                && cm.get("etcdOverride").map(String::as_str) == Some("set")
+        })
+    });
+    // One of two other masters Ready: the pivot waits.
     std::thread::sleep(Duration::from_millis(200));
     assert!(!host.done("pivot-wait-for-masters.done"));
     fs::write(host.dir("state/ready-nodes"), "2").unwrap();
@@ -1595,25 +1654,41 @@ fn bootstrap_pivot_installs_a_master_pointer_config_after_bootkube() {
     });
     std::thread::sleep(Duration::from_millis(200));
     assert!(
-        !host.log().contains("coreos-installer"),
+        !host.log().contains("coreos-installer install"),
         "installed before bootkube finished"
     );
+    assert!(!host.openshift().join("pivot-master.ign").exists());
     fs::write(host.openshift().join(".bootkube.done"), "").unwrap();
     let status = wait_for(&mut pivot, Duration::from_secs(20), "bootstrap-pivot.sh");
     assert!(status.success(), "{}", host.output("bootstrap-pivot"));
 
     let pointer_path = host.openshift().join("pivot-master.ign");
+    let log = host.log();
     assert_in_order(
-        &host.log(),
+        &log,
         &[
-            "patch etcd.operator.openshift.io cluster --type=merge --patch {\"spec\":{\"unsupportedConfigOverrides\":{\"useUnsupportedUnsafeNonHANonProductionUnstableEtcd\":true}}}",
+            ETCD_PATCH,
+            "get nodes --selector node-role.kubernetes.io/master",
             &format!(
                 "coreos-installer install --ignition-file {} /dev/vda",
                 pointer_path.display()
             ),
+            "set data configmap/bootstrap-pivot --namespace kube-system stage=reboot",
             "shutdown --reboot +1",
         ],
     );
+    assert_eq!(log.matches("coreos-installer install").count(), 1);
+    assert!(
+        log.trim_end()
+            .ends_with("Bootstrap finished, rebooting as a control-plane node"),
+        "the reboot is not the last call:\n{log}"
+    );
+    for call in log.lines().filter(|l| l.contains("bootstrap-pivot")) {
+        assert!(
+            call.contains("--request-timeout=10s"),
+            "publish without a short timeout: {call}"
+        );
+    }
     let pointer: Value = serde_json::from_str(&fs::read_to_string(&pointer_path).unwrap()).unwrap();
     assert_eq!(pointer["ignition"]["version"], "3.2.0");
     assert_eq!(
@@ -1628,17 +1703,138 @@ fn bootstrap_pivot_installs_a_master_pointer_config_after_bootkube() {
     assert!(host.done(".bootstrap-pivot.done"));
     let records = host.records("bootstrap-pivot");
     check_record_shape(&records);
-    assert_eq!(
-        succeeded_stages(&records),
-        [
-            "pivot-allow-reduced-etcd",
-            "pivot-wait-for-masters",
-            "pivot-wait-for-bootkube",
-            "pivot-pointer-config",
-            "pivot-coreos-installer",
-            "reboot"
-        ]
-    );
+    assert_eq!(succeeded_stages(&records), PIVOT_STEPS);
+    assert_eq!(published_stages(&host), PIVOT_STEPS[1..]);
+    let cm = pivot_configmap(&host).unwrap();
+    assert_eq!(cm.get("stage").map(String::as_str), Some("reboot"));
+    assert_eq!(cm.get("etcdOverride").map(String::as_str), Some("set"));
+    assert!(!cm.contains_key("failure"), "{cm:?}");
+}
+
+/// Prepare a pivot host where every step would succeed except `step`, which fails.
+fn inject_pivot_failure(host: &Host, step: &str) {
+    if step != "pivot-wait-for-masters" {
+        fs::write(host.dir("state/ready-nodes"), "2").unwrap();
+    }
+    if step != "pivot-wait-for-bootkube" {
+        fs::write(host.openshift().join(".bootkube.done"), "").unwrap();
+    }
+    match step {
+        "pivot-allow-reduced-etcd" => write_state(host, "oc-fail", "patch etcd.operator\n"),
+        "pivot-pointer-config" => {
+            fs::remove_file(host.openshift().join("tls/root-ca.crt")).unwrap()
+        }
+        "pivot-coreos-installer" => fs::write(host.dir("state/coreos-installer-fail"), "").unwrap(),
+        "reboot" => fs::write(host.dir("state/shutdown-fail"), "").unwrap(),
+        // Masters that never become Ready, a bootkube that never finishes: the waits give up.
+        _ => {}
+    }
+}
+
+/// Undo [`inject_pivot_failure`].
+fn clear_pivot_failure(host: &Host, step: &str) {
+    fs::write(host.dir("state/ready-nodes"), "2").unwrap();
+    fs::write(host.openshift().join(".bootkube.done"), "").unwrap();
+    fs::write(host.openshift().join("tls/root-ca.crt"), "root ca").unwrap();
+    for file in ["oc-fail", "coreos-installer-fail", "shutdown-fail"] {
+        let _ = fs::remove_file(host.dir(&format!("state/{file}")));
+    }
+    host.mark_log(&format!("failure at {step} cleared"));
+}
+
+fn run_pivot(host: &Host) -> ExitStatus {
+    let mut child = host
+        .command("bootstrap-pivot.sh", &[], "bootstrap-pivot")
+        .env("PIVOT_MAX_ATTEMPTS", "3")
+        .spawn()
+        .unwrap();
+    wait_for(&mut child, Duration::from_secs(30), "bootstrap-pivot.sh")
+}
+
+#[test]
+fn bootstrap_pivot_stops_at_a_failed_step_and_resumes_there() {
+    let sample = sample("context-pivot.json");
+    for (index, step) in PIVOT_STEPS.iter().enumerate() {
+        let host = Host::new(&sample);
+        inject_pivot_failure(&host, step);
+        let status = run_pivot(&host);
+        assert!(!status.success(), "{step}: the pivot did not fail");
+
+        // The service record names the failed step; nothing after it ran.
+        let records = host.records("bootstrap-pivot");
+        check_record_shape(&records);
+        assert_eq!(succeeded_stages(&records), PIVOT_STEPS[..index], "{step}");
+        let failed = records
+            .iter()
+            .find(|r| r["phase"] == "stage end" && r["result"] == "failure")
+            .unwrap_or_else(|| panic!("{step}: no failed stage in {records:?}"));
+        assert_eq!(failed["stage"], *step);
+        let message = failed["errorMessage"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("step {step} failed with exit status 1")),
+            "{step}: {message}"
+        );
+        assert_eq!(records.last().unwrap()["result"], "failure", "{step}");
+        let log = host.log();
+        let installs = usize::from(index >= 4);
+        assert_eq!(
+            log.matches("coreos-installer install").count(),
+            installs,
+            "{step}: disk written:\n{log}"
+        );
+        if *step != "reboot" {
+            assert!(!log.contains("shutdown"), "{step}: rebooted:\n{log}");
+        }
+        assert!(!host.done(".bootstrap-pivot.done") && !host.done("reboot.done"));
+        assert!(!host.done(&format!("{step}.done")));
+        // The failure reached the cluster too (the etcd step fails before the API answers
+        // only in real life: here the ConfigMap calls work).
+        let cm = pivot_configmap(&host).unwrap_or_default();
+        assert_eq!(cm.get("stage").map(String::as_str), Some(*step), "{cm:?}");
+        assert_eq!(
+            cm.get("failure").map(String::as_str),
+            Some(format!("{step}: exit status 1").as_str()),
+            "{cm:?}"
+        );
+
+        // A restart resumes at the failed step, not earlier, and finishes.
+        clear_pivot_failure(&host, step);
+        let status = run_pivot(&host);
+        assert!(
+            status.success(),
+            "{step}: {}",
+            host.output("bootstrap-pivot")
+        );
+        let log = host.log();
+        let rerun = &log[log.find("=== failure at").unwrap()..];
+        assert_eq!(
+            rerun.contains(ETCD_PATCH),
+            index == 0,
+            "{step}: etcd patched again:\n{rerun}"
+        );
+        assert_eq!(
+            rerun.matches("coreos-installer install").count(),
+            usize::from(index <= 4)
+        );
+        assert!(
+            rerun
+                .trim_end()
+                .ends_with("rebooting as a control-plane node"),
+            "{rerun}"
+        );
+        let records = host.records("bootstrap-pivot");
+        let second_run = &records[records
+            .iter()
+            .rposition(|r| r["phase"] == "service start")
+            .unwrap()..];
+        assert_eq!(succeeded_stages(second_run), PIVOT_STEPS[index..], "{step}");
+        let cm = pivot_configmap(&host).unwrap();
+        assert!(
+            !cm.contains_key("failure"),
+            "{step}: failure not cleared: {cm:?}"
+        );
+        assert!(host.done(".bootstrap-pivot.done"));
+    }
 }
 
 #[test]
