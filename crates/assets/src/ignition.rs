@@ -120,18 +120,11 @@ fn check_image_mode(ic: &InstallConfig, m: &ManifestsAsset) -> Result<(), BoxErr
     if report.errors.is_empty() {
         return Ok(());
     }
-    if !m.from_disk {
-        return Err(
-            "image mode is on: run `okd-install create manifests` first, fill in the \
-                    MachineOSConfig skeletons it writes to manifests/ (pre-built image digest, \
-                    Containerfile, push spec and push secret), then run this command again"
-                .into(),
-        );
-    }
     let list: Vec<String> = report.errors.iter().map(|e| format!("  {e}")).collect();
     Err(format!(
         "image mode is on, but the MachineOSConfigs are not ready:\n{}\nFill in the marked \
-         fields in manifests/ and run the command again.",
+         fields in manifests/ and run the command again (if manifests/ does not exist yet, \
+         `okd-install create manifests` writes these MachineOSConfig skeletons there).",
         list.join("\n")
     )
     .into())

@@ -43,9 +43,6 @@ pub struct ManifestsAsset {
     /// Warnings to show the user (e.g. masters made schedulable).
     #[serde(default)]
     pub warnings: Vec<String>,
-    /// Read from the user's directories (as opposed to generated in memory).
-    #[serde(default)]
-    pub from_disk: bool,
 }
 
 impl Asset for ManifestsAsset {
@@ -81,7 +78,6 @@ impl Asset for ManifestsAsset {
         Ok(ManifestsAsset {
             files,
             warnings: generated.warnings,
-            from_disk: false,
         })
     }
 
@@ -132,7 +128,6 @@ impl Asset for ManifestsAsset {
         Ok(Some(ManifestsAsset {
             files,
             warnings: outcome.warnings,
-            from_disk: true,
         }))
     }
 }
