@@ -22,8 +22,9 @@ pub fn example(name: &str) -> String {
     std::fs::read_to_string(examples_dir().join(format!("{name}.yaml"))).expect("example")
 }
 
-fn settings() -> RunSettings {
+fn settings(compress: bool) -> RunSettings {
     RunSettings {
+        ignition: assets::IgnitionOptions { compress },
         release: ReleaseOptions {
             release_image: "quay.io/okd/scos-release:4.19.0-okd-scos.19".into(),
             channel: "stable-4".into(),
@@ -37,7 +38,12 @@ fn settings() -> RunSettings {
 
 /// Runs `target` in `dir` the way `okd-install create` does.
 pub fn run_target(dir: &Path, target: &str) {
-    let mut store = assets::open_store(dir, &settings()).expect("open store");
+    run_target_with(dir, target, false);
+}
+
+/// [`run_target`], optionally with gzip-compressed Ignition file contents (`--compress`).
+pub fn run_target_with(dir: &Path, target: &str, compress: bool) {
+    let mut store = assets::open_store(dir, &settings(compress)).expect("open store");
     store
         .run(target)
         .unwrap_or_else(|e| panic!("{target} in {}: {e}", dir.display()));
@@ -206,6 +212,40 @@ fn manifests_directory_is_checked_too() {
         ]
     );
     assert!(!findings(&report, "manifests.parse", Status::Ok).is_empty());
+}
+
+#[test]
+fn compressed_bootstrap_contents_are_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ic = example("ha-workers");
+    std::fs::write(dir.path().join("install-config.yaml"), ic).expect("write");
+    run_target_with(dir.path(), "ignition-configs", true);
+    let text = std::fs::read_to_string(dir.path().join("bootstrap.ign")).expect("read");
+    assert!(
+        text.contains("\"compression\":\"gzip\""),
+        "compression was not used"
+    );
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_clean(&report, "compressed bootstrap.ign");
+    let embedded = findings(&report, "kubeconfig.client", Status::Ok);
+    assert_eq!(embedded.len(), 4, "{embedded:#?}");
+}
+
+#[test]
+fn bootstrap_config_is_the_source_without_state_or_tls() {
+    let dir = copy_dir(base(0));
+    std::fs::remove_file(dir.path().join(".okd-install-state.json")).expect("rm state");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_clean(&report, "without the state file");
+    assert!(
+        report
+            .checks
+            .iter()
+            .any(|c| c.id == "cert.chain"
+                && c.subject == "bootstrap.ign:/opt/openshift/tls/root-ca.crt"),
+        "{}",
+        report.render_text()
+    );
 }
 
 #[test]
