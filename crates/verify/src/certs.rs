@@ -357,6 +357,29 @@ pub(crate) fn bundle_signers(id: BundleId) -> Vec<CertId> {
         .collect()
 }
 
+/// The signers missing from a bundle (by name) and the certificates it holds that no
+/// signer of this directory accounts for.
+fn bundle_diff(set: &CertSet, id: BundleId, have: &[Vec<u8>]) -> (Vec<String>, Vec<Vec<u8>>) {
+    let mut missing = Vec::new();
+    let mut wanted = Vec::new();
+    for signer in bundle_signers(id) {
+        match set.leaf(signer) {
+            Some(der) if have.contains(&der) => wanted.push(der),
+            Some(der) => {
+                missing.push(signer.to_string());
+                wanted.push(der);
+            }
+            None => missing.push(format!("{signer} (itself missing)")),
+        }
+    }
+    let extra = have
+        .iter()
+        .filter(|d| !wanted.contains(d))
+        .cloned()
+        .collect();
+    (missing, extra)
+}
+
 fn check_bundle(set: &CertSet, id: BundleId, report: &mut Report) {
     let file = set.name(&id.path());
     let Some(have) = set.bundle_ders(id) else {
@@ -371,23 +394,7 @@ fn check_bundle(set: &CertSet, id: BundleId, report: &mut Report) {
             format!("{why}; run `okd-install create ignition-configs` again"),
         );
     };
-    let mut missing = Vec::new();
-    let mut wanted = Vec::new();
-    for signer in bundle_signers(id) {
-        match set.leaf(signer) {
-            Some(der) if have.contains(&der) => wanted.push(der),
-            Some(der) => {
-                missing.push(signer.to_string());
-                wanted.push(der);
-            }
-            None => missing.push(format!("{signer} (itself missing)")),
-        }
-    }
-    let extra: Vec<Vec<u8>> = have
-        .iter()
-        .filter(|d| !wanted.contains(d))
-        .cloned()
-        .collect();
+    let (missing, extra) = bundle_diff(set, id, &have);
     if !missing.is_empty() {
         report.error(
             "cert.bundle",

@@ -218,12 +218,17 @@ fn check_manifests(m: &Material, report: &mut Report) {
         "manifests/",
         format!("{} files parse as Kubernetes objects", files.len()),
     );
+    check_image_mode(m, &files, report);
+}
+
+/// MachineOSConfigs: complete when image mode is on, a note when it is off.
+fn check_image_mode(m: &Material, files: &[manifests::UserFile], report: &mut Report) {
     let Some(ic) = &m.install_config else {
         return;
     };
     let mut pools = vec!["master"];
     pools.extend(ic.compute.iter().map(|p| p.name.as_str()));
-    let mosc = manifests::validate_machine_os_configs(&files, ic.image_mode_enabled(), &pools);
+    let mosc = manifests::validate_machine_os_configs(files, ic.image_mode_enabled(), &pools);
     for e in &mosc.errors {
         report.error(
             "manifests.image-mode",

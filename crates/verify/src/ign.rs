@@ -85,26 +85,18 @@ fn key_material(line: &str) -> Option<String> {
     Some(format!("{} {}", parts[at], parts.get(at + 1)?))
 }
 
-fn check_ssh(m: &Material, report: &mut Report) {
-    let (Some(b), Some(ic)) = (&m.bootstrap, &m.install_config) else {
-        return;
-    };
-    let wanted: Vec<String> = ic
-        .ssh_key
+/// The keys (type and data) of install-config's `sshKey`, one per non-comment line.
+fn wanted_keys(ssh_key: &str) -> Vec<String> {
+    ssh_key
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .filter_map(key_material)
-        .collect();
-    if wanted.is_empty() {
-        return report.ok(
-            "ignition.ssh",
-            &b.name,
-            "install-config.yaml sets no sshKey",
-        );
-    }
-    let core_keys: Vec<String> = b
-        .json
-        .pointer("/passwd/users")
+        .collect()
+}
+
+/// The keys the bootstrap config's `core` user accepts.
+fn core_keys(json: &Value) -> Vec<String> {
+    json.pointer("/passwd/users")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -116,8 +108,27 @@ fn check_ssh(m: &Material, report: &mut Report) {
                 .unwrap_or_default()
         })
         .filter_map(|k| k.as_str().and_then(key_material))
+        .collect()
+}
+
+fn check_ssh(m: &Material, report: &mut Report) {
+    let (Some(b), Some(ic)) = (&m.bootstrap, &m.install_config) else {
+        return;
+    };
+    let wanted = wanted_keys(&ic.ssh_key);
+    if wanted.is_empty() {
+        return report.ok(
+            "ignition.ssh",
+            &b.name,
+            "install-config.yaml sets no sshKey",
+        );
+    }
+    let accepted = core_keys(&b.json);
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|k| !accepted.contains(k))
+        .map(|k| k.chars().take(40).collect::<String>() + "…")
         .collect();
-    let missing: Vec<&String> = wanted.iter().filter(|k| !core_keys.contains(k)).collect();
     if missing.is_empty() {
         report.ok(
             "ignition.ssh",
@@ -125,17 +136,13 @@ fn check_ssh(m: &Material, report: &mut Report) {
             "the core user accepts install-config.yaml's sshKey",
         );
     } else {
-        let short: Vec<String> = missing
-            .iter()
-            .map(|k| k.chars().take(40).collect::<String>() + "…")
-            .collect();
         report.error(
             "ignition.ssh",
             &b.name,
             format!(
                 "the core user lacks install-config.yaml's key(s) {}: you could not log in \
                  to debug the bootstrap node; regenerate the configs after editing sshKey",
-                short.join(", ")
+                missing.join(", ")
             ),
         );
     }

@@ -47,6 +47,14 @@ pub(crate) fn check_all(m: &Material, report: &mut Report) {
     }
 }
 
+/// The first merge source of a pointer config.
+fn merge_source(json: &Value) -> Option<&str> {
+    json.pointer("/ignition/config/merge")
+        .and_then(Value::as_array)?
+        .iter()
+        .find_map(|s| s["source"].as_str())
+}
+
 fn check_url(
     m: &Material,
     role: &str,
@@ -55,14 +63,7 @@ fn check_url(
     mcs: Option<&(String, Vec<u8>)>,
     report: &mut Report,
 ) {
-    let sources: Vec<&str> = json
-        .pointer("/ignition/config/merge")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s["source"].as_str())
-        .collect();
-    let Some(url) = sources.first() else {
+    let Some(url) = merge_source(json) else {
         return report.error(
             "pointer.url",
             name,
@@ -87,6 +88,21 @@ fn check_url(
             ignition::MCS_PORT
         ));
     }
+    problems.extend(host_problems(m, &host, mcs));
+    if problems.is_empty() {
+        report.ok(
+            "pointer.url",
+            name,
+            format!("merges {url}, a name the Machine Config Server certificate carries"),
+        );
+    } else {
+        report.error("pointer.url", name, problems.join("; "));
+    }
+}
+
+/// The merge host must be the one install-config leads to and a SAN of the MCS certificate.
+fn host_problems(m: &Material, host: &str, mcs: Option<&(String, Vec<u8>)>) -> Vec<String> {
+    let mut problems = Vec::new();
     if let Some(ic) = &m.install_config {
         let want = assets::ignition::pointer_host(ic).to_string();
         let want = want.trim_start_matches('[').trim_end_matches(']');
@@ -101,7 +117,7 @@ fn check_url(
         && let Ok(cert) = x509::parse(der, mcs_name)
     {
         let sans = x509::sans(&cert);
-        if !x509::host_matches(&host, &sans) {
+        if !x509::host_matches(host, &sans) {
             problems.push(format!(
                 "host {host} is not among the SANs of {mcs_name} ({}); Ignition on the node \
                  would fail with an x509 name mismatch",
@@ -109,15 +125,7 @@ fn check_url(
             ));
         }
     }
-    if problems.is_empty() {
-        report.ok(
-            "pointer.url",
-            name,
-            format!("merges {url}, a name the Machine Config Server certificate carries"),
-        );
-    } else {
-        report.error("pointer.url", name, problems.join("; "));
-    }
+    problems
 }
 
 fn check_ca(name: &str, json: &Value, mcs: Option<&(String, Vec<u8>)>, report: &mut Report) {
