@@ -155,9 +155,25 @@ fn gathers_with_a_key_file_and_prints_the_analysis() {
     let out = lab.gather(
         dir.path(),
         lab.server.port,
-        &["--key", &key_arg, "--master", "10.0.0.10"],
+        &[
+            "--key",
+            &key_arg,
+            "--master",
+            "10.0.0.10",
+            "--log-level",
+            "debug",
+        ],
     );
     assert_gathered(&out, dir.path(), &lab);
+    let err = stderr(&out);
+    let accepted = err
+        .lines()
+        .any(|l| l.contains(&format!("key file {key_arg}")) && l.ends_with(": accepted"));
+    assert!(accepted, "the key file logged in: {err}");
+    assert!(
+        err.contains("remote: would also gather control-plane host 10.0.0.10"),
+        "--master reaches the remote script: {err}"
+    );
     let text = stdout(&out);
     assert!(text.starts_with(PROBLEM), "{}", both(&out));
     assert!(
@@ -230,6 +246,14 @@ fn the_generated_bootstrap_key_from_the_state_file_logs_in() {
     lab.server.authorize_line(&bootstrap_public_key(dir.path()));
     let out = lab.gather(dir.path(), lab.server.port, &[]);
     assert_gathered(&out, dir.path(), &lab);
+    let accepted = stderr(&out)
+        .lines()
+        .any(|l| l.contains("generated bootstrap key (state file)") && l.ends_with(": accepted"));
+    assert!(
+        accepted,
+        "logged in with the state file's key: {}",
+        both(&out)
+    );
     assert!(stdout(&out).starts_with(PROBLEM), "{}", both(&out));
 }
 

@@ -2,8 +2,10 @@
 //! `--load-cluster-certs`.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime};
 
 use pki::CertId;
 
@@ -20,12 +22,35 @@ fn create(dir: &Path, target: &str, extra: &[&str]) -> Output {
         .expect("run okd-install create")
 }
 
-/// A fresh asset directory with the compact example's PKI written by `create pki`.
-fn pki_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let out = create(dir.path(), "pki", &["--from-example", "compact-3-node"]);
-    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
-    dir
+/// The compact example's PKI written by `create pki`, generated once per test process (key
+/// generation is the slow part) under Cargo's per-target temp dir. Tests only read it; each
+/// one copies what it changes. Leftovers of earlier runs older than an hour are removed.
+fn shared_pki() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        remove_stale(root);
+        let dir = root.join(format!("ops-pki-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = create(&dir, "pki", &["--from-example", "compact-3-node"]);
+        assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+        dir
+    })
+}
+
+fn remove_stale(root: &Path) {
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let stale = entry.file_name().to_string_lossy().starts_with("ops-pki-")
+            && entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < hour_ago);
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// A new directory with `source`'s install-config.yaml and a copy of its tls/.
@@ -70,24 +95,29 @@ fn create_pki_writes_every_pair_and_openssl_verifies_each_against_its_signer() {
     if !tool_available("openssl", "openssl") {
         return;
     }
-    let dir = pki_dir();
-    let tls = dir.path().join("tls");
+    let dir = shared_pki();
+    let tls = dir.join("tls");
     let mut failures = Vec::new();
     for id in CertId::ALL {
         let spec = id.spec();
-        let key = dir.path().join(id.key_path());
+        let key = dir.join(id.key_path());
         assert_eq!(mode(&key), 0o600, "{}", key.display());
-        assert!(
-            dir.path().join(id.cert_path()).is_file(),
-            "{}",
-            id.cert_path()
-        );
+        assert!(dir.join(id.cert_path()).is_file(), "{}", id.cert_path());
         let signer = spec.issuer.map_or(spec.name, |issuer| issuer.spec().name);
         let out = openssl_verify(&tls, signer, spec.name);
         let text = String::from_utf8_lossy(&out.stdout);
         if !out.status.success() || !text.trim_end().ends_with(": OK") {
             failures.push(format!("{} against {signer}: {}", spec.name, both(&out)));
         }
+    }
+    let wrong = openssl_verify(&tls, "kubelet-signer", "machine-config-server");
+    assert!(
+        !wrong.status.success(),
+        "openssl must reject a leaf checked against a signer that did not issue it: {}",
+        both(&wrong)
+    );
+    for bundle in pki::BundleId::ALL {
+        assert!(dir.join(bundle.path()).is_file(), "{}", bundle.path());
     }
     assert!(
         failures.is_empty(),
@@ -104,8 +134,7 @@ fn create_pki_writes_every_pair_and_openssl_verifies_each_against_its_signer() {
 
 #[test]
 fn a_key_that_does_not_match_its_certificate_is_refused() {
-    let source = pki_dir();
-    let user = copy_inputs(source.path());
+    let user = copy_inputs(shared_pki());
     let tls = user.path().join("tls");
     std::fs::copy(
         tls.join("journal-gatewayd.key"),
@@ -124,8 +153,7 @@ fn a_key_that_does_not_match_its_certificate_is_refused() {
 /// Replaces tls/journal-gatewayd.crt via `spoil`, runs with --load-cluster-certs and expects
 /// an error that names the file and leaves no Ignition config behind.
 fn unreadable_certificate_is_named(spoil: impl FnOnce(&Path), what: &str) {
-    let source = pki_dir();
-    let user = copy_inputs(source.path());
+    let user = copy_inputs(shared_pki());
     let file = user.path().join("tls/journal-gatewayd.crt");
     std::fs::remove_file(&file).unwrap();
     spoil(&file);
@@ -149,8 +177,7 @@ fn garbage_in_place_of_a_certificate_is_named() {
 
 #[test]
 fn a_matching_user_pair_is_used_as_is_and_kept_on_rerun() {
-    let source = pki_dir();
-    let user = copy_inputs(source.path());
+    let user = copy_inputs(shared_pki());
     let supplied = std::fs::read(user.path().join("tls/machine-config-server.crt")).unwrap();
     let out = create(user.path(), "ignition-configs", &["--load-cluster-certs"]);
     assert_eq!(out.status.code(), Some(0), "{}", both(&out));
