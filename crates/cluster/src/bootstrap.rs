@@ -1,6 +1,7 @@
 //! `wait-for bootstrap-complete`: API up, bootstrap ConfigMap complete, (pivot: control-plane
-//! nodes Ready), bootstrap etcd member removed. After this it is safe to delete the bootstrap
-//! machine.
+//! nodes Ready with the pivoted host's kubelet certificates approved, then the pivot's etcd
+//! override removed), bootstrap etcd member removed. After this it is safe to delete the
+//! bootstrap machine (in pivot mode there is none left: it is the third master).
 
 use std::future::Future;
 use std::time::Duration;
@@ -15,6 +16,7 @@ use crate::client::Cluster;
 use crate::conditions::{conditions, find};
 use crate::error::{GatherHint, WaitError};
 use crate::events::{Event, Phase, Summary};
+use crate::pivot::{self, PivotState};
 use crate::report::{Class, Reporter};
 use crate::watch::{Check, watch_named};
 
@@ -80,17 +82,18 @@ pub async fn wait_bootstrap_complete(
             wait_configmap(&rep),
         )
         .await?;
-        let mut pivot_stage = None;
+        let mut pivot = None;
         if opts.pivot {
             let left = deadline.saturating_duration_since(Instant::now());
-            pivot_stage = rep
-                .run(
+            pivot = Some(
+                rep.run(
                     Phase::ControlPlaneNodes,
                     left,
                     hint,
                     wait_nodes(&rep, opts.control_plane_nodes),
                 )
-                .await?;
+                .await?,
+            );
         }
         rep.run(
             Phase::EtcdBootstrapMemberRemoved,
@@ -99,9 +102,15 @@ pub async fn wait_bootstrap_complete(
             wait_etcd(&rep),
         )
         .await?;
+        let (pivot_stage, approved_csrs, etcd_override_removed) = match pivot {
+            Some(p) => (p.stage, p.approved_csrs, p.etcd_override_removed),
+            None => (None, Vec::new(), false),
+        };
         Ok(Summary {
             api_version: Some(version),
             pivot_stage,
+            approved_csrs,
+            etcd_override_removed,
             ..rep.summary()
         })
     };
@@ -159,36 +168,75 @@ fn ready_control_plane(nodes: &[Node]) -> Vec<String> {
     ready
 }
 
-/// Poll nodes and the pivot stage until `want` control-plane nodes are Ready.
-async fn wait_nodes(rep: &Reporter<'_>, want: usize) -> Result<(Option<String>, String), String> {
-    let nodes: Api<Node> = Api::all(rep.cluster.client.clone());
-    let maps: Api<ConfigMap> = Api::namespaced(rep.cluster.client.clone(), "kube-system");
-    let mut stage: Option<String> = None;
-    loop {
-        if let Some(Some(cm)) = rep.request(maps.get_opt("bootstrap-pivot")).await {
-            stage = cm.data.and_then(|d| d.get("stage").cloned()).or(stage);
-        }
-        let stage_text = stage
-            .as_deref()
-            .map(|s| format!("; pivot stage: {s}"))
-            .unwrap_or_default();
-        if let Some(list) = rep.request(nodes.list(&ListParams::default())).await {
-            let ready = ready_control_plane(&list.items);
-            let msg = format!(
-                "{}/{want} control-plane nodes Ready [{}]{stage_text}",
-                ready.len(),
-                ready.join(", ")
-            );
-            if ready.len() >= want {
-                return Ok((stage, msg));
+/// What the control-plane nodes phase of pivot mode found out.
+struct PivotOutcome {
+    stage: Option<String>,
+    approved_csrs: Vec<String>,
+    etcd_override_removed: bool,
+}
+
+/// The pivot's ConfigMap, kept as the last known state when it cannot be read.
+async fn read_pivot(rep: &Reporter<'_>, maps: &Api<ConfigMap>, last: PivotState) -> PivotState {
+    match rep.request(maps.get_opt("bootstrap-pivot")).await {
+        Some(Some(cm)) => {
+            let state = PivotState::from_data(&cm.data.unwrap_or_default());
+            PivotState {
+                stage: state.stage.or(last.stage),
+                ..state
             }
-            rep.observe(msg, Class::Observation);
         }
-        tokio::time::sleep(NODES_POLL).await;
+        _ => last,
     }
 }
 
-fn etcd_resource() -> ApiResource {
+/// Poll nodes and the pivot stage until `want` control-plane nodes are Ready, approving the
+/// kubelet certificate requests of the pivoted host meanwhile; then remove the etcd
+/// override.
+async fn wait_nodes(rep: &Reporter<'_>, want: usize) -> Result<(PivotOutcome, String), String> {
+    let nodes: Api<Node> = Api::all(rep.cluster.client.clone());
+    let maps: Api<ConfigMap> = Api::namespaced(rep.cluster.client.clone(), "kube-system");
+    let mut pivot = PivotState::default();
+    let mut approved_csrs = Vec::new();
+    let ready = loop {
+        pivot = read_pivot(rep, &maps, pivot).await;
+        rep.set_pivot(pivot.clone());
+        if let Some(list) = rep.request(nodes.list(&ListParams::default())).await {
+            let ready = ready_control_plane(&list.items);
+            let msg = format!(
+                "{}/{want} control-plane nodes Ready [{}]{}",
+                ready.len(),
+                ready.join(", "),
+                pivot.status_suffix()
+            );
+            if ready.len() >= want {
+                break msg;
+            }
+            rep.observe(msg, Class::Observation);
+            approved_csrs.extend(pivot::approve_pending_csrs(rep).await);
+        }
+        tokio::time::sleep(NODES_POLL).await;
+    };
+    rep.observe(ready.clone(), Class::Observation);
+    let removed = loop {
+        if let Some(removed) = pivot::remove_etcd_override(rep).await {
+            break removed;
+        }
+        tokio::time::sleep(NODES_POLL).await;
+    };
+    let detail = if removed {
+        format!("{ready}; etcd override removed")
+    } else {
+        ready
+    };
+    let outcome = PivotOutcome {
+        stage: pivot.stage,
+        approved_csrs,
+        etcd_override_removed: removed,
+    };
+    Ok((outcome, detail))
+}
+
+pub(crate) fn etcd_resource() -> ApiResource {
     ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("operator.openshift.io", "v1", "Etcd"),
         "etcds",

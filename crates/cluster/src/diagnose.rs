@@ -9,11 +9,13 @@ use crate::client::Cluster;
 use crate::conditions::UnhealthyCondition;
 use crate::error::{GatherHint, shell_word};
 use crate::events::Phase;
+use crate::pivot::{PivotState, stage_cause};
 use crate::report::Class;
 
 pub(crate) fn likely_cause(
     phase: Phase,
     seen: Option<&(String, Class)>,
+    pivot: Option<&PivotState>,
     cluster: &Cluster,
 ) -> String {
     let ep = &cluster.endpoint;
@@ -23,6 +25,11 @@ pub(crate) fn likely_cause(
         return cause;
     }
     let seen = seen.map(|s| s.0.as_str()).unwrap_or("nothing");
+    if phase == Phase::ControlPlaneNodes
+        && let Some(pivot) = pivot
+    {
+        return stage_cause(pivot, seen);
+    }
     match phase {
         Phase::Api => format!(
             "the API at {} did not answer; this usually is a problem on the bootstrap host \

@@ -21,7 +21,8 @@ pub enum Phase {
     Api,
     /// ConfigMap `kube-system/bootstrap` has `data.status: complete`.
     BootstrapConfigMap,
-    /// (pivot mode) three control-plane nodes are Ready.
+    /// (pivot mode) three control-plane nodes are Ready (approving the pivoted host's kubelet
+    /// certificate requests meanwhile), then the pivot's etcd override is removed.
     ControlPlaneNodes,
     /// `etcds.operator.openshift.io/cluster` reports `EtcdBootstrapMemberRemoved=True`.
     EtcdBootstrapMemberRemoved,
@@ -209,6 +210,11 @@ pub struct Summary {
     pub api_version: Option<String>,
     /// Last pivot stage read from `kube-system/bootstrap-pivot` (pivot mode).
     pub pivot_stage: Option<String>,
+    /// Certificate signing requests approved for the pivoted host's kubelet (pivot mode).
+    pub approved_csrs: Vec<String>,
+    /// Whether the pivot's etcd override was removed by this run (pivot mode; `false` when
+    /// it was not set, e.g. removed by an earlier run).
+    pub etcd_override_removed: bool,
     /// Console URL, when the console route was admitted in time.
     pub console_url: Option<String>,
     /// Backup of the kubeconfig written before the router CA was prepended.

@@ -47,6 +47,7 @@ mod error;
 mod events;
 mod install;
 pub mod kubeconfig;
+mod pivot;
 mod probe;
 mod report;
 mod watch;

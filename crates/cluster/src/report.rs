@@ -14,6 +14,7 @@ use crate::client::Cluster;
 use crate::conditions::{UnhealthyCondition, unhealthy_operators};
 use crate::error::{Diagnosis, GatherHint, WaitError};
 use crate::events::{Event, Phase, PhaseTiming, Summary};
+use crate::pivot::PivotState;
 use crate::probe::{ProbeOutcome, probe};
 
 /// Longest wait for one API request, so that a hung connection cannot freeze the reporting.
@@ -41,6 +42,8 @@ struct State {
     /// Last kube error text and what the probe made of it, to probe once per distinct error.
     described: Option<(String, String, Class)>,
     timings: Vec<PhaseTiming>,
+    /// What the bootstrap pivot last published (pivot mode only), for the diagnosis.
+    pivot: Option<PivotState>,
 }
 
 pub(crate) struct Reporter<'a> {
@@ -61,6 +64,7 @@ impl<'a> Reporter<'a> {
                 last_seen: None,
                 described: None,
                 timings: Vec::new(),
+                pivot: None,
             }),
         }
     }
@@ -75,6 +79,11 @@ impl<'a> Reporter<'a> {
 
     pub fn last_seen(&self) -> Option<(String, Class)> {
         self.state.borrow().last_seen.clone()
+    }
+
+    /// Remember the pivot's published state so a diagnosis can name its stage.
+    pub fn set_pivot(&self, pivot: PivotState) {
+        self.state.borrow_mut().pivot = Some(pivot);
     }
 
     pub fn start(&self, phase: Phase, timeout: Duration) {
@@ -300,7 +309,9 @@ impl<'a> Reporter<'a> {
     fn diagnose_quick(&self, hint: &GatherHint, operators: Vec<UnhealthyCondition>) -> Diagnosis {
         let phase = self.phase();
         let seen = self.last_seen();
-        let likely_cause = crate::diagnose::likely_cause(phase, seen.as_ref(), self.cluster);
+        let pivot = self.state.borrow().pivot.clone();
+        let likely_cause =
+            crate::diagnose::likely_cause(phase, seen.as_ref(), pivot.as_ref(), self.cluster);
         let next_command = crate::diagnose::next_command(phase, &operators, hint, self.cluster);
         Diagnosis {
             phase,

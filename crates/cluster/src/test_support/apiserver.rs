@@ -4,7 +4,12 @@
 //! by the given client CA (others fail the handshake with a TLS alert); `GET /version`; GET,
 //! LIST and WATCH (`?watch=true`, `resourceVersion`, `fieldSelector=metadata.name=X`,
 //! `timeoutSeconds`) of configmaps, nodes, `config.openshift.io/v1` clusterversions and
-//! clusteroperators, `operator.openshift.io/v1` etcds and `route.openshift.io/v1` routes.
+//! clusteroperators, `operator.openshift.io/v1` etcds, `route.openshift.io/v1` routes and
+//! `certificates.k8s.io/v1` certificatesigningrequests. PATCH with
+//! `application/merge-patch+json` (RFC 7386) of a named object: on the object itself it
+//! merges everything but `status`; on the `status` or `approval` subresource (GET works there
+//! too) it merges only `status`, so approving a CSR works as with `oc adm certificate
+//! approve`. Every PATCH is kept, in order, for [`TestApiServer::patches`].
 //! Watch events are JSON lines (`{"type":"ADDED","object":{...}}`); a watch from a
 //! resourceVersion older than the last [`TestApiServer::compact`] gets an `ERROR` event with a
 //! 410 `Expired` Status, as a real server does. Tests can drop all watch connections
@@ -12,10 +17,11 @@
 //! request (401/403 tests), and script a timeline ("at t=N ms apply object X").
 //!
 //! What it leaves out: API discovery (`/api`, `/apis` group lists), authentication beyond the
-//! client-certificate CA check, authorization, create/update/patch/apply/delete over HTTP
-//! (tests change objects through [`TestApiServer::apply`]), label selectors, field selectors
-//! other than `metadata.name`, pagination (`limit`/`continue`), bookmarks, protobuf, HTTP/2,
-//! table output, and admission/validation of object contents.
+//! client-certificate CA check, authorization, create/update/apply/delete over HTTP and
+//! JSON or strategic-merge patches (tests change objects through [`TestApiServer::apply`]),
+//! label selectors, field selectors other than `metadata.name`, pagination
+//! (`limit`/`continue`), bookmarks, protobuf, HTTP/2, table output, and admission/validation
+//! of object contents (a CSR approval is not checked against the signer, for example).
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -85,6 +91,12 @@ const RESOURCES: &[Res] = &[
         kind: "Route",
         namespaced: true,
     },
+    Res {
+        plural: "certificatesigningrequests",
+        api_version: "certificates.k8s.io/v1",
+        kind: "CertificateSigningRequest",
+        namespaced: false,
+    },
 ];
 
 /// (plural, namespace or "", name)
@@ -124,10 +136,22 @@ pub enum Action {
     Start,
 }
 
+/// One PATCH request the server received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatchRequest {
+    /// The request path, e.g. `/apis/operator.openshift.io/v1/etcds/cluster`.
+    pub path: String,
+    /// The `content-type` header.
+    pub content_type: String,
+    /// The body, parsed as JSON (`Value::Null` if it was not JSON).
+    pub body: Value,
+}
+
 struct Inner {
     port: u16,
     tls: Arc<rustls::ServerConfig>,
     store: Mutex<Store>,
+    patches: Mutex<Vec<PatchRequest>>,
     changes: broadcast::Sender<Change>,
     drop_watches: watch::Sender<u64>,
     forced_status: Mutex<Option<u16>>,
@@ -183,6 +207,7 @@ impl TestApiServer {
                 port,
                 tls: Arc::new(server_tls(cert_chain_pem, key_pem, client_ca_pem)),
                 store: Mutex::new(Store::default()),
+                patches: Mutex::new(Vec::new()),
                 changes,
                 drop_watches: watch::channel(0).0,
                 forced_status: Mutex::new(None),
@@ -242,6 +267,23 @@ impl TestApiServer {
     /// Answer every request with this HTTP status (e.g. 401) instead of serving it.
     pub fn force_status(&self, status: Option<u16>) {
         *self.inner.forced_status.lock().expect("status") = status;
+    }
+
+    /// Every PATCH received so far, oldest first.
+    pub fn patches(&self) -> Vec<PatchRequest> {
+        self.inner.patches.lock().expect("patches").clone()
+    }
+
+    /// The stored object `plural`/`namespace` (empty for cluster-scoped)/`name`, if any.
+    pub fn object(&self, plural: &str, namespace: &str, name: &str) -> Option<Value> {
+        let key = (plural.to_string(), namespace.to_string(), name.to_string());
+        self.inner
+            .store
+            .lock()
+            .expect("store")
+            .objects
+            .get(&key)
+            .cloned()
     }
 
     /// Create or replace an object; bumps the resourceVersion and notifies watches.
@@ -363,7 +405,7 @@ async fn serve_connection(inner: Arc<Inner>, tcp: tokio::net::TcpStream) {
     };
     let service = hyper::service::service_fn(move |req| {
         let inner = inner.clone();
-        async move { Ok::<_, Infallible>(handle(&inner, req)) }
+        async move { Ok::<_, Infallible>(handle(&inner, req).await) }
     });
     let _ = hyper::server::conn::http1::Builder::new()
         .serve_connection(TokioIo::new(tls), service)
@@ -394,11 +436,12 @@ fn error(code: u16, reason: &str, message: &str) -> Response<Body> {
     )
 }
 
-/// The parsed request path: resource, namespace, optional name.
+/// The parsed request path: resource, namespace, optional name and subresource.
 struct Target {
     res: &'static Res,
     namespace: String,
     name: Option<String>,
+    subresource: Option<String>,
 }
 
 fn parse_path(path: &str) -> Option<Target> {
@@ -415,9 +458,10 @@ fn parse_path(path: &str) -> Option<Target> {
         ["namespaces", ns, tail @ ..] if !tail.is_empty() => (ns.to_string(), tail.to_vec()),
         _ => (String::new(), segs),
     };
-    let (plural, name) = match segs.as_slice() {
-        [p] => (*p, None),
-        [p, n] => (*p, Some(n.to_string())),
+    let (plural, name, subresource) = match segs.as_slice() {
+        [p] => (*p, None, None),
+        [p, n] => (*p, Some(n.to_string()), None),
+        [p, n, sub @ ("status" | "approval")] => (*p, Some(n.to_string()), Some(sub.to_string())),
         _ => return None,
     };
     let res = RESOURCES
@@ -430,6 +474,7 @@ fn parse_path(path: &str) -> Option<Target> {
         res,
         namespace,
         name,
+        subresource,
     })
 }
 
@@ -478,7 +523,7 @@ fn version() -> Value {
            "platform": "linux/amd64"})
 }
 
-fn handle(inner: &Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
+async fn handle(inner: &Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
     if let Some(code) = *inner.forced_status.lock().expect("status") {
         let reason = if code == 401 {
             "Unauthorized"
@@ -487,15 +532,16 @@ fn handle(inner: &Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
         };
         return error(code, reason, "forced by the test");
     }
-    if req.method() != hyper::Method::GET {
+    let path = req.uri().path().to_string();
+    let method = req.method().clone();
+    if method != hyper::Method::GET && method != hyper::Method::PATCH {
         return error(
             405,
             "MethodNotAllowed",
-            "the test API server only serves GET",
+            "the test API server only serves GET and PATCH",
         );
     }
-    let path = req.uri().path().to_string();
-    if path == "/version" {
+    if path == "/version" && method == hyper::Method::GET {
         return full(StatusCode::OK, version());
     }
     let Some(target) = parse_path(&path) else {
@@ -505,6 +551,13 @@ fn handle(inner: &Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
             &format!("the server could not find {path}"),
         );
     };
+    if method == hyper::Method::PATCH {
+        return patch(inner, &target, path, req).await;
+    }
+    if target.subresource.is_some() {
+        // GET of a subresource answers with the whole object, as the real server does.
+        return get_named(inner, &target);
+    }
     let q = query(&req);
     let name_filter = q
         .get("fieldSelector")
@@ -514,38 +567,120 @@ fn handle(inner: &Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
     if matches!(q.get("watch").map(String::as_str), Some("true" | "1")) {
         return watch_response(inner, &target, name_filter, &q);
     }
+    if target.name.is_some() {
+        return get_named(inner, &target);
+    }
     let store = inner.store.lock().expect("store");
-    match &target.name {
-        Some(name) => {
-            let key = (
-                target.res.plural.to_string(),
-                target.namespace.clone(),
-                name.clone(),
-            );
-            match store.objects.get(&key) {
-                Some(o) => full(StatusCode::OK, o.clone()),
-                None => error(
-                    404,
-                    "NotFound",
-                    &format!("{} \"{name}\" not found", target.res.plural),
-                ),
-            }
-        }
-        None => {
-            let items: Vec<Value> = store
-                .objects
-                .iter()
-                .filter(|(k, _)| matches_key(k, &target, name_filter.as_deref()))
-                .map(|(_, v)| v.clone())
-                .collect();
-            full(
-                StatusCode::OK,
-                json!({
-                "kind": format!("{}List", target.res.kind), "apiVersion": target.res.api_version,
-                "metadata": {"resourceVersion": store.rv.to_string()}, "items": items}),
-            )
+    let items: Vec<Value> = store
+        .objects
+        .iter()
+        .filter(|(k, _)| matches_key(k, &target, name_filter.as_deref()))
+        .map(|(_, v)| v.clone())
+        .collect();
+    full(
+        StatusCode::OK,
+        json!({
+        "kind": format!("{}List", target.res.kind), "apiVersion": target.res.api_version,
+        "metadata": {"resourceVersion": store.rv.to_string()}, "items": items}),
+    )
+}
+
+fn key_of(target: &Target) -> Option<Key> {
+    let name = target.name.clone()?;
+    Some((
+        target.res.plural.to_string(),
+        target.namespace.clone(),
+        name,
+    ))
+}
+
+fn not_found(target: &Target) -> Response<Body> {
+    let name = target.name.as_deref().unwrap_or_default();
+    error(
+        404,
+        "NotFound",
+        &format!("{} \"{name}\" not found", target.res.plural),
+    )
+}
+
+fn get_named(inner: &Arc<Inner>, target: &Target) -> Response<Body> {
+    let store = inner.store.lock().expect("store");
+    match key_of(target).and_then(|k| store.objects.get(&k).cloned()) {
+        Some(o) => full(StatusCode::OK, o),
+        None => not_found(target),
+    }
+}
+
+/// RFC 7386 JSON merge patch: objects merge key by key, `null` deletes, anything else
+/// replaces.
+fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(fields) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = json!({});
+    }
+    let map = target.as_object_mut().expect("object");
+    for (key, value) in fields {
+        if value.is_null() {
+            map.remove(key);
+        } else {
+            merge_patch(map.entry(key.clone()).or_insert(Value::Null), value);
         }
     }
+}
+
+/// A merge patch of a named object (everything but `status`) or of its `status` /
+/// `approval` subresource (only `status`); recorded for [`TestApiServer::patches`].
+async fn patch(
+    inner: &Arc<Inner>,
+    target: &Target,
+    path: String,
+    req: Request<Incoming>,
+) -> Response<Body> {
+    let content_type = req
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let bytes = match req.into_body().collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => return error(400, "BadRequest", &format!("reading the body: {e}")),
+    };
+    let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    inner.patches.lock().expect("patches").push(PatchRequest {
+        path,
+        content_type: content_type.clone(),
+        body: body.clone(),
+    });
+    if content_type != "application/merge-patch+json" {
+        return error(
+            415,
+            "UnsupportedMediaType",
+            &format!("the test API server only applies merge patches, not {content_type}"),
+        );
+    }
+    let Some(mut object) =
+        key_of(target).and_then(|k| inner.store.lock().expect("store").objects.get(&k).cloned())
+    else {
+        return not_found(target);
+    };
+    let mut body = body;
+    match (&target.subresource, body.as_object_mut()) {
+        (Some(_), Some(fields)) => fields.retain(|k, _| k == "status"),
+        (None, Some(fields)) => {
+            fields.remove("status");
+        }
+        (_, None) => return error(400, "BadRequest", "a merge patch must be a JSON object"),
+    }
+    merge_patch(&mut object, &body);
+    let server = TestApiServer {
+        inner: inner.clone(),
+    };
+    server.apply(object);
+    get_named(inner, target)
 }
 
 fn matches_key(k: &Key, target: &Target, name: Option<&str>) -> bool {
@@ -706,6 +841,36 @@ mod tests {
             parse_path("/api/v1/configmaps/x").is_none(),
             "namespaced get needs a namespace"
         );
+    }
+
+    #[test]
+    fn subresource_paths_parse() {
+        let t = parse_path("/apis/certificates.k8s.io/v1/certificatesigningrequests/c1/approval")
+            .expect("approval");
+        assert_eq!(
+            (t.res.plural, t.name.as_deref(), t.subresource.as_deref()),
+            ("certificatesigningrequests", Some("c1"), Some("approval"))
+        );
+        assert!(parse_path("/api/v1/nodes/n1/proxy").is_none());
+    }
+
+    #[test]
+    fn merge_patch_follows_rfc_7386() {
+        let mut doc = json!({"a": "b", "c": {"d": "e", "f": "g"}, "keep": [1]});
+        merge_patch(
+            &mut doc,
+            &json!({"a": "z", "c": {"f": null}, "new": {"x": 1}, "keep": [2]}),
+        );
+        assert_eq!(
+            doc,
+            json!({"a": "z", "c": {"d": "e"}, "new": {"x": 1}, "keep": [2]})
+        );
+        let mut spec = json!({"spec": {"unsupportedConfigOverrides": {"k": true}, "m": "Managed"}});
+        merge_patch(
+            &mut spec,
+            &json!({"spec": {"unsupportedConfigOverrides": null}}),
+        );
+        assert_eq!(spec, json!({"spec": {"m": "Managed"}}));
     }
 
     #[test]

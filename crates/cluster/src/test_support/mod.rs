@@ -8,5 +8,5 @@ pub mod apiserver;
 pub mod objects;
 pub mod pki;
 
-pub use apiserver::{Action, TestApiServer};
+pub use apiserver::{Action, PatchRequest, TestApiServer};
 pub use pki::{Leaf, Signer, TestPki};

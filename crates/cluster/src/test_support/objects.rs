@@ -71,3 +71,31 @@ pub fn console_route(host: &str, admitted: bool) -> Value {
            "status": {"ingress": [{"host": host, "conditions": [
                {"type": "Admitted", "status": if admitted {"True"} else {"False"}}]}]}})
 }
+
+/// `etcds.operator.openshift.io/cluster` as the bootstrap pivot leaves it: the unsupported
+/// override that lets etcd run with fewer members is set.
+pub fn etcd_with_pivot_override(bootstrap_member_removed: &str) -> Value {
+    let mut e = etcd(bootstrap_member_removed);
+    e["spec"] = json!({"managementState": "Managed", "unsupportedConfigOverrides":
+                       {"useUnsupportedUnsafeNonHANonProductionUnstableEtcd": true}});
+    e
+}
+
+/// The requester of a kubelet's first (client) certificate request.
+pub const NODE_BOOTSTRAPPER: &str =
+    "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper";
+
+/// A CertificateSigningRequest `name` by `username` for `signer`; `approved` adds an
+/// Approved condition, otherwise it is pending.
+pub fn csr(name: &str, username: &str, signer: &str, approved: bool) -> Value {
+    let mut c = json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+           "metadata": {"name": name},
+           "spec": {"request": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K",
+                    "signerName": signer, "username": username,
+                    "usages": ["digital signature", "client auth"]},
+           "status": {}});
+    if approved {
+        c["status"]["conditions"] = json!([condition("Approved", "True", "Test", "")]);
+    }
+    c
+}

@@ -4,7 +4,8 @@ use std::time::{Duration, Instant};
 
 use cluster::test_support::Action;
 use cluster::test_support::objects::{
-    cluster_operator, condition, configmap, etcd, master_node, stable_operator,
+    NODE_BOOTSTRAPPER, cluster_operator, condition, configmap, csr, etcd, etcd_with_pivot_override,
+    master_node, stable_operator,
 };
 use cluster::{Event, Phase, WaitError, wait_bootstrap_complete};
 
@@ -316,7 +317,24 @@ async fn pivot_waits_for_three_ready_masters_and_reports_stages() {
         statuses.contains(&format!("{two} waiting-for-masters")),
         "{statuses:?}"
     );
-    assert_eq!(statuses.last(), Some(&format!("{two} etcd-moved")));
+    assert!(
+        statuses.contains(&format!("{two} etcd-moved")),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.contains(
+            &"3/3 control-plane nodes Ready [master-0, master-1, master-2]; pivot stage: etcd-moved"
+                .to_string()
+        ),
+        "{statuses:?}"
+    );
+    // The etcd fixture carries no override: nothing to remove, nothing patched.
+    assert_eq!(
+        statuses.last().map(String::as_str),
+        Some("the etcd override of the bootstrap pivot is not set (removed already, or never set)")
+    );
+    assert!(!summary.etcd_override_removed);
+    assert!(fx.server.patches().is_empty());
     assert_eq!(summary.pivot_stage.as_deref(), Some("etcd-moved"));
     let phases: Vec<Phase> = summary.phases.iter().map(|p| p.phase).collect();
     assert!(phases.contains(&Phase::ControlPlaneNodes));
@@ -418,4 +436,197 @@ async fn json_event_stream_has_a_stable_shape() {
     assert_eq!(lines[0]["timeout_ms"], 8000);
     assert_eq!(lines[3]["phase"], "bootstrap_config_map");
     assert_eq!(lines[3]["message"], "configmap present, no status yet");
+}
+
+fn pivot_cm(stage: &str, extra: &[(&str, &str)]) -> serde_json::Value {
+    let mut data = vec![("stage", stage)];
+    data.extend_from_slice(extra);
+    configmap("kube-system", "bootstrap-pivot", &data)
+}
+
+const CLIENT_SIGNER: &str = "kubernetes.io/kube-apiserver-client-kubelet";
+
+fn approved(server: &cluster::test_support::TestApiServer, name: &str) -> bool {
+    server
+        .object("certificatesigningrequests", "", name)
+        .and_then(|c| c["status"]["conditions"].as_array().cloned())
+        .is_some_and(|c| {
+            c.iter()
+                .any(|c| c["type"] == "Approved" && c["status"] == "True")
+        })
+}
+
+#[tokio::test]
+async fn pivot_timeline_approves_the_pivoted_kubelet_and_removes_the_etcd_override() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(Some("complete")));
+    fx.server.apply(etcd_with_pivot_override("True"));
+    fx.server.apply(master_node("master-0", true));
+    fx.server.apply(master_node("master-1", false));
+    fx.server.apply(pivot_cm(
+        "pivot-wait-for-masters",
+        &[("etcdOverride", "set")],
+    ));
+    // Requests the wait must leave alone: decided already, or not from a kubelet.
+    fx.server
+        .apply(csr("csr-old", NODE_BOOTSTRAPPER, CLIENT_SIGNER, true));
+    fx.server.apply(csr(
+        "csr-other",
+        "system:serviceaccount:default:builder",
+        CLIENT_SIGNER,
+        false,
+    ));
+    fx.server.timeline(vec![
+        (400, Action::Apply(master_node("master-1", true))),
+        (700, Action::Apply(pivot_cm("pivot-wait-for-bootkube", &[]))),
+        (1000, Action::Apply(pivot_cm("pivot-coreos-installer", &[]))),
+        (1300, Action::Apply(pivot_cm("reboot", &[]))),
+        // The reinstalled host's kubelet asks for its client certificate.
+        (
+            1600,
+            Action::Apply(csr("csr-pivot", NODE_BOOTSTRAPPER, CLIENT_SIGNER, false)),
+        ),
+    ]);
+    // The kubelet: it joins as a Ready node only once its request is approved.
+    let server = fx.server.clone();
+    let kubelet = tokio::spawn(async move {
+        while !approved(&server, "csr-pivot") {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        server.apply(master_node("master-2", true));
+    });
+    let mut opts = fx.bootstrap_opts();
+    opts.pivot = true;
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let summary = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .expect("pivot completes");
+    kubelet.await.expect("kubelet task");
+
+    let statuses = rec.statuses(Phase::ControlPlaneNodes);
+    let approval = "approved certificate signing request csr-pivot (kubelet client certificate \
+                    for system:serviceaccount:openshift-machine-config-operator:node-bootstrapper)";
+    let pos = |needle: &str| {
+        statuses
+            .iter()
+            .position(|s| s.contains(needle))
+            .unwrap_or_else(|| panic!("{needle:?} not in {statuses:?}"))
+    };
+    assert!(
+        pos("2/3 control-plane nodes Ready [master-0, master-1]; pivot stage: reboot")
+            < pos(approval)
+    );
+    assert!(pos(approval) < pos("3/3 control-plane nodes Ready [master-0, master-1, master-2]"));
+    assert!(pos("3/3 control-plane nodes Ready") < pos("removed the etcd override"));
+    assert!(
+        statuses
+            .iter()
+            .any(|s| s.contains("pivot stage: pivot-coreos-installer")),
+        "{statuses:?}"
+    );
+    assert_eq!(summary.approved_csrs, ["csr-pivot"]);
+    assert!(summary.etcd_override_removed);
+    assert_eq!(summary.pivot_stage.as_deref(), Some("reboot"));
+    assert!(!approved(&fx.server, "csr-other"));
+
+    // The server saw exactly one approval and the override removal, as merge patches.
+    let patches = fx.server.patches();
+    let paths: Vec<&str> = patches.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-pivot/approval",
+            "/apis/operator.openshift.io/v1/etcds/cluster",
+        ]
+    );
+    assert!(
+        patches
+            .iter()
+            .all(|p| p.content_type == "application/merge-patch+json")
+    );
+    assert_eq!(
+        patches[1].body,
+        serde_json::json!({"spec": {"unsupportedConfigOverrides": null}})
+    );
+    let etcd = fx.server.object("etcds", "", "cluster").expect("etcd");
+    assert!(
+        etcd["spec"].get("unsupportedConfigOverrides").is_none(),
+        "{etcd}"
+    );
+    assert_eq!(etcd["spec"]["managementState"], "Managed");
+
+    // Then the etcd phase ran as usual.
+    let phases: Vec<Phase> = summary.phases.iter().map(|p| p.phase).collect();
+    assert_eq!(
+        phases,
+        [
+            Phase::Api,
+            Phase::BootstrapConfigMap,
+            Phase::ControlPlaneNodes,
+            Phase::EtcdBootstrapMemberRemoved
+        ]
+    );
+    assert!(rec.done_at(Phase::ControlPlaneNodes) < rec.done_at(Phase::EtcdBootstrapMemberRemoved));
+}
+
+#[tokio::test]
+async fn pivot_stuck_at_a_stage_is_named_in_the_diagnosis() {
+    let fx = Fixture::new(true).await;
+    fx.server.apply(bootstrap_cm(Some("complete")));
+    fx.server.apply(etcd_with_pivot_override("False"));
+    fx.server.apply(master_node("master-0", true));
+    fx.server.apply(master_node("master-1", true));
+    fx.server
+        .apply(pivot_cm("pivot-pointer-config", &[("etcdOverride", "set")]));
+    fx.server.timeline(vec![(
+        300,
+        Action::Apply(pivot_cm(
+            "pivot-coreos-installer",
+            &[
+                ("etcdOverride", "set"),
+                ("failure", "pivot-coreos-installer: exit status 1"),
+            ],
+        )),
+    )]);
+    let mut opts = fx.bootstrap_opts();
+    opts.pivot = true;
+    opts.bootstrap_timeout = Duration::from_millis(1800);
+    let cluster = fx.cluster().await;
+    let rec = Recorder::default();
+    let err = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
+        .await
+        .unwrap_err();
+    expect_timeout(&err, Phase::ControlPlaneNodes);
+    let d = err.diagnosis().expect("diagnosis");
+    assert_eq!(
+        d.last_seen.as_deref(),
+        Some(
+            "2/3 control-plane nodes Ready [master-0, master-1]; pivot stage: \
+             pivot-coreos-installer (failed: pivot-coreos-installer: exit status 1)"
+        )
+    );
+    assert!(
+        d.likely_cause
+            .contains("its pivot is at stage pivot-coreos-installer"),
+        "{}",
+        d.likely_cause
+    );
+    assert!(
+        d.likely_cause.contains("installation disk"),
+        "{}",
+        d.likely_cause
+    );
+    assert_eq!(d.next_command, fx.hint().gather_command());
+    assert!(
+        d.next_command
+            .starts_with("okd-install gather bootstrap --dir ")
+    );
+    // Nothing was approved or patched: the override stays until three masters are Ready.
+    assert!(fx.server.patches().is_empty(), "{:?}", fx.server.patches());
+    let events = rec.events.borrow();
+    let (_, failed) = events.last().expect("events");
+    let json = serde_json::to_value(failed).expect("serialize");
+    assert_eq!(json["exit_code"], 5);
+    assert_eq!(json["phase"], "control_plane_nodes");
 }
