@@ -345,6 +345,16 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
 }
 
 fn check_stale(m: &Material, report: &mut Report) {
+    if let Ok(text) = std::fs::read_to_string(m.dir.join("metadata.json"))
+        && serde_json::from_str::<Value>(&text).is_err()
+    {
+        report.error(
+            "consistency.stale",
+            "metadata.json",
+            "is not JSON; `destroy` and `gather` need it: run `okd-install create \
+             ignition-configs` again to rewrite it",
+        );
+    }
     let facts = collect_facts(m);
     let mut mixed = Vec::new();
     for (fact, seen) in &facts.0 {

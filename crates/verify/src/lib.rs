@@ -12,6 +12,7 @@
 
 #![deny(missing_docs)]
 
+mod auth;
 mod certs;
 mod consistency;
 mod ign;
@@ -77,6 +78,7 @@ pub fn verify(dir: &Path, opts: &Options) -> Report {
     consistency::check_embedded_tls(&m, &mut report);
     pointer::check_all(&m, &mut report);
     kubeconfig::check_all(&m, &mut report);
+    auth::check_password(&m, &mut report);
     ign::check_all(&m, opts, &mut report);
     consistency::check_all(&m, &mut report);
     if opts.online {

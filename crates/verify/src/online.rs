@@ -112,14 +112,19 @@ fn endpoint(host: String, port: u16, cas: &[Vec<u8>], opts: &Options, report: &m
             );
         }
     };
-    match judge(&host, &chain, cas) {
+    match judge(&host, &chain, cas, opts.now) {
         Ok(msg) => report.ok("online.tls", &subject, msg),
         Err(msg) => report.error("online.tls", &subject, msg),
     }
 }
 
 /// Whether the served chain is trusted by `cas` and names `host`.
-fn judge(host: &str, chain: &[Vec<u8>], cas: &[Vec<u8>]) -> Result<String, String> {
+fn judge(
+    host: &str,
+    chain: &[Vec<u8>],
+    cas: &[Vec<u8>],
+    now: time::OffsetDateTime,
+) -> Result<String, String> {
     let leaf_der = chain.first().ok_or("the server sent no certificate")?;
     let leaf = x509::parse(leaf_der, host)?;
     let served = format!(
@@ -145,6 +150,14 @@ fn judge(host: &str, chain: &[Vec<u8>], cas: &[Vec<u8>]) -> Result<String, Strin
         return Err(format!(
             "x509: certificate is not valid for {host}: {served} with SANs {}",
             x509::san_text(&sans)
+        ));
+    }
+    let not_after = leaf.validity().not_after.to_datetime();
+    if not_after <= now {
+        return Err(format!(
+            "x509: certificate has expired: {served} expired {} ago; the endpoint still runs \
+             with certificates from an earlier run, restart it with this directory's files",
+            pki::human(now - not_after)
         ));
     }
     Ok(format!(

@@ -347,3 +347,31 @@ fn tls_directory_from_create_pki_is_the_source_when_present() {
         &["does not belong"],
     );
 }
+
+#[test]
+fn kubeadmin_password_of_another_run_is_named() {
+    let dir = copy_dir(base(0));
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_eq!(
+        findings(&report, "auth.password", Status::Ok).len(),
+        1,
+        "{}",
+        report.render_text()
+    );
+    let file = "auth/kubeadmin-password";
+    std::fs::copy(base(1).join(file), dir.path().join(file)).expect("copy");
+    std::fs::write(dir.path().join("metadata.json"), "{not json").expect("write");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "auth.password",
+        file,
+        &["does not match the hash", "bootstrap.ign"],
+    );
+    assert_error(
+        &report,
+        "consistency.stale",
+        "metadata.json",
+        &["is not JSON"],
+    );
+}

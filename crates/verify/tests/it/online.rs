@@ -114,6 +114,15 @@ fn served_certificates_are_judged_against_the_directory() {
             "this directory's CA is",
         ],
     );
+
+    opts.now = time::OffsetDateTime::now_utc() + time::Duration::days(2);
+    let report = verify::verify(base(0), &opts);
+    assert_error(
+        &report,
+        "online.tls",
+        &format!("{API}:6443"),
+        &["certificate has expired"],
+    );
 }
 
 #[test]
