@@ -150,3 +150,31 @@ pub fn ign_files(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// Reads the child's standard error until a line contains `needle`, sends SIGINT with the
+/// real `kill` command, and returns the exit status and everything written to stderr.
+pub fn interrupt_after(
+    mut child: std::process::Child,
+    needle: &str,
+) -> (std::process::ExitStatus, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut pipe = BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let mut seen = String::new();
+    while !seen.contains(needle) {
+        let mut line = String::new();
+        let read = pipe.read_line(&mut line).expect("read stderr");
+        if read == 0 {
+            let _ = child.kill();
+            panic!("okd-install ended before printing {needle:?}:\n{seen}");
+        }
+        seen.push_str(&line);
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success(), "kill -INT {} failed", child.id());
+    pipe.read_to_string(&mut seen).expect("read stderr");
+    let status = child.wait().expect("wait for okd-install");
+    (status, seen)
+}

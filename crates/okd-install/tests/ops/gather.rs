@@ -314,3 +314,53 @@ fn a_closed_port_names_host_and_port() {
         "{err}"
     );
 }
+
+#[test]
+fn without_a_bootstrap_address_it_asks_for_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = okd(dir.path())
+        .args(["gather", "bootstrap"])
+        .output()
+        .expect("run okd-install gather bootstrap");
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no bootstrap host address: pass --bootstrap <host>"),
+        "{err}"
+    );
+    assert_eq!(bundles(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn sigint_while_the_remote_script_runs_exits_8() {
+    let Some(lab) = Lab::start() else { return };
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+    let slow = lab.server.dir.path().join("slow-gather.sh");
+    std::fs::write(&slow, "#!/bin/sh\necho gathering slowly\nsleep 5\n").unwrap();
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(crate::common::bin_path())
+        .arg("--dir")
+        .arg(dir.path())
+        .args(["gather", "bootstrap", "--bootstrap", "127.0.0.1", "--key"])
+        .arg(&key)
+        .args([
+            "--port",
+            &lab.server.port.to_string(),
+            "--user",
+            &lab.server.user,
+        ])
+        .arg("--remote-command")
+        .arg(&slow)
+        .env("HOME", lab.home.path())
+        .env_remove("SSH_AUTH_SOCK")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start okd-install gather");
+    let (status, seen) = crate::common::interrupt_after(child, "running ");
+    assert_eq!(status.code(), Some(8), "{seen}");
+    assert!(seen.contains("interrupted"), "{seen}");
+    assert_eq!(bundles(dir.path()), Vec::<String>::new());
+}

@@ -374,3 +374,57 @@ fn json_output_of_a_failure_ends_with_the_failed_event() {
         both(&out)
     );
 }
+
+#[test]
+fn sigint_during_a_wait_exits_8_and_says_how_to_resume() {
+    let api = Api::new(true);
+    api.apply(configmap(
+        "kube-system",
+        "bootstrap",
+        &[("status", "progressing")],
+    ));
+    let child = std::process::Command::new(crate::common::bin_path())
+        .arg("--dir")
+        .arg(api.dir())
+        .args(["wait-for", "bootstrap-complete", "--kubeconfig"])
+        .arg(&api.kubeconfig)
+        .args(FAST_BOOTSTRAP)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start okd-install wait-for");
+    // The phase after the API check has started, so the wait (and its Ctrl-C handler) runs.
+    let (status, seen) =
+        crate::common::interrupt_after(child, "bootstrap configmap: waiting up to");
+    assert_eq!(status.code(), Some(8), "{seen}");
+    assert!(
+        seen.contains("interrupted during bootstrap configmap"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("last seen: bootstrap status: progressing"),
+        "{seen}"
+    );
+    let resume = format!(
+        "next: okd-install wait-for bootstrap-complete --dir {}",
+        api.dir().display()
+    );
+    assert!(seen.lines().any(|l| l == resume), "{seen}");
+}
+
+#[test]
+fn a_missing_kubeconfig_fails_naming_it() {
+    let api = Api::new(false);
+    let missing = api.dir().join("nowhere/kubeconfig");
+    let out = okd(api.dir())
+        .args(["wait-for", "install-complete", "--kubeconfig"])
+        .arg(&missing)
+        .output()
+        .expect("run okd-install wait-for");
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(
+        stderr(&out).contains(&missing.display().to_string()),
+        "{}",
+        both(&out)
+    );
+}
