@@ -1,5 +1,6 @@
 //! The ordered checks: each bootstrap service depends on the one before it, so the first
-//! service that did not succeed explains the rest.
+//! service that did not succeed explains the rest. The bootstrap pivot, which waits for all
+//! of them, is checked last (see the `pivot` module).
 
 use serde::Serialize;
 
@@ -66,12 +67,12 @@ pub(crate) fn pick<'a>(services: &'a [ServiceSummary], name: &str) -> Option<&'a
         .max_by(|a, b| a.last_timestamp.cmp(&b.last_timestamp))
 }
 
-/// Runs the checks in order and returns the first problem.
+/// Runs the checks in order, then the pivot check, and returns the first problem.
 pub(crate) fn first_problem(
     services: &[ServiceSummary],
     unreadable: &[UnreadableRecord],
 ) -> Option<Problem> {
-    CHECKS.iter().find_map(|check| {
+    let ordered = CHECKS.iter().find_map(|check| {
         let record_unreadable = unreadable.iter().any(|u| {
             u.file
                 .ends_with(&format!("services/{}.json", check.service))
@@ -81,7 +82,8 @@ pub(crate) fn first_problem(
             None if check.required && !record_unreadable => Some(never_started(check)),
             None => None,
         }
-    })
+    });
+    ordered.or_else(|| super::pivot::pivot_problem(services))
 }
 
 fn never_started(check: &Check) -> Problem {

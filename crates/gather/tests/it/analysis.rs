@@ -352,3 +352,144 @@ fn a_release_image_still_pulling_is_the_problem() {
             .contains("it did not yet pull the release image")
     );
 }
+
+/// Record entries as bootstrap-pivot.sh writes them for a run that fails at `failed`.
+fn pivot_run_failing_at(failed: &str, message: &str) -> Vec<serde_json::Value> {
+    let mut entries = vec![entry("service start", "", "", "")];
+    for step in ["pivot-allow-reduced-etcd", "pivot-wait-for-masters"] {
+        if step == failed {
+            break;
+        }
+        entries.push(entry("stage start", step, "", ""));
+        entries.push(entry("stage end", step, "success", ""));
+    }
+    entries.push(entry("stage start", failed, "", ""));
+    entries.push(entry("stage end", failed, "failure", message));
+    entries.push(entry("service end", "", "failure", message));
+    entries
+}
+
+const INSTALLER_ERROR: &str = "step pivot-coreos-installer failed with exit status 1\n\
+Error: install failed: couldn't open /dev/vdz: No such file or directory\n\
+Resetting partition table";
+
+#[test]
+fn a_failed_pivot_names_its_stage_and_error_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("pivot1")
+        .service("release-image", healthy())
+        .service("bootkube", healthy())
+        .service("approve-csr", healthy())
+        .service(
+            "bootstrap-pivot",
+            pivot_run_failing_at("pivot-coreos-installer", INSTALLER_ERROR),
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "bootstrap-pivot");
+    assert_eq!(p.status, ServiceStatus::Failed);
+    assert_eq!(p.stage.as_deref(), Some("pivot-coreos-installer"));
+    assert_eq!(
+        p.error_lines,
+        INSTALLER_ERROR
+            .lines()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    );
+    assert!(analysis.other_failures.is_empty());
+    // bootkube succeeded: its journal is not the story here.
+    assert!(analysis.bootkube_journal_tail.is_empty());
+    let text = analysis.render();
+    assert!(
+        text.starts_with(
+            "Problem: bootstrap-pivot.service failed at pivot stage pivot-coreos-installer, so \
+             the bootstrap host did not install itself as the last control-plane node"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("| Error: install failed: couldn't open /dev/vdz"),
+        "{text}"
+    );
+    assert!(text.contains("bootstrapPivot.installationDisk"), "{text}");
+}
+
+#[test]
+fn a_pivot_restarted_after_a_failure_still_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut entries = pivot_run_failing_at(
+        "pivot-wait-for-masters",
+        "step pivot-wait-for-masters failed with exit status 1\nOnly 1 of 2 other control-plane nodes became Ready",
+    );
+    // systemd restarted the unit; it resumes at the failed step and was waiting again.
+    entries.push(entry("service start", "", "", ""));
+    entries.push(entry("stage start", "pivot-wait-for-masters", "", ""));
+    let path = Bundle::new("pivot2")
+        .service("release-image", healthy())
+        .service("bootkube", healthy())
+        .service("bootstrap-pivot", entries)
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "bootstrap-pivot");
+    assert_eq!(p.status, ServiceStatus::Running);
+    assert_eq!(p.stage.as_deref(), Some("pivot-wait-for-masters"));
+    assert_eq!(
+        p.error_lines.last().map(String::as_str),
+        Some("Only 1 of 2 other control-plane nodes became Ready")
+    );
+    let text = analysis.render();
+    assert!(
+        text.contains("started 2 time(s), 1 failed run(s)); it was running again, in stage pivot-wait-for-masters"),
+        "{text}"
+    );
+    assert!(text.contains("did not become Ready"), "{text}");
+}
+
+#[test]
+fn a_pivot_still_waiting_without_failures_is_not_a_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("pivot3")
+        .service("release-image", healthy())
+        .service("bootkube", healthy())
+        .service(
+            "bootstrap-pivot",
+            vec![
+                entry("service start", "", "", ""),
+                entry("stage start", "pivot-allow-reduced-etcd", "", ""),
+                entry("stage end", "pivot-allow-reduced-etcd", "success", ""),
+                entry("stage start", "pivot-wait-for-masters", "", ""),
+            ],
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert_eq!(analysis.verdict, Verdict::Healthy);
+    assert!(
+        analysis
+            .render()
+            .contains("bootstrap-pivot: still running (stage pivot-wait-for-masters)")
+    );
+}
+
+#[test]
+fn a_bootkube_failure_comes_before_a_pivot_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("pivot4")
+        .service("release-image", healthy())
+        .service(
+            "bootkube",
+            failing_bootkube("wait-for-ceo", "etcd did not move"),
+        )
+        .service(
+            "bootstrap-pivot",
+            pivot_run_failing_at(
+                "pivot-allow-reduced-etcd",
+                "step pivot-allow-reduced-etcd failed with exit status 1",
+            ),
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert_eq!(problem(&analysis.verdict).service, "bootkube");
+    assert_eq!(analysis.other_failures, vec!["bootstrap-pivot"]);
+}
