@@ -142,7 +142,10 @@ impl Material {
         let bootstrap = load_bootstrap(dir, report);
         let certs = load_tls_dir(dir)
             .or_else(|| state.as_ref().and_then(certs_from_state))
-            .or_else(|| bootstrap.as_ref().map(certs_from_bootstrap));
+            .or_else(|| {
+                let set = certs_from_bootstrap(bootstrap.as_ref()?);
+                set.certs.contains_key(&CertId::RootCa).then_some(set)
+            });
         match &certs {
             Some(set) => report.ok(
                 "config.tls",
@@ -156,7 +159,8 @@ impl Material {
             None => report.error(
                 "config.tls",
                 &dir.display().to_string(),
-                "no TLS material found (no tls/, no state file, no bootstrap config); run \
+                "no TLS material found (no tls/, no state file, no bootstrap config with \
+                 /opt/openshift/tls/); run \
                  `okd-install create ignition-configs` (or `create pki`) in this directory",
             ),
         }

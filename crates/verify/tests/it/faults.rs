@@ -375,3 +375,31 @@ fn kubeadmin_password_of_another_run_is_named() {
         &["is not JSON"],
     );
 }
+
+#[test]
+fn unreadable_files_are_findings_not_crashes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    std::fs::write(p.join("install-config.yaml"), example("single-node")).expect("write");
+    std::fs::write(
+        p.join("bootstrap.ign"),
+        "{\"ignition\":{\"version\":\"3.2.0\"}}",
+    )
+    .expect("write");
+    std::fs::write(p.join("master.ign"), "garbage").expect("write");
+    std::fs::create_dir(p.join("auth")).expect("mkdir");
+    std::fs::write(p.join("auth/kubeconfig"), "clusters: [").expect("write");
+    std::fs::write(p.join(".okd-install-state.json"), "{\"version\":1}").expect("write");
+    let report = verify::verify(p, &now_opts());
+    assert_error(&report, "config.tls", "", &["no TLS material found"]);
+    assert_error(&report, "config.state", STATE, &["no \"assets\""]);
+    assert_error(&report, "pointer.url", "master.ign", &["not JSON"]);
+    assert_error(&report, "ignition.check", "master.ign", &[]);
+    assert_error(
+        &report,
+        "kubeconfig.server",
+        "auth/kubeconfig",
+        &["not YAML"],
+    );
+    assert!(findings(&report, "config.install-config", Status::Ok).len() == 1);
+}
