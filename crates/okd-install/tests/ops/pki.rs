@@ -151,28 +151,39 @@ fn a_key_that_does_not_match_its_certificate_is_refused() {
 }
 
 /// Replaces tls/journal-gatewayd.crt via `spoil`, runs with --load-cluster-certs and expects
-/// an error that names the file and leaves no Ignition config behind.
-fn unreadable_certificate_is_named(spoil: impl FnOnce(&Path), what: &str) {
+/// an error that names the file and says `reason`, and no Ignition config written.
+fn unreadable_certificate_is_named(spoil: impl FnOnce(&Path), reason: &str) {
     let user = copy_inputs(shared_pki());
     let file = user.path().join("tls/journal-gatewayd.crt");
     std::fs::remove_file(&file).unwrap();
     spoil(&file);
     let out = create(user.path(), "ignition-configs", &["--load-cluster-certs"]);
-    assert_eq!(out.status.code(), Some(1), "{what}: {}", both(&out));
+    assert_eq!(out.status.code(), Some(1), "{reason}: {}", both(&out));
     let err = stderr(&out);
-    assert!(err.contains(&file.display().to_string()), "{what}: {err}");
-    assert_eq!(ign_files(user.path()), Vec::<String>::new(), "{what}");
+    assert!(err.contains("tls/journal-gatewayd.crt"), "{err}");
+    assert!(err.contains(reason), "{err}");
+    assert_eq!(ign_files(user.path()), Vec::<String>::new(), "{reason}");
 }
 
 #[test]
 fn a_directory_in_place_of_a_certificate_is_named() {
-    unreadable_certificate_is_named(|f| std::fs::create_dir(f).unwrap(), "directory");
+    unreadable_certificate_is_named(|f| std::fs::create_dir(f).unwrap(), "Is a directory");
 }
 
 #[test]
-fn garbage_in_place_of_a_certificate_is_named() {
-    let garbage = b"-----BEGIN CERTIFICATE-----\nnot base64 \xff\xfe\n-----END CERTIFICATE-----\n";
-    unreadable_certificate_is_named(|f| std::fs::write(f, garbage).unwrap(), "garbage");
+fn a_certificate_that_is_not_utf8_is_named() {
+    let bytes = b"-----BEGIN CERTIFICATE-----\nnot base64 \xff\xfe\n-----END CERTIFICATE-----\n";
+    unreadable_certificate_is_named(|f| std::fs::write(f, bytes).unwrap(), "invalid utf-8");
+}
+
+#[test]
+fn a_pem_block_that_is_not_a_certificate_is_named() {
+    // Valid PEM armour around base64 of a short text: parses as PEM, fails as X.509.
+    let pem = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
+    unreadable_certificate_is_named(
+        |f| std::fs::write(f, pem).unwrap(),
+        "not a valid X.509 certificate",
+    );
 }
 
 #[test]
