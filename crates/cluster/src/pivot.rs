@@ -235,6 +235,18 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_failure_is_no_failure() {
+        let data: BTreeMap<String, String> = [("stage", "reboot"), ("failure", "")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let state = PivotState::from_data(&data);
+        assert_eq!(state.stage.as_deref(), Some("reboot"));
+        assert_eq!(state.failure, None);
+        assert_eq!(state.status_suffix(), "; pivot stage: reboot");
+    }
+
+    #[test]
     fn causes_name_the_stage_and_the_failure() {
         let state = PivotState {
             stage: Some("pivot-coreos-installer".into()),
