@@ -77,7 +77,8 @@ fn check_cert(set: &CertSet, id: CertId, params: Option<&ClusterParams>, report:
         Err(e) => return report.error("cert.chain", &file, e),
     };
     let mut f = Findings::default();
-    let signer = check_issuer(set, &spec, &leaf, &ders, &mut f);
+    let user = set.certs[&id].user_supplied;
+    let signer = check_issuer(set, &spec, &leaf, &ders, user, &mut f);
     check_key(set, id, &mut f);
     check_subject(&spec, &leaf, set.certs[&id].user_supplied, &mut f);
     check_usage(&spec, &leaf, &mut f);
@@ -96,15 +97,11 @@ fn check_issuer(
     spec: &CertSpec,
     leaf: &X509Certificate,
     ders: &[Vec<u8>],
+    user_supplied: bool,
     f: &mut Findings,
 ) -> String {
     let Some(issuer) = spec.issuer else {
-        if let Err(e) = x509::signed_by(leaf, leaf) {
-            f.errors.push(format!(
-                "a signer must be self-signed, but {e}; regenerate it"
-            ));
-        }
-        return "self-signed".into();
+        return check_self_signed(leaf, user_supplied, f);
     };
     let Some(signer_der) = set.leaf(issuer) else {
         f.errors.push(format!(
@@ -141,6 +138,28 @@ fn check_issuer(
         ));
     }
     format!("signed by {issuer}")
+}
+
+/// Generated signers are self-signed; a user may supply an intermediate CA instead, which
+/// is worth a note but works as long as the nodes trust its root.
+fn check_self_signed(cert: &X509Certificate, user_supplied: bool, f: &mut Findings) -> String {
+    match x509::signed_by(cert, cert) {
+        Ok(()) => "self-signed".into(),
+        Err(_) if user_supplied => {
+            f.warnings.push(format!(
+                "this user-supplied signer is issued by \"{}\", not self-signed; make sure \
+                 every node trusts that issuer",
+                cert.issuer()
+            ));
+            "user-supplied intermediate".into()
+        }
+        Err(e) => {
+            f.errors.push(format!(
+                "a signer must be self-signed, but {e}; regenerate it"
+            ));
+            "not self-signed".into()
+        }
+    }
 }
 
 fn check_key(set: &CertSet, id: CertId, f: &mut Findings) {

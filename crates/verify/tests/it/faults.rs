@@ -403,3 +403,27 @@ fn unreadable_files_are_findings_not_crashes() {
     );
     assert!(findings(&report, "config.install-config", Status::Ok).len() == 1);
 }
+
+#[test]
+fn a_leaf_in_place_of_a_signer_is_named() {
+    let dir = copy_dir(base(0));
+    let (leaf, key) = state_cert(base(0), CertId::AggregatorClient);
+    edit_state(dir.path(), |a| {
+        let v = cert_value(a, CertId::AggregatorCa);
+        v["cert_pem"] = Value::String(leaf);
+        v["key_pem"] = Value::String(key);
+    });
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "cert.chain",
+        "tls/aggregator-ca.crt",
+        &["must be self-signed", "CA flag is false", "subject is"],
+    );
+    assert_error(
+        &report,
+        "cert.chain",
+        "tls/apiserver-proxy.crt",
+        &["not issued by"],
+    );
+}
