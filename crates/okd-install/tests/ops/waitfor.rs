@@ -124,16 +124,15 @@ fn initialized() -> Value {
     ])
 }
 
-/// Everything install-complete needs except what a test changes afterwards.
-fn installed(api: &Api) {
+/// Everything install-complete needs except what a test changes afterwards; returns the
+/// router CA the cluster publishes.
+fn installed(api: &Api) -> String {
+    let router_ca = Signer::new("ingress-operator@1").cert_pem();
     api.apply(initialized());
     api.apply(configmap(
         "openshift-config-managed",
         "default-ingress-cert",
-        &[(
-            "ca-bundle.crt",
-            &Signer::new("ingress-operator@1").cert_pem(),
-        )],
+        &[("ca-bundle.crt", &router_ca)],
     ));
     api.apply(stable_operator("dns"));
     api.apply(stable_operator("console"));
@@ -141,6 +140,23 @@ fn installed(api: &Api) {
         "console-openshift-console.apps.ops.example.com",
         true,
     ));
+    router_ca
+}
+
+/// The decoded `certificate-authority-data` of a kubeconfig.
+fn kubeconfig_ca(path: &Path) -> String {
+    use base64::Engine;
+    let yaml = std::fs::read_to_string(path).expect("read kubeconfig");
+    let data = yaml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("certificate-authority-data:"))
+        .expect("certificate-authority-data in the kubeconfig")
+        .trim()
+        .trim_matches('"');
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .expect("base64 CA data");
+    String::from_utf8(pem).expect("PEM text")
 }
 
 /// Asserts a `  <phase title>: <duration>` summary line per phase, then the total.
@@ -207,7 +223,7 @@ fn api_never_up_exits_5_and_names_the_gather_command() {
 #[test]
 fn install_complete_succeeds_and_names_the_console() {
     let api = Api::new(true);
-    installed(&api);
+    let router_ca = installed(&api);
     let out = api.wait_for("install-complete", &fast_install("0.2", "0.2"));
     assert_eq!(out.status.code(), Some(0), "{}", both(&out));
     assert_timing_lines(
@@ -230,12 +246,17 @@ fn install_complete_succeeds_and_names_the_console() {
         err.contains(&format!("export KUBECONFIG={}", kubeconfig.display())),
         "{err}"
     );
+    let ca = kubeconfig_ca(&api.kubeconfig);
+    assert!(
+        ca.starts_with(router_ca.trim_end()),
+        "the router CA is prepended to the kubeconfig's CA data:\n{ca}"
+    );
 }
 
 #[test]
 fn operators_not_stable_exit_7() {
     let api = Api::new(true);
-    installed(&api);
+    let _ = installed(&api);
     api.apply(cluster_operator(
         "kube-apiserver",
         vec![condition(
