@@ -77,15 +77,32 @@ async fn bootstrap(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
     let summary = result.map_err(|e| failure(e, args.output))?;
     print_timings(&summary, args.output);
     if args.output == OutputFormat::Text {
-        if let Some(stage) = &summary.pivot_stage {
-            tracing::info!("bootstrap pivot finished (last stage: {stage})");
-        }
+        print_bootstrap_done(&summary, pivot);
+    }
+    Ok(())
+}
+
+fn print_bootstrap_done(summary: &Summary, pivot: bool) {
+    if !pivot {
         tracing::info!(
             "bootstrap is complete: the bootstrap machine and its load-balancer entries can \
              now be removed"
         );
+        return;
     }
-    Ok(())
+    if let Some(stage) = &summary.pivot_stage {
+        tracing::info!("bootstrap pivot: last stage reported was {stage}");
+    }
+    for csr in &summary.approved_csrs {
+        tracing::info!("approved certificate signing request {csr} of the pivoted host");
+    }
+    if summary.etcd_override_removed {
+        tracing::info!("removed the temporary etcd override that allowed fewer members");
+    }
+    tracing::info!(
+        "bootstrap is complete: the former bootstrap host is now the third control-plane node; \
+         keep it in the API (6443) and machine-config (22623) load-balancer pools"
+    );
 }
 
 async fn install(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
