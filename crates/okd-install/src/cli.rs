@@ -99,6 +99,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         output: OutputFormat,
     },
+    /// Check an asset directory before booting anything: certificate chains and expiry,
+    /// pointer configs, kubeconfigs, Ignition files, and files left from another cluster.
+    Verify(crate::commands::verify::VerifyArgs),
     /// Print the version and the release image that would be installed.
     Version,
     /// Print a shell completion script (e.g. `source <(okd-install completion bash)`).

@@ -13,14 +13,14 @@ mod survey;
 use clap::Parser;
 
 use crate::cli::{Cli, Command, GatherCommand};
-use crate::commands::{analyze, create, gather, misc, waitfor};
+use crate::commands::{analyze, create, gather, misc, verify, waitfor};
 use crate::exit::Exit;
 
 fn main() {
     let cli = Cli::parse();
     let writes_log = matches!(
         cli.command,
-        Command::Create(_) | Command::WaitFor(_) | Command::Gather(_)
+        Command::Create(_) | Command::WaitFor(_) | Command::Gather(_) | Command::Verify(_)
     );
     if let Err(e) = logging::init(cli.log_level, writes_log.then_some(cli.dir.as_path())) {
         eprintln!("error: {e:#}");
@@ -62,6 +62,7 @@ fn dispatch(cli: &Cli) -> Result<(), Exit> {
         Command::WaitFor(cmd) => waitfor::run(dir, cmd),
         Command::Gather(GatherCommand::Bootstrap(args)) => gather::run(dir, args),
         Command::Analyze { bundle, output } => analyze::run(bundle, *output),
+        Command::Verify(args) => verify::run(dir, args),
         Command::Version => {
             misc::version();
             Ok(())

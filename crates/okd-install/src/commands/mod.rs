@@ -4,4 +4,5 @@ pub mod analyze;
 pub mod create;
 pub mod gather;
 pub mod misc;
+pub mod verify;
 pub mod waitfor;
