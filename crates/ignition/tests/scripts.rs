@@ -332,10 +332,53 @@ fn every_template_renders_strictly_for_every_sample() {
             "{}",
             sample.name
         );
+        let godebug = rendered.text("/etc/systemd/system.conf.d/10-default-env-godebug.conf");
+        assert!(godebug.contains("[Manager]\nDefaultEnvironment=GODEBUG=madvdontneed=1\n"));
+        assert!(
+            rendered
+                .text("/usr/local/bin/release-image-pivot.sh")
+                .contains("MACHINE_OS_COMPONENTS=(stream-coreos fedora-coreos rhel-coreos)")
+        );
+        check_pivot_ordering(&rendered);
         let gather = rendered.text("/usr/local/bin/installer-gather.sh");
         let image_mode = ctx["image_mode"].as_bool().unwrap();
         assert!(gather.contains(&format!("IMAGE_MODE={image_mode}")));
     }
+}
+
+/// Values of `key` in the `[Unit]` section of a rendered unit, split at whitespace.
+fn unit_list(rendered: &Rendered, unit: &str, key: &str) -> Vec<String> {
+    let text = fs::read_to_string(rendered.units.join(unit)).unwrap();
+    parse_unit(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|(section, k, _)| section == "Unit" && k == key)
+        .flat_map(|(_, _, v)| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+/// kubelet and bootkube pull in the OS pivot and wait for it; the pivot waits for the
+/// release image (it resolves the OS image from it) and is enabled by nobody else.
+fn check_pivot_ordering(rendered: &Rendered) {
+    let pivot = "release-image-pivot.service".to_string();
+    for unit in ["kubelet.service", "bootkube.service"] {
+        assert!(
+            unit_list(rendered, unit, "Wants").contains(&pivot),
+            "{unit}"
+        );
+        assert!(
+            unit_list(rendered, unit, "After").contains(&pivot),
+            "{unit}"
+        );
+    }
+    let after = unit_list(rendered, &pivot, "After");
+    assert!(after.contains(&"release-image.service".to_string()));
+    assert!(after.contains(&"network-online.target".to_string()));
+    let before = unit_list(rendered, &pivot, "Before");
+    for unit in ["crio.service", "kubelet.service", "bootkube.service"] {
+        assert!(before.contains(&unit.to_string()), "{unit}");
+    }
+    assert!(!ENABLED_UNITS.contains(&pivot.as_str()));
 }
 
 #[test]
@@ -371,7 +414,14 @@ fn rendered_scripts_pass_shellcheck() {
         let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
         let scripts = shell_scripts(&rendered);
         assert!(
-            scripts.len() >= 13,
+            scripts
+                .iter()
+                .any(|p| p.ends_with("usr/local/bin/release-image-pivot.sh")),
+            "{}: the OS pivot script is not checked",
+            sample.name
+        );
+        assert!(
+            scripts.len() >= 14,
             "{}: only {} scripts",
             sample.name,
             scripts.len()
@@ -548,6 +598,7 @@ fn units_parse_and_run_shipped_programs() {
         for unit in [
             "kubelet.service",
             "bootkube.service",
+            "release-image-pivot.service",
             "certs.conf",
             "systemd-journal-gatewayd.socket",
         ] {
@@ -1835,6 +1886,226 @@ fn bootstrap_pivot_stops_at_a_failed_step_and_resumes_there() {
         );
         assert!(host.done(".bootstrap-pivot.done"));
     }
+}
+
+/// What the stand-in podman answers for `image_for <component>`.
+fn release_component(component: &str) -> String {
+    format!("registry.test/okd/{component}@sha256:0000")
+}
+
+/// Stages of release-image-pivot.sh in the order of a first boot.
+const OS_PIVOT_STAGES: [&str; 4] = [
+    "resolve-machine-os-image",
+    "inspect-deployments",
+    "rebase-host-os",
+    "reboot",
+];
+
+/// A host booted from a generic CoreOS image (`booted`: its container image reference,
+/// "" for a plain ostree commit) whose release lacks the `missing` OS components.
+fn os_pivot_host(booted: &str, missing: &[&str]) -> Host {
+    let host = Host::new(&sample("context-ha-none.json"));
+    write_state(&host, "ostree-booted", booted);
+    let list: String = missing.iter().map(|c| format!("{c}\n")).collect();
+    write_state(&host, "release-missing-components", &list);
+    host
+}
+
+fn run_os_pivot(host: &Host) -> ExitStatus {
+    let mut child = host
+        .command("release-image-pivot.sh", &[], "release-image-pivot")
+        .env(
+            "PULL_SECRET_FILE",
+            host.rendered.path("/root/.docker/config.json"),
+        )
+        .env("OSTREE_AUTH_FILE", host.dir("state/run/ostree/auth.json"))
+        .env("RELEASE_PIVOT_MAX_ATTEMPTS", "3")
+        .spawn()
+        .unwrap();
+    wait_for(
+        &mut child,
+        Duration::from_secs(30),
+        "release-image-pivot.sh",
+    )
+}
+
+/// Records of the last run of release-image-pivot.sh.
+fn last_os_pivot_run(host: &Host) -> Vec<Value> {
+    let records = host.records("release-image-pivot");
+    check_record_shape(&records);
+    let start = records
+        .iter()
+        .rposition(|r| r["phase"] == "service start")
+        .unwrap();
+    records[start..].to_vec()
+}
+
+/// Simulate the reboot the pivot asked for: the staged deployment becomes the booted one.
+fn boot_staged_deployment(host: &Host) {
+    let staged = fs::read_to_string(host.dir("state/ostree-staged")).unwrap();
+    fs::remove_file(host.dir("state/ostree-staged")).unwrap();
+    write_state(host, "ostree-booted", staged.trim_end());
+    host.mark_log("rebooted");
+}
+
+#[test]
+fn os_pivot_rebases_and_reboots_once_then_does_nothing() {
+    if !have_tool("jq") {
+        return;
+    }
+    // No stream-coreos in this release: the next candidate is used and recorded.
+    let host = os_pivot_host("", &["stream-coreos"]);
+    let status = run_os_pivot(&host);
+    assert!(status.success(), "{}", host.output("release-image-pivot"));
+
+    let image = release_component("fedora-coreos");
+    let log = host.log();
+    assert_in_order(
+        &log,
+        &[
+            "image stream-coreos",
+            "image fedora-coreos",
+            "rpm-ostree status --json",
+            &format!("rpm-ostree rebase --experimental ostree-unverified-registry:{image}"),
+            "shutdown --reboot now",
+        ],
+    );
+    assert!(!log.contains("image rhel-coreos"), "{log}");
+    assert_eq!(log.matches("rpm-ostree rebase").count(), 1);
+    assert_eq!(log.matches("shutdown").count(), 1);
+    assert!(
+        log.trim_end().ends_with("into the release's OS image"),
+        "{log}"
+    );
+    let choice = format!("MACHINE_OS_COMPONENT=fedora-coreos\nMACHINE_OS_IMAGE={image}\n");
+    assert_eq!(
+        fs::read_to_string(host.openshift().join("machine-os-image.env")).unwrap(),
+        choice
+    );
+    assert_eq!(
+        fs::read_to_string(host.openshift().join(".pivot-done")).unwrap(),
+        choice
+    );
+    // rpm-ostree got the pull secret, readable by root alone.
+    let auth = host.dir("state/run/ostree/auth.json");
+    assert_eq!(
+        fs::read_to_string(&auth).unwrap(),
+        host.rendered.text("/root/.docker/config.json")
+    );
+    assert_eq!(
+        fs::metadata(&auth).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let records = last_os_pivot_run(&host);
+    assert_eq!(succeeded_stages(&records), OS_PIVOT_STAGES);
+    assert_eq!(records.last().unwrap()["result"], "success");
+
+    // The next boot runs the release's OS: nothing is pulled, nothing rebooted.
+    boot_staged_deployment(&host);
+    let status = run_os_pivot(&host);
+    assert!(status.success(), "{}", host.output("release-image-pivot"));
+    let log = host.log();
+    let rerun = &log[log.find("=== rebooted").unwrap()..];
+    assert!(rerun.contains("rpm-ostree status --json"), "{rerun}");
+    assert!(
+        !rerun.contains("rpm-ostree rebase") && !rerun.contains("shutdown"),
+        "{rerun}"
+    );
+    assert_eq!(
+        succeeded_stages(&last_os_pivot_run(&host)),
+        OS_PIVOT_STAGES[..2]
+    );
+}
+
+#[test]
+fn os_pivot_recognises_the_image_by_digest_and_resumes_a_staged_rebase() {
+    if !have_tool("jq") {
+        return;
+    }
+    // Booted from a mirror of the same image (same manifest digest): nothing to do.
+    let host = os_pivot_host(
+        "ostree-unverified-registry:mirror.test/okd/scos@sha256:0000",
+        &[],
+    );
+    assert!(run_os_pivot(&host).success());
+    let log = host.log();
+    assert!(
+        !log.contains("rebase") && !log.contains("shutdown"),
+        "{log}"
+    );
+    assert!(host.done(".pivot-done"));
+
+    // Killed after the rebase but before the reboot: only the reboot is left to do.
+    let host = os_pivot_host("", &[]);
+    write_state(
+        &host,
+        "ostree-staged",
+        &format!(
+            "ostree-unverified-registry:{}",
+            release_component("stream-coreos")
+        ),
+    );
+    assert!(run_os_pivot(&host).success());
+    let log = host.log();
+    assert!(!log.contains("rpm-ostree rebase"), "{log}");
+    assert_eq!(log.matches("shutdown --reboot now").count(), 1);
+    let stages = succeeded_stages(&last_os_pivot_run(&host));
+    assert_eq!(
+        stages,
+        ["resolve-machine-os-image", "inspect-deployments", "reboot"]
+    );
+}
+
+/// The failed stage of the last run and its error message.
+fn failed_os_pivot_stage(host: &Host) -> (String, String) {
+    let records = last_os_pivot_run(host);
+    assert_eq!(records.last().unwrap()["result"], "failure");
+    let failed = records
+        .iter()
+        .find(|r| r["phase"] == "stage end" && r["result"] == "failure")
+        .unwrap_or_else(|| panic!("no failed stage in {records:?}"));
+    (
+        failed["stage"].as_str().unwrap().to_string(),
+        failed["errorMessage"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn os_pivot_failures_are_recorded_and_never_reboot() {
+    if !have_tool("jq") {
+        return;
+    }
+    // The registry never answers: three rebase attempts with growing waits, then failure.
+    let host = os_pivot_host("", &[]);
+    fs::write(host.dir("state/rpm-ostree-rebase-fail"), "").unwrap();
+    assert!(!run_os_pivot(&host).success());
+    let log = host.log();
+    assert_eq!(log.matches("rpm-ostree rebase").count(), 3, "{log}");
+    assert_in_order(&log, &["sleep 5", "sleep 10"]);
+    assert!(!log.contains("shutdown"), "{log}");
+    assert!(!host.done(".pivot-done"));
+    let (stage, message) = failed_os_pivot_stage(&host);
+    assert_eq!(stage, "rebase-host-os");
+    assert!(message.contains("failed 3 times"), "{message}");
+
+    // The release has none of the OS components.
+    let host = os_pivot_host("", &["stream-coreos", "fedora-coreos", "rhel-coreos"]);
+    assert!(!run_os_pivot(&host).success());
+    assert_eq!(failed_os_pivot_stage(&host).0, "resolve-machine-os-image");
+    assert!(!host.log().contains("rpm-ostree"));
+
+    // The pivot happened, yet the host came back on its old deployment: no reboot loop.
+    let host = os_pivot_host("", &[]);
+    fs::write(host.openshift().join(".pivot-done"), "earlier pivot").unwrap();
+    assert!(!run_os_pivot(&host).success());
+    let (stage, message) = failed_os_pivot_stage(&host);
+    assert_eq!(stage, "inspect-deployments");
+    assert!(message.contains("not rebooting again"), "{message}");
+    let log = host.log();
+    assert!(
+        !log.contains("rebase") && !log.contains("shutdown"),
+        "{log}"
+    );
 }
 
 #[test]
