@@ -121,9 +121,11 @@ install_ostree_auth() {
 
 # Rebase onto the release's OS image; rpm-ostree pulls it, so network and registry
 # trouble shows up here. Tries MAX_ATTEMPTS times, waiting longer after each failure.
+# --bypass-driver: should an administrator have let Zincati run (see its drop-in), its
+# registration as update driver must not block the pivot, which is not an OS update.
 rebase_with_retries() {
     local attempt=1 delay=5
-    until rpm-ostree rebase --experimental "${TRANSPORT}:${MACHINE_OS_IMAGE}"; do
+    until rpm-ostree rebase --experimental --bypass-driver "${TRANSPORT}:${MACHINE_OS_IMAGE}"; do
         if [ "${attempt}" -ge "${MAX_ATTEMPTS}" ]; then
             return 1
         fi
