@@ -200,3 +200,55 @@ fn unknown_example_lists_the_shipped_ones() {
     .expect_code(1, "unknown example");
     out.stderr_has(&["no-such-example", "compact-3-node", "single-node"]);
 }
+
+#[test]
+fn single_node_target_refuses_a_multi_node_config_with_exit_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = [
+        "single-node-ignition-config",
+        "--from-example",
+        "compact-3-node",
+    ];
+    let out = crate::common::create_at(tmp.path(), crate::common::EPOCH, &args)
+        .expect_code(3, "single node from a three-node config");
+    out.stderr_has(&["controlPlane.replicas", "bootstrapInPlace"]);
+    assert!(!tmp.path().join(bootstrap_file("single-node")).exists());
+}
+
+#[test]
+fn create_pki_writes_every_key_with_mode_0600() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = ["pki", "--from-example", "compact-3-node"];
+    crate::common::create_at(tmp.path(), crate::common::EPOCH, &args).ok("create pki");
+    let files = files_below(&tmp.path().join("tls"));
+    let keys: Vec<&String> = files.iter().filter(|f| f.ends_with(".key")).collect();
+    assert!(keys.len() >= 24, "{files:?}");
+    for k in keys {
+        let path = tmp.path().join("tls").join(k);
+        assert_eq!(crate::common::mode(&path), 0o600, "{k}");
+        assert!(read(&path).contains("PRIVATE KEY-----"), "{k}");
+    }
+    assert!(files.contains("root-ca.crt"));
+}
+
+#[test]
+fn json_output_is_one_object_per_line_ending_with_done() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = [
+        "manifests",
+        "--from-example",
+        "ha-workers",
+        "--output",
+        "json",
+    ];
+    let out = crate::common::create_at(tmp.path(), crate::common::EPOCH, &args).ok("JSON output");
+    let lines: Vec<serde_json::Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let last = lines.last().expect("at least one line");
+    assert_eq!(last["event"], "done");
+    assert_eq!(last["target"], "manifests");
+    assert!(lines.iter().any(|l| l["event"] == "asset"));
+}
