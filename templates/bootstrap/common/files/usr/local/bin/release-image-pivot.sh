@@ -66,9 +66,9 @@ resolve_machine_os_image() {
                 write_atomically "${CHOICE_FILE}" 0644
             return 0
         fi
-        echo "The release has no ${component} image"
+        echo "No ${component} image in the release"
     done
-    echo "None of ${MACHINE_OS_COMPONENTS[*]} is in the release ${RELEASE_IMAGE_DIGEST}" >&2
+    echo "Could not resolve any of ${MACHINE_OS_COMPONENTS[*]} from ${RELEASE_IMAGE_DIGEST}" >&2
     return 1
 }
 
@@ -85,26 +85,27 @@ is_release_os() {
     esac
 }
 
-# Print "<image reference> <manifest digest>" of the deployments jq selects with $2 from
-# the rpm-ostree status JSON in $1 (empty fields print as "-").
+# Print "<image reference> <manifest digest> <checksum>" of the first deployment jq selects
+# with $2 from the rpm-ostree status JSON in $1 (a missing field prints as "-").
 deployment_image() {
-    jq -r "[${2}] | first // {} |
-        \"\(.\"container-image-reference\" // \"-\") \(.\"base-commit-meta\".\"ostree.manifest-digest\" // \"-\")\"" <<<"$1"
+    jq -r "[${2}] | first // {} | [
+        .\"container-image-reference\", .\"base-commit-meta\".\"ostree.manifest-digest\", .checksum
+    ] | map(. // \"-\") | join(\" \")" <<<"$1"
 }
 
 # Decide what this boot has to do: sets PIVOT_ACTION to nothing, reboot, rebase or looped.
 pivot_action() {
-    local status image ref digest
+    local status image ref digest checksum
     status="$(rpm-ostree status --json)"
     image="$(deployment_image "${status}" '.deployments[] | select(.booted)')"
-    read -r ref digest <<<"${image}"
-    echo "Booted deployment: ${ref} (manifest digest ${digest})"
+    read -r ref digest checksum <<<"${image}"
+    echo "Booted deployment ${checksum}: container image ${ref}, manifest digest ${digest}"
     if is_release_os "${ref}" "${digest#-}"; then
         PIVOT_ACTION=nothing
         return 0
     fi
     image="$(deployment_image "${status}" '.deployments[0] | select(.booted | not)')"
-    read -r ref digest <<<"${image}"
+    read -r ref digest checksum <<<"${image}"
     if is_release_os "${ref}" "${digest#-}"; then
         PIVOT_ACTION=reboot
     elif [ -e "${MARKER}" ]; then
@@ -139,12 +140,18 @@ rebase_with_retries() {
     done
 }
 
-reboot_into_release_os() {
-    record_service_stage_start "reboot"
+# The marker says the host has been moved to (or already ran) the release's OS image.
+write_marker() {
     printf 'MACHINE_OS_COMPONENT=%s\nMACHINE_OS_IMAGE=%s\n' \
         "${MACHINE_OS_COMPONENT}" "${MACHINE_OS_IMAGE}" | write_atomically "${MARKER}" 0644
+}
+
+reboot_into_release_os() {
+    record_service_stage_start "reboot"
+    write_marker
     # Recorded before asking for the reboot: the reboot stops this script.
     record_service_stage_success
+    echo "Rebooting into ${MACHINE_OS_IMAGE}"
     shutdown --reboot now "Rebooting the bootstrap host into the release's OS image"
 }
 
@@ -155,7 +162,7 @@ record_service_stage_success
 record_service_stage_start "inspect-deployments"
 pivot_action
 if [ "${PIVOT_ACTION}" = looped ]; then
-    record_service_stage_failure "booted neither ${MACHINE_OS_IMAGE} nor a deployment of it, although ${MARKER} says the pivot happened; not rebooting again"
+    record_service_stage_failure "${MARKER} says the host was moved to ${MACHINE_OS_IMAGE}, but it booted another deployment and none of that image is staged; not rebooting again"
     exit 1
 fi
 record_service_stage_success
@@ -164,8 +171,7 @@ case "${PIVOT_ACTION}" in
     nothing)
         echo "Running the release's OS image already; nothing to do"
         if [ ! -e "${MARKER}" ]; then
-            printf 'MACHINE_OS_COMPONENT=%s\nMACHINE_OS_IMAGE=%s\n' \
-                "${MACHINE_OS_COMPONENT}" "${MACHINE_OS_IMAGE}" | write_atomically "${MARKER}" 0644
+            write_marker
         fi
         ;;
     reboot)
@@ -174,6 +180,7 @@ case "${PIVOT_ACTION}" in
         ;;
     rebase)
         record_service_stage_start "rebase-host-os"
+        echo "Rebasing the host onto ${MACHINE_OS_IMAGE}"
         install_ostree_auth
         if ! rebase_with_retries; then
             record_service_stage_failure "rpm-ostree rebase to ${MACHINE_OS_IMAGE} failed ${MAX_ATTEMPTS} times"
