@@ -175,6 +175,8 @@ fn missing_install_config_without_a_terminal_points_at_from_example() {
         assert!(out.stderr.contains(name), "example {name} not offered");
     }
     assert!(!tmp.path().join("install-config.yaml").exists());
+    let out = run(okd(tmp.path()), &["create", "manifests"]).expect_code(1, "no input");
+    out.stderr_has(&["install-config.yaml", "--from-example"]);
 }
 
 #[test]

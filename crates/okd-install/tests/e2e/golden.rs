@@ -99,7 +99,7 @@ fn unified_diff(path: &str, golden: &[u8], generated: &[u8]) -> String {
     std::fs::write(&a, for_diff(path, golden)).expect("write");
     std::fs::write(&b, for_diff(path, generated)).expect("write");
     let out = std::process::Command::new("diff")
-        .args(["-u", "--label", &format!("golden/{path}")])
+        .args(["-u", "--label", &format!("tests/golden/{path}")])
         .args(["--label", &format!("generated/{path}")])
         .arg(&a)
         .arg(&b)
@@ -117,19 +117,32 @@ fn unified_diff(path: &str, golden: &[u8], generated: &[u8]) -> String {
     shown
 }
 
-/// The first difference between `dir` and `view`, described for a human.
-fn first_difference(dir: &Path, view: &BTreeMap<String, Vec<u8>>) -> Option<String> {
+/// The first difference between `dir` and `view`: a one-line summary and, for a changed
+/// file, its unified diff.
+fn first_difference(
+    example: &str,
+    dir: &Path,
+    view: &BTreeMap<String, Vec<u8>>,
+) -> Option<(String, Option<String>)> {
     let on_disk = files_below(dir);
     let all: BTreeSet<&String> = on_disk.iter().chain(view.keys()).collect();
     for path in all {
         let golden = std::fs::read(dir.join(path)).ok();
         match (golden, view.get(path)) {
-            (None, Some(_)) => return Some(format!("{path} was generated but has no golden copy")),
+            (None, Some(_)) => {
+                return Some((format!("{path} was generated but has no golden copy"), None));
+            }
             (Some(_), None) => {
-                return Some(format!("{path} has a golden copy but was not generated"));
+                return Some((
+                    format!("{path} has a golden copy but was not generated"),
+                    None,
+                ));
             }
             (Some(g), Some(v)) if &g != v => {
-                return Some(format!("{path} differs:\n{}", unified_diff(path, &g, v)));
+                return Some((
+                    format!("{path} differs"),
+                    Some(unified_diff(&format!("{example}/{path}"), &g, v)),
+                ));
             }
             _ => {}
         }
@@ -151,21 +164,24 @@ fn write_view(dir: &Path, view: &BTreeMap<String, Vec<u8>>) {
 fn golden_files_match_for_every_example() {
     let examples = fixture::all();
     let password = bundle_password();
-    let mut failures = Vec::new();
+    let mut summaries = Vec::new();
+    let mut first_diff = None;
     for g in examples {
         let dir = golden_root().join(g.example);
         let view = golden_view(g, &password);
         if updating() {
             write_view(&dir, &view);
             eprintln!("wrote {} golden files of {}", view.len(), g.example);
-        } else if let Some(diff) = first_difference(&dir, &view) {
-            failures.push(format!("example {}: {diff}", g.example));
+        } else if let Some((summary, diff)) = first_difference(g.example, &dir, &view) {
+            summaries.push(format!("  {}: {summary}", g.example));
+            first_diff = first_diff.or(diff);
         }
     }
     assert!(
-        failures.is_empty(),
-        "golden files differ (review, then refresh with `cargo xtask golden`):\n{}",
-        failures.join("\n\n")
+        summaries.is_empty(),
+        "golden files differ (review, then refresh with `cargo xtask golden`):\n{}\n\n{}",
+        summaries.join("\n"),
+        first_diff.unwrap_or_default()
     );
 }
 
