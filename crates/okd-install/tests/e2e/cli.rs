@@ -221,3 +221,15 @@ fn help_parser_flags_an_undocumented_entry() {
     let listing = "Commands:\n  create  Make things\n          more words\n  help    Help\n";
     assert_eq!(subcommands(listing), vec!["create"]);
 }
+
+#[test]
+fn explain_ignition_refuses_a_file_that_is_not_ignition() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("not.ign");
+    std::fs::write(&file, "{\"hello\": ").unwrap();
+    let path = file.display().to_string();
+    let out = run(okd_here(), &["explain-ignition", &path]);
+    assert_ne!(out.code, 0);
+    out.stderr_has(&[&path]);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+}

@@ -205,3 +205,47 @@ fn compressed_bootstrap_is_valid_smaller_and_decodes_to_the_same_files() {
         );
     }
 }
+
+/// Every file of an Ignition config that has contents (appended files are left out), decoded.
+fn decoded_files(ign: &str) -> Vec<(String, Vec<u8>)> {
+    let v: serde_json::Value = serde_json::from_str(ign).unwrap();
+    v["storage"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .filter_map(|p| Some((p.to_string(), crate::common::ign_file(ign, p)?)))
+        .collect()
+}
+
+#[test]
+fn release_image_flag_reaches_bootstrap_and_is_warned_about() {
+    let image = "registry.example.com:5000/okd/release@sha256:".to_string() + &"c3".repeat(32);
+    let tmp = tempfile::tempdir().unwrap();
+    let args = [
+        "ignition-configs",
+        "--from-example",
+        "disconnected-mirror",
+        "--release-image",
+        &image,
+    ];
+    let out = create_at(tmp.path(), EPOCH, &args).ok("ignition-configs with a release image");
+    out.stderr_has(&[&image, "instead of the built-in default"]);
+    let boot = read(&tmp.path().join("bootstrap.ign"));
+    let carriers: Vec<String> = decoded_files(&boot)
+        .into_iter()
+        .filter(|(_, data)| String::from_utf8_lossy(data).contains(&image))
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        !carriers.is_empty(),
+        "the release image is in no bootstrap file"
+    );
+    let default = fixture::example("disconnected-mirror");
+    let default_boot = read(&default.dir.join("bootstrap.ign"));
+    assert!(
+        decoded_files(&default_boot)
+            .iter()
+            .all(|(_, d)| !String::from_utf8_lossy(d).contains(&image))
+    );
+}
