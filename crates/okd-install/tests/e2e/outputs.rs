@@ -249,3 +249,36 @@ fn release_image_flag_reaches_bootstrap_and_is_warned_about() {
             .all(|(_, d)| !String::from_utf8_lossy(d).contains(&image))
     );
 }
+
+/// Secrets never reach the console or the debug log file.
+#[test]
+fn no_password_or_private_key_in_logs_or_console() {
+    let path = secrets_bundle();
+    let bundle = pki::SecretsBundle::from_yaml(&read(&path), "secrets.yaml").expect("bundle");
+    let password = &bundle.kubeadmin_password;
+    for g in fixture::all() {
+        let log = read(&g.dir.join(".okd-install.log"));
+        assert!(
+            log.contains("DEBUG"),
+            "{}: the log has no debug lines",
+            g.example
+        );
+        for (what, text) in [
+            ("log file", log.as_str()),
+            ("manifests stderr", g.manifests_run.stderr.as_str()),
+            ("ignition stderr", g.ignition_run.stderr.as_str()),
+            ("ignition stdout", g.ignition_run.stdout.as_str()),
+        ] {
+            assert!(
+                !text.contains(password.as_str()),
+                "{}: password in {what}",
+                g.example
+            );
+            assert!(
+                !text.contains("PRIVATE KEY"),
+                "{}: key in {what}",
+                g.example
+            );
+        }
+    }
+}
