@@ -82,7 +82,8 @@ fn user_manifest_in_openshift_travels_into_bootstrap() {
     let extra = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: site-extra\n  \
                  namespace: openshift-config\ndata:\n  rack: r12\n";
     std::fs::write(dir.join("openshift/99-site-extra.yaml"), extra).unwrap();
-    ignition_configs(dir);
+    let out = ignition_configs(dir);
+    out.stderr_has(&["using your Manifests"]);
     let boot = read(&dir.join("bootstrap.ign"));
     assert_eq!(
         ign_text(&boot, "/opt/openshift/openshift/99-site-extra.yaml"),
