@@ -100,7 +100,7 @@ impl SecretsBundle {
             reason,
         };
         let header: Header =
-            serde_saphyr::from_str(text).map_err(|e| err(format!("not valid YAML: {e}")))?;
+            serde_saphyr::from_str(text).map_err(|e| err(withheld("not valid YAML", &e)))?;
         if header.kind.as_deref() != Some(SECRETS_KIND) {
             return Err(err(format!(
                 "kind is {:?}, expected {SECRETS_KIND}; this is not an okd-install secrets bundle",
@@ -113,7 +113,8 @@ impl SecretsBundle {
                 header.version
             )));
         }
-        let wire: Wire = serde_saphyr::from_str(text).map_err(|e| err(e.to_string()))?;
+        let wire: Wire = serde_saphyr::from_str(text)
+            .map_err(|e| err(withheld("not a complete secrets bundle", &e)))?;
         from_wire(wire).map_err(|e| match e {
             Error::Bundle { .. } => e,
             other => err(other.to_string()),
@@ -182,4 +183,38 @@ fn signer_certs(
         ));
     }
     Ok(out)
+}
+
+/// A parse problem described by position only: the parser's own message quotes the input,
+/// and the input here is private keys and the kubeadmin password.
+fn withheld(what: &str, e: &serde_saphyr::Error) -> String {
+    match e.location() {
+        Some(at) => format!(
+            "{what} at line {}, column {} (details withheld: the file holds secrets); \
+             restore it from your copy or create a new one with `okd-install create secrets`",
+            at.line(),
+            at.column()
+        ),
+        None => format!(
+            "{what} (details withheld: the file holds secrets); restore it from your copy or \
+             create a new one with `okd-install create secrets`"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod withheld_tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_never_quote_the_bundle() {
+        let text = "kind: OkdInstallSecrets\nversion: 1\nkubeadminPassword: abcde-fghij-klmno-pqrst\nprivateKeys: [unclosed\n";
+        let message = SecretsBundle::from_yaml(text, "s.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("s.yaml"), "{message}");
+        assert!(message.contains("line"), "{message}");
+        assert!(!message.contains("abcde"), "password quoted: {message}");
+        assert!(!message.contains("unclosed"), "input quoted: {message}");
+    }
 }
