@@ -240,9 +240,12 @@ fn print_report(dir: &Path, target: &str, report: &RunReport, output: OutputForm
         .iter()
         .filter(|a| a.source != Source::Provided)
     {
+        // Certificates and assets that own output files are worth a line; internal
+        // intermediates (bundles, the TLS tree, an absent variant) only in the debug log.
+        let visible = a.id.starts_with("tls/") || report.files.iter().any(|f| f.asset == a.name);
         match (&a.source, &a.reason) {
             (Source::Generated, Some(reason))
-                if !matches!(reason, asset_graph::Reason::NotInState) =>
+                if visible && !matches!(reason, asset_graph::Reason::NotInState) =>
             {
                 tracing::info!("regenerated {}: {reason}", a.name)
             }
@@ -308,13 +311,6 @@ fn read_platform(dir: &Path) -> Option<String> {
 
 /// `create secrets`: every key, signer and the password into one 0600 file.
 fn secrets(dir: &Path, opts: &CreateOpts, output_file: &Path) -> Result<()> {
-    prepare_inputs(dir, opts)?;
-    let settings = settings(opts)?;
-    let mut store = assets::open_store(dir, &settings)?;
-    store.run(targets::SECRETS)?;
-    let export = store
-        .get::<assets::export::SecretsExport>()
-        .context("the secrets bundle was not produced")?;
     let path = if output_file.is_absolute() {
         output_file.to_path_buf()
     } else {
@@ -327,6 +323,13 @@ fn secrets(dir: &Path, opts: &CreateOpts, output_file: &Path) -> Result<()> {
             path.display()
         );
     }
+    prepare_inputs(dir, opts)?;
+    let settings = settings(opts)?;
+    let mut store = assets::open_store(dir, &settings)?;
+    store.run(targets::SECRETS)?;
+    let export = store
+        .get::<assets::export::SecretsExport>()
+        .context("the secrets bundle was not produced")?;
     write_secret_atomic(&path, export.yaml.as_bytes())?;
     tracing::info!("wrote secrets bundle {} (mode 0600)", path.display());
     Ok(())
