@@ -185,21 +185,36 @@ fn signer_certs(
     Ok(out)
 }
 
-/// A parse problem described by position only: the parser's own message quotes the input,
-/// and the input here is private keys and the kubeadmin password.
+/// A parse problem without the parser's source snippet and with every quoted value blanked:
+/// the input here is private keys and the kubeadmin password. Field names (in backticks, as
+/// in "missing field `signerCertificates`") stay, because they say what to fix.
 fn withheld(what: &str, e: &serde_saphyr::Error) -> String {
-    match e.location() {
-        Some(at) => format!(
-            "{what} at line {}, column {} (details withheld: the file holds secrets); \
-             restore it from your copy or create a new one with `okd-install create secrets`",
-            at.line(),
-            at.column()
-        ),
-        None => format!(
-            "{what} (details withheld: the file holds secrets); restore it from your copy or \
-             create a new one with `okd-install create secrets`"
-        ),
+    let message = blank_quoted(&e.without_snippet().to_string());
+    format!(
+        "{what}: {message} (values withheld: the file holds secrets); restore it from your \
+         copy or create a new one with `okd-install create secrets`"
+    )
+}
+
+/// Replaces the text between double quotes with `…`.
+fn blank_quoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut inside = false;
+    for c in message.chars() {
+        match (c, inside) {
+            ('"', false) => {
+                out.push_str("\"…");
+                inside = true;
+            }
+            ('"', true) => {
+                out.push('"');
+                inside = false;
+            }
+            (_, true) => {}
+            (c, false) => out.push(c),
+        }
     }
+    out
 }
 
 #[cfg(test)]
@@ -208,13 +223,27 @@ mod withheld_tests {
 
     #[test]
     fn parse_errors_never_quote_the_bundle() {
-        let text = "kind: OkdInstallSecrets\nversion: 1\nkubeadminPassword: abcde-fghij-klmno-pqrst\nprivateKeys: [unclosed\n";
+        let text = "kind: OkdInstallSecrets\nversion: 1\nkubeadminPassword: abcde-fghij-klmno-pqrst\nprivateKeys: [zzsecretzz\n";
         let message = SecretsBundle::from_yaml(text, "s.yaml")
             .unwrap_err()
             .to_string();
         assert!(message.contains("s.yaml"), "{message}");
-        assert!(message.contains("line"), "{message}");
+        assert!(
+            message.contains("line") || message.contains("privateKeys"),
+            "{message}"
+        );
         assert!(!message.contains("abcde"), "password quoted: {message}");
-        assert!(!message.contains("unclosed"), "input quoted: {message}");
+        assert!(!message.contains("zzsecretzz"), "input quoted: {message}");
+    }
+}
+
+#[cfg(test)]
+mod blank_tests {
+    #[test]
+    fn quoted_values_are_blanked_and_field_names_kept() {
+        assert_eq!(
+            super::blank_quoted("invalid type: string \"s3cret\", expected `seed`"),
+            "invalid type: string \"…\", expected `seed`"
+        );
     }
 }
