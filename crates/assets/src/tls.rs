@@ -228,14 +228,41 @@ impl<S: CertSel> Asset for Cert<S> {
         Ok(Some(Cert(value, PhantomData)))
     }
 
+    /// A certificate the tool made is regenerated near expiry; one the user supplied is never
+    /// replaced, only reported with its expiry.
     fn refresh_reason(&self, ctx: &Context) -> Option<String> {
+        let margin = ctx_policy(ctx).margin();
+        let problem = pki::expiry_problem(&self.0.cert_pem, S::CERT_ID, offset_now(ctx), margin)
+            .unwrap_or_else(|e| Some(format!("unreadable ({e})")))
+            .map(|p| format!("{}: {p}", S::CERT.cert_path()));
         if self.0.user_supplied {
+            report_user_supplied::<S>(&self.0, problem);
             return None;
         }
-        let margin = ctx_policy(ctx).margin();
-        match pki::expiry_problem(&self.0.cert_pem, S::CERT_ID, offset_now(ctx), margin) {
-            Ok(problem) => problem.map(|p| format!("{}: {p}", S::CERT.cert_path())),
-            Err(e) => Some(format!("{}: unreadable ({e})", S::CERT.cert_path())),
+        problem
+    }
+}
+
+/// Tells the user about a certificate they supplied: a warning when it is (nearly) expired,
+/// else its expiry date at info level.
+fn report_user_supplied<S: CertSel>(value: &CertValue, problem: Option<String>) {
+    match problem {
+        Some(p) => tracing::warn!(
+            "{p}; it is your certificate, so okd-install keeps it: replace it in tls/"
+        ),
+        None => {
+            let end = pki::not_after(&value.cert_pem, S::CERT_ID)
+                .ok()
+                .and_then(|t| {
+                    t.format(&time::format_description::well_known::Rfc3339)
+                        .ok()
+                });
+            if let Some(end) = end {
+                tracing::info!(
+                    "{}: your certificate, valid until {end}",
+                    S::CERT.cert_path()
+                );
+            }
         }
     }
 }
