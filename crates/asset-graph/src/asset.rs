@@ -176,12 +176,13 @@ impl Fetcher {
     /// All regular files directly inside `rel_dir`, sorted by name, with paths relative to the
     /// install dir. A missing directory yields an empty list.
     ///
-    /// Backups this crate made of user edits (`*.user-edit-*`) and leftover temporary files
-    /// are skipped, so they never count as user input.
+    /// Backups this crate made of user edits (`*.user-edit-*`), leftover temporary files and
+    /// the state and lock files ([`crate::STATE_FILE`], [`crate::LOCK_FILE`]) are skipped, so
+    /// they never count as user input.
     pub fn read_dir(&self, rel_dir: impl AsRef<Path>) -> Result<Vec<File>, GraphError> {
         let rel_dir = rel_dir.as_ref();
         let mut names = fsutil::list_files(&self.dir.join(rel_dir))?;
-        names.retain(|n| !fsutil::is_backup_or_temp(n));
+        names.retain(|n| !fsutil::is_backup_or_temp(n) && !fsutil::is_reserved(n));
         names.sort();
         let mut files = Vec::with_capacity(names.len());
         for name in names {

@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use crate::lock::LOCK_FILE;
+
 /// Boxed error returned by asset generators and loaders.
 ///
 /// Assets live in other crates with their own error types; boxing keeps the trait object-safe
@@ -150,6 +152,19 @@ pub enum GraphError {
         first: &'static str,
         /// The second owner.
         second: &'static str,
+    },
+
+    /// Another process (or another open `Store`) holds the install dir's lock.
+    #[error(
+        "another okd-install run is using {} (it holds the lock on {}); wait for it to finish, \
+         then run again. Do not remove any file: the lock is released automatically when that \
+         process ends",
+        path.display(),
+        LOCK_FILE
+    )]
+    Busy {
+        /// The install dir.
+        path: PathBuf,
     },
 
     /// A filesystem operation failed.

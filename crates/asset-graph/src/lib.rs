@@ -17,6 +17,10 @@
 //! user's edit of a loadable asset on disk wins and, through its new content hash, regenerates
 //! every dependant. Every [`RunReport`] says where each value came from and why.
 //!
+//! A [`Store`] holds an exclusive advisory lock on [`LOCK_FILE`] in the install dir while it
+//! lives, so a second run in the same dir fails at once with [`GraphError::Busy`] instead of
+//! overwriting the first run's state. Paths that only read the dir never take it.
+//!
 //! Nothing is ever deleted: user inputs stay on disk, and an output file that the user edited
 //! is moved aside to `<name>.user-edit-<secs>` before a new version replaces it.
 //!
@@ -96,6 +100,9 @@
 //! assert_eq!(first.generated().count(), 2);
 //! assert!(dir.path().join("auth/token").exists());
 //!
+//! // The store locks the dir until dropped; a second run needs the first one gone.
+//! drop(store);
+//!
 //! // A second run reuses the state file: nothing is generated and nothing written.
 //! let graph = Graph::builder()
 //!     .asset::<Token>()
@@ -115,6 +122,7 @@ mod context;
 mod error;
 mod fsutil;
 mod graph;
+mod lock;
 mod report;
 mod state;
 mod store;
@@ -123,6 +131,7 @@ pub use asset::{Asset, Dep, Fetcher, File, MODE_DEFAULT, MODE_SECRET, Parents};
 pub use context::{Clock, Context};
 pub use error::{BoxError, GraphError};
 pub use graph::{Graph, GraphBuilder, Target};
+pub use lock::LOCK_FILE;
 pub use report::{AssetReport, Event, FileAction, FileReport, Observer, Reason, RunReport, Source};
 pub use state::{STATE_FILE, STATE_VERSION};
 pub use store::Store;

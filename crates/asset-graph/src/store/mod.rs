@@ -9,6 +9,7 @@ use crate::asset::{AnyValue, Asset, Dep};
 use crate::context::Context;
 use crate::error::GraphError;
 use crate::graph::{Graph, Kind};
+use crate::lock::{self, DirLock};
 use crate::report::{AssetReport, Event, Observer, Reason, RunReport, Source};
 use crate::state::{self, Entry, Origin, StateFile};
 
@@ -41,6 +42,9 @@ pub(crate) struct Resolved {
 ///
 /// Values resolved by one `run` are kept for the next, so running several targets with one
 /// store generates shared parents only once.
+///
+/// A store holds an exclusive lock on its install dir ([`crate::LOCK_FILE`]) from
+/// [`Store::open`] until it is dropped, so two runs can never interleave their state saves.
 pub struct Store {
     graph: Arc<Graph>,
     dir: PathBuf,
@@ -51,10 +55,18 @@ pub struct Store {
     state: StateFile,
     provided: HashMap<usize, Arc<Resolved>>,
     resolved: Vec<Option<Arc<Resolved>>>,
+    /// Held, never read: dropping the store releases the install dir.
+    _lock: DirLock,
 }
 
 impl Store {
-    /// Opens the install dir `dir` (which need not exist yet) and reads its state file.
+    /// Opens the install dir `dir` (created with mode 0750 if missing), locks it and reads its
+    /// state file.
+    ///
+    /// The lock is taken before the state is read, so the state seen here is the one this
+    /// store will later extend and save. If another process or another live `Store` holds the
+    /// lock, this fails at once with [`GraphError::Busy`] rather than waiting: a run that
+    /// blocks silently looks hung, and the user can simply retry.
     pub fn open(
         graph: impl Into<Arc<Graph>>,
         dir: impl Into<PathBuf>,
@@ -62,6 +74,7 @@ impl Store {
     ) -> Result<Store, GraphError> {
         let graph = graph.into();
         let dir = dir.into();
+        let lock = lock::acquire(&dir)?;
         let state_path = state::path_in(&dir);
         let state = state::load(&state_path)?;
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -75,6 +88,7 @@ impl Store {
             observer: None,
             state,
             provided: HashMap::new(),
+            _lock: lock,
         })
     }
 

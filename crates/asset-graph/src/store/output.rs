@@ -10,7 +10,6 @@ use crate::asset::File;
 use crate::error::GraphError;
 use crate::fsutil;
 use crate::report::{Event, FileAction, FileReport, RunReport, Source};
-use crate::state;
 
 impl Store {
     /// Writes the files of the target's assets (see [`Store::write_file`] for the rules).
@@ -27,9 +26,7 @@ impl Store {
                 continue;
             };
             for file in node.ops.files(&res.value) {
-                if !fsutil::is_safe_relative(&file.path)
-                    || file.path == Path::new(state::STATE_FILE)
-                {
+                if !fsutil::is_safe_relative(&file.path) || is_bookkeeping(&file.path) {
                     return Err(GraphError::BadFilePath {
                         asset: node.dep.name,
                         path: file.path,
@@ -114,4 +111,10 @@ impl Store {
             .map(Path::to_path_buf)
             .unwrap_or(backup))
     }
+}
+
+/// The state and lock files at the top of the install dir belong to the store; an asset that
+/// wrote one would corrupt the state or replace the lock file under a running store.
+fn is_bookkeeping(rel: &Path) -> bool {
+    rel.parent() == Some(Path::new("")) && rel.to_str().is_some_and(fsutil::is_reserved)
 }

@@ -3,6 +3,7 @@
 
 mod assets;
 mod graph;
+mod lock;
 mod sched;
 mod store;
 

@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use asset_graph::{Dep, Event, FileAction, GraphError, STATE_FILE, Source, Store};
+use asset_graph::{Dep, Event, FileAction, GraphError, LOCK_FILE, STATE_FILE, Source, Store};
 
 use crate::assets::{Cert, Config, Leaf, Opts, full_graph};
 use crate::{T0, ctx, generated, open, outcome};
@@ -51,6 +51,7 @@ fn first_run_generates_everything_and_writes_the_target_files() {
         tree(dir.path()),
         [
             STATE_FILE,
+            LOCK_FILE,
             "config.json",
             "derived.txt",
             "out/leaf.txt",
@@ -180,6 +181,7 @@ fn user_file_found_before_the_first_run_is_used() {
         (Source::Disk, "found on disk".into())
     );
     assert_eq!(store.get::<Config>().unwrap().name, "mine");
+    drop(store);
     // A changed option does not replace the user's own file.
     let report = open(dir.path(), T0, "beta").run("all").unwrap();
     assert_eq!(outcome(&report, "t/config").0, Source::State);
@@ -428,7 +430,7 @@ fn one_store_runs_several_targets_and_resolve_writes_nothing() {
     let mut store = open(dir.path(), T0, "alpha");
     let report = store.resolve(&[Dep::of::<Leaf>()]).unwrap();
     assert_eq!(generated(&report), ["t/root", "t/leaf"]);
-    assert_eq!(tree(dir.path()), [STATE_FILE]);
+    assert_eq!(tree(dir.path()), [STATE_FILE, LOCK_FILE]);
     assert!(store.get::<Leaf>().unwrap().text.starts_with("alpha "));
     let report = store.run("all").unwrap();
     assert!(
@@ -501,7 +503,7 @@ fn values_resolved_before_a_failure_are_kept() {
     assert!(state.contains("\"t/root\""), "{state}");
     assert!(!state.contains("\"t/config\""), "{state}");
     // Nothing of the target was written after the failure.
-    assert_eq!(tree(fresh.path()), [STATE_FILE, "config.json"]);
+    assert_eq!(tree(fresh.path()), [STATE_FILE, LOCK_FILE, "config.json"]);
 }
 
 #[test]
