@@ -39,6 +39,8 @@ mod keys;
 mod options;
 mod remote;
 mod session;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 
 pub use analysis::{
     Analysis, FailedUnit, Failure, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState,

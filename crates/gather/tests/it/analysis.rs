@@ -2,16 +2,16 @@
 
 use gather::{ServiceStatus, Verdict, analyze_bundle};
 
-use crate::bundle::{Bundle, entry, healthy};
+use crate::bundle::{Bundle, record, succeeded};
 
 fn failing_bootkube(stage: &str, message: &str) -> Vec<serde_json::Value> {
     vec![
-        entry("service start", "", "", ""),
-        entry("stage start", "openshift-manifests", "", ""),
-        entry("stage end", "openshift-manifests", "success", ""),
-        entry("stage start", stage, "", ""),
-        entry("stage end", stage, "failure", message),
-        entry("service end", "", "failure", ""),
+        record("service start", "", "", ""),
+        record("stage start", "openshift-manifests", "", ""),
+        record("stage end", "openshift-manifests", "success", ""),
+        record("stage start", stage, "", ""),
+        record("stage end", stage, "failure", message),
+        record("service end", "", "failure", ""),
     ]
 }
 
@@ -29,8 +29,8 @@ fn release_image_failure_is_the_first_problem() {
         .service(
             "release-image",
             vec![
-                entry("service start", "", "", ""),
-                entry(
+                record("service start", "", "", ""),
+                record(
                     "service end",
                     "",
                     "failure",
@@ -55,7 +55,7 @@ fn release_image_failure_is_the_first_problem() {
 fn bootkube_that_never_started_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("2")
-        .service("release-image", healthy())
+        .service("release-image", succeeded())
         .write(dir.path(), "b.tar.gz");
     let analysis = analyze_bundle(&path).unwrap();
     let p = problem(&analysis.verdict);
@@ -69,7 +69,7 @@ fn bootkube_failure_names_stage_message_and_journal_tail() {
     let dir = tempfile::tempdir().unwrap();
     let journal: String = (1..=30).map(|i| format!("journal line {i}\n")).collect();
     let path = Bundle::new("3")
-        .service("release-image", healthy())
+        .service("release-image", succeeded())
         .service(
             "bootkube",
             failing_bootkube("cb-bootstrap", "error: timed out waiting for pods"),
@@ -97,9 +97,9 @@ fn bootkube_failure_names_stage_message_and_journal_tail() {
 fn a_healthy_bundle_has_no_problem_and_no_journal_tail() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("4")
-        .service("node-image-pull", healthy())
-        .service("release-image", healthy())
-        .service("bootkube", healthy())
+        .service("node-image-pull", succeeded())
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded())
         .file("bootstrap/journals/bootkube.log", "all good\n")
         .write(dir.path(), "b.tar.gz");
     let analysis = analyze_bundle(&path).unwrap();
@@ -130,10 +130,10 @@ fn the_nested_single_node_layout_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("6")
         .file("gather.log", "x\n")
-        .service("kubelet", healthy())
+        .service("kubelet", succeeded())
         .file(
             "log-bundle-bootstrap/bootstrap/services/release-image.json",
-            serde_json::to_string(&healthy()).unwrap(),
+            serde_json::to_string(&succeeded()).unwrap(),
         )
         .file(
             "log-bundle-bootstrap/bootstrap/services/bootkube.json",
@@ -155,7 +155,7 @@ fn the_nested_single_node_layout_is_read() {
 fn a_corrupt_record_is_named_and_the_others_still_analysed() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("7")
-        .service("release-image", healthy())
+        .service("release-image", succeeded())
         .file("bootstrap/services/approve-csr.json", "[{\"phase\": ")
         .service(
             "bootkube",
@@ -189,20 +189,20 @@ fn failed_units_and_other_failed_services_are_listed() {
 ● bootkube.service loaded failed failed Bootstrap a Kubernetes cluster\n\
 ● bootstrap-pivot.service loaded failed failed Pivot the bootstrap host\n\n2 loaded units listed.\n";
     let path = Bundle::new("8")
-        .service("release-image", healthy())
+        .service("release-image", succeeded())
         .service("bootkube", failing_bootkube("cb-bootstrap", "boom"))
         .service(
             "bootstrap-pivot",
             vec![
-                entry("service start", "", "", ""),
-                entry("stage start", "bootstrap-pivot", "", ""),
-                entry(
+                record("service start", "", "", ""),
+                record("stage start", "bootstrap-pivot", "", ""),
+                record(
                     "stage end",
                     "bootstrap-pivot",
                     "failure",
                     "rpm-ostree rebase failed",
                 ),
-                entry("service end", "", "failure", ""),
+                record("service end", "", "failure", ""),
             ],
         )
         .file("failed-units.txt", failed)
@@ -253,8 +253,8 @@ fn machine_os_configs_and_unfinished_builds_are_reported() {
             {"type": "Succeeded", "status": "True", "reason": "PreBuiltImageSeeded"}]}}
     ]});
     let path = Bundle::new("9")
-        .service("release-image", healthy())
-        .service("bootkube", healthy())
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded())
         .file("resources/machineosconfigs.json", configs.to_string())
         .file("resources/machineosbuilds.json", builds.to_string())
         .write(dir.path(), "b.tar.gz");
@@ -286,7 +286,7 @@ fn machine_os_configs_and_unfinished_builds_are_reported() {
 fn analysis_serializes_to_json_with_a_tagged_verdict() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("10")
-        .service("release-image", healthy())
+        .service("release-image", succeeded())
         .service(
             "bootkube",
             failing_bootkube("cvo-bootstrap", "bad manifest"),
@@ -312,10 +312,10 @@ fn a_file_that_is_not_a_bundle_is_an_error_naming_it() {
 fn a_bootkube_gathered_mid_retry_reports_the_earlier_failure() {
     let dir = tempfile::tempdir().unwrap();
     let mut entries = failing_bootkube("wait-for-etcd", "etcdserver: request timed out");
-    entries.push(entry("service start", "", "", ""));
-    entries.push(entry("stage start", "wait-for-etcd", "", ""));
+    entries.push(record("service start", "", "", ""));
+    entries.push(record("stage start", "wait-for-etcd", "", ""));
     let path = Bundle::new("11")
-        .service("release-image", healthy())
+        .service("release-image", succeeded())
         .service("bootkube", entries)
         .write(dir.path(), "b.tar.gz");
     let analysis = analyze_bundle(&path).unwrap();
@@ -339,7 +339,7 @@ fn a_bootkube_gathered_mid_retry_reports_the_earlier_failure() {
 fn a_release_image_still_pulling_is_the_problem() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("12")
-        .service("release-image", vec![entry("service start", "", "", "")])
+        .service("release-image", vec![record("service start", "", "", "")])
         .write(dir.path(), "b.tar.gz");
     let analysis = analyze_bundle(&path).unwrap();
     let p = problem(&analysis.verdict);
@@ -355,17 +355,17 @@ fn a_release_image_still_pulling_is_the_problem() {
 
 /// Record entries as bootstrap-pivot.sh writes them for a run that fails at `failed`.
 fn pivot_run_failing_at(failed: &str, message: &str) -> Vec<serde_json::Value> {
-    let mut entries = vec![entry("service start", "", "", "")];
+    let mut entries = vec![record("service start", "", "", "")];
     for step in ["pivot-allow-reduced-etcd", "pivot-wait-for-masters"] {
         if step == failed {
             break;
         }
-        entries.push(entry("stage start", step, "", ""));
-        entries.push(entry("stage end", step, "success", ""));
+        entries.push(record("stage start", step, "", ""));
+        entries.push(record("stage end", step, "success", ""));
     }
-    entries.push(entry("stage start", failed, "", ""));
-    entries.push(entry("stage end", failed, "failure", message));
-    entries.push(entry("service end", "", "failure", message));
+    entries.push(record("stage start", failed, "", ""));
+    entries.push(record("stage end", failed, "failure", message));
+    entries.push(record("service end", "", "failure", message));
     entries
 }
 
@@ -377,9 +377,9 @@ Resetting partition table";
 fn a_failed_pivot_names_its_stage_and_error_lines() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("pivot1")
-        .service("release-image", healthy())
-        .service("bootkube", healthy())
-        .service("approve-csr", healthy())
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded())
+        .service("approve-csr", succeeded())
         .service(
             "bootstrap-pivot",
             pivot_run_failing_at("pivot-coreos-installer", INSTALLER_ERROR),
@@ -423,11 +423,11 @@ fn a_pivot_restarted_after_a_failure_still_reports_it() {
         "step pivot-wait-for-masters failed with exit status 1\nOnly 1 of 2 other control-plane nodes became Ready",
     );
     // systemd restarted the unit; it resumes at the failed step and was waiting again.
-    entries.push(entry("service start", "", "", ""));
-    entries.push(entry("stage start", "pivot-wait-for-masters", "", ""));
+    entries.push(record("service start", "", "", ""));
+    entries.push(record("stage start", "pivot-wait-for-masters", "", ""));
     let path = Bundle::new("pivot2")
-        .service("release-image", healthy())
-        .service("bootkube", healthy())
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded())
         .service("bootstrap-pivot", entries)
         .write(dir.path(), "b.tar.gz");
     let analysis = analyze_bundle(&path).unwrap();
@@ -451,15 +451,15 @@ fn a_pivot_restarted_after_a_failure_still_reports_it() {
 fn a_pivot_still_waiting_without_failures_is_not_a_problem() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("pivot3")
-        .service("release-image", healthy())
-        .service("bootkube", healthy())
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded())
         .service(
             "bootstrap-pivot",
             vec![
-                entry("service start", "", "", ""),
-                entry("stage start", "pivot-allow-reduced-etcd", "", ""),
-                entry("stage end", "pivot-allow-reduced-etcd", "success", ""),
-                entry("stage start", "pivot-wait-for-masters", "", ""),
+                record("service start", "", "", ""),
+                record("stage start", "pivot-allow-reduced-etcd", "", ""),
+                record("stage end", "pivot-allow-reduced-etcd", "success", ""),
+                record("stage start", "pivot-wait-for-masters", "", ""),
             ],
         )
         .write(dir.path(), "b.tar.gz");
@@ -476,7 +476,7 @@ fn a_pivot_still_waiting_without_failures_is_not_a_problem() {
 fn a_bootkube_failure_comes_before_a_pivot_failure() {
     let dir = tempfile::tempdir().unwrap();
     let path = Bundle::new("pivot4")
-        .service("release-image", healthy())
+        .service("release-image", succeeded())
         .service(
             "bootkube",
             failing_bootkube("wait-for-ceo", "etcd did not move"),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use gather::{GatherError, GatherEvent, GatherOptions, RemoteStream, gather_bootstrap};
 
-use crate::sshd::{Agent, Sshd, closed_port, fingerprint, keygen};
+use crate::sshd::{Agent, Sshd, fingerprint, free_port, keygen};
 
 /// Removes the bundle the stand-in script leaves in the remote user's home.
 struct RemoteBundle(PathBuf);
@@ -368,7 +368,7 @@ async fn a_closed_port_names_host_and_port() {
     }
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(&dir.path().join("k"), "ed25519", "", &[]);
-    let port = closed_port();
+    let port = free_port();
     let mut opts = GatherOptions::new("127.0.0.1", dir.path().join("out"), "20260101000000");
     opts.port = port;
     opts.keys = vec![key];
@@ -395,7 +395,7 @@ async fn a_broken_off_download_keeps_the_part_received() {
     let body = "truncate -s 1G \"$HOME/log-bundle-$ID.tar.gz\"\n";
     let (mut opts, _remote) = options(&server, "partial", script(&server, "gather-big.sh", body));
     opts.keys = vec![key];
-    let cutter = server.cut_sessions_when_file_grows(opts.out_dir.clone());
+    let cutter = server.cut_sessions_when_file_grows(opts.out_dir.clone(), ".log-bundle-");
     let err = gather(&opts).await.0.unwrap_err();
     assert!(
         cutter.join().unwrap(),

@@ -85,7 +85,7 @@ impl Lab {
 
     /// A new key pair in the server's temp dir (not authorized yet).
     fn key(&self, name: &str) -> PathBuf {
-        keygen(&self.server.dir.path().join(name))
+        keygen(&self.server.dir.path().join(name), "ed25519", "", &[])
     }
 
     /// `gather bootstrap` into `dir` with the given extra arguments, HOME pointing to an empty

@@ -7,10 +7,12 @@
 //! exact text an administrator sees are what is tested.
 
 mod analyze;
-mod bundle;
 mod common;
 mod gather;
 mod interrupt;
 mod pki;
-mod sshd;
 mod waitfor;
+
+// The real-sshd and log-bundle harness comes from gather's `test-support` feature (`::`:
+// the crate, not the local `gather` test module).
+use ::gather::test_support::{bundle, sshd};

@@ -1,5 +1,8 @@
 //! Log bundles shaped like the ones the bootstrap gather script writes: a gzip-compressed tar
-//! with everything under `log-bundle-<id>/`, service records in `bootstrap/services/`.
+//! with everything under `log-bundle-<id>/` and the service records in `bootstrap/services/`.
+//!
+//! Tests build exactly the evidence a case needs instead of shipping binary fixtures, so the
+//! input of every analysis test can be read next to its assertions.
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +10,8 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use serde_json::{Value, json};
 
-/// One service-record entry; empty strings are left out, as the record library does.
+/// One service-record entry; empty strings are left out, as the record library does. A
+/// failure also gets an `errorLine`, which every failure entry of the library carries.
 pub fn record(phase: &str, stage: &str, result: &str, error: &str) -> Value {
     let mut entry = json!({"timestamp": "2026-11-20T08:00:00Z", "phase": phase});
     for (key, value) in [
@@ -20,12 +24,12 @@ pub fn record(phase: &str, stage: &str, result: &str, error: &str) -> Value {
         }
     }
     if result == "failure" {
-        entry["errorLine"] = json!("17 main /usr/local/bin/release-image.sh");
+        entry["errorLine"] = json!("42 main /usr/local/bin/bootstrap-script.sh");
     }
     entry
 }
 
-/// A service that started once and ended successfully.
+/// The records of a service that started once and ended successfully.
 pub fn succeeded() -> Vec<Value> {
     vec![
         record("service start", "", "", ""),
@@ -33,7 +37,7 @@ pub fn succeeded() -> Vec<Value> {
     ]
 }
 
-/// Files of a bundle under construction.
+/// The files of a bundle under construction.
 pub struct Bundle {
     top: String,
     files: Vec<(String, Vec<u8>)>,
@@ -49,22 +53,23 @@ impl Bundle {
     }
 
     /// Adds a file at `path` below the top directory.
-    pub fn file(mut self, path: &str, content: &str) -> Bundle {
+    pub fn file(mut self, path: &str, content: impl AsRef<[u8]>) -> Bundle {
         let full = format!("{}/{path}", self.top);
-        self.files.push((full, content.as_bytes().to_vec()));
+        self.files.push((full, content.as_ref().to_vec()));
         self
     }
 
-    /// Adds the service record file of `service`.
+    /// Adds `bootstrap/services/<service>.json` holding `entries`, one entry per line like
+    /// the record library writes them.
     pub fn service(self, service: &str, entries: Vec<Value>) -> Bundle {
-        let text = serde_json::to_string(&entries).expect("records to JSON");
-        self.file(&format!("bootstrap/services/{service}.json"), &text)
+        let text = serde_json::to_string_pretty(&entries).expect("records to JSON");
+        self.file(&format!("bootstrap/services/{service}.json"), text)
     }
 
-    /// Writes the tar.gz to `dir/name`.
+    /// Writes the bundle as a tar.gz to `dir/name` and returns that path.
     pub fn write(&self, dir: &Path, name: &str) -> PathBuf {
         let path = dir.join(name);
-        let file = std::fs::File::create(&path).expect("create bundle file");
+        let file = std::fs::File::create(&path).expect("create the bundle file");
         let mut tar = tar::Builder::new(GzEncoder::new(file, Compression::fast()));
         for (name, data) in &self.files {
             let mut header = tar::Header::new_gnu();
@@ -72,12 +77,12 @@ impl Bundle {
             header.set_mode(0o644);
             header.set_cksum();
             tar.append_data(&mut header, name, data.as_slice())
-                .expect("append to bundle");
+                .expect("append to the bundle");
         }
         tar.into_inner()
-            .expect("finish tar")
+            .expect("finish the tar stream")
             .finish()
-            .expect("finish gzip");
+            .expect("finish the gzip stream");
         path
     }
 }
