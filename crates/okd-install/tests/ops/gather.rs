@@ -105,6 +105,23 @@ impl Lab {
         out
     }
 
+    /// Authorizes a new key, then runs `gather bootstrap --key <it> <extra>` into a new
+    /// directory, and checks that one bundle arrived: the common path of the tests that
+    /// gather successfully. Returns the run's output and the key file it passed.
+    fn gather_with_authorized_key(&self, extra: &[&str]) -> (Output, String) {
+        let key = self.key("admin_ed25519");
+        self.server.authorize(&key);
+        let dir = tempfile::tempdir().unwrap();
+        let key = key.display().to_string();
+        let args: Vec<&str> = ["--key", key.as_str()]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
+        let out = self.gather(dir.path(), self.server.port, &args);
+        assert_gathered(&out, dir.path(), self);
+        (out, key)
+    }
+
     /// Deletes the bundles the stand-in left in the login user's home.
     fn remove_remote_bundles(&self, dir: &Path) {
         for name in bundles(dir) {
@@ -148,27 +165,12 @@ const PROBLEM: &str = "Problem: bootkube.service failed at stage cb-bootstrap an
 #[test]
 fn gathers_with_a_key_file_and_prints_the_analysis() {
     let Some(lab) = Lab::start() else { return };
-    let key = lab.key("admin_ed25519");
-    lab.server.authorize(&key);
-    let dir = tempfile::tempdir().unwrap();
-    let key_arg = key.display().to_string();
-    let out = lab.gather(
-        dir.path(),
-        lab.server.port,
-        &[
-            "--key",
-            &key_arg,
-            "--master",
-            "10.0.0.10",
-            "--log-level",
-            "debug",
-        ],
-    );
-    assert_gathered(&out, dir.path(), &lab);
+    let (out, key) =
+        lab.gather_with_authorized_key(&["--master", "10.0.0.10", "--log-level", "debug"]);
     let err = stderr(&out);
     let accepted = err
         .lines()
-        .any(|l| l.contains(&format!("key file {key_arg}")) && l.ends_with(": accepted"));
+        .any(|l| l.contains(&format!("key file {key}")) && l.ends_with(": accepted"));
     assert!(accepted, "the key file logged in: {err}");
     assert!(
         err.contains("remote: would also gather control-plane host 10.0.0.10"),
@@ -185,32 +187,14 @@ fn gathers_with_a_key_file_and_prints_the_analysis() {
 #[test]
 fn skip_analysis_only_collects_the_bundle() {
     let Some(lab) = Lab::start() else { return };
-    let key = lab.key("admin_ed25519");
-    lab.server.authorize(&key);
-    let dir = tempfile::tempdir().unwrap();
-    let key_arg = key.display().to_string();
-    let out = lab.gather(
-        dir.path(),
-        lab.server.port,
-        &["--key", &key_arg, "--skip-analysis"],
-    );
-    assert_gathered(&out, dir.path(), &lab);
+    let (out, _) = lab.gather_with_authorized_key(&["--skip-analysis"]);
     assert_eq!(stdout(&out), "", "no analysis printed: {}", both(&out));
 }
 
 #[test]
 fn json_output_prints_the_analysis_as_one_object() {
     let Some(lab) = Lab::start() else { return };
-    let key = lab.key("admin_ed25519");
-    lab.server.authorize(&key);
-    let dir = tempfile::tempdir().unwrap();
-    let key_arg = key.display().to_string();
-    let out = lab.gather(
-        dir.path(),
-        lab.server.port,
-        &["--key", &key_arg, "--output", "json"],
-    );
-    assert_gathered(&out, dir.path(), &lab);
+    let (out, _) = lab.gather_with_authorized_key(&["--output", "json"]);
     let lines = json_lines(&out);
     assert_eq!(lines.len(), 1, "{}", both(&out));
     let verdict = &lines[0]["verdict"];
