@@ -1,10 +1,12 @@
 //! The ordered checks: each bootstrap service depends on the one before it, so the first
-//! service that did not succeed explains the rest. The bootstrap pivot, which waits for all
-//! of them, is checked last (see the `pivot` module).
+//! service that did not succeed explains the rest. The order is node image, release image,
+//! the OS pivot onto the release's machine-OS image (see `os_pivot`), bootkube. The
+//! bootstrap pivot, which waits for all of them, is checked last (see the `pivot` module).
 
 use serde::Serialize;
 
 use super::UnreadableRecord;
+use super::os_pivot;
 use super::records::{ServiceStatus, ServiceSummary};
 
 /// The first problem the ordered checks found.
@@ -28,12 +30,12 @@ pub struct Problem {
 }
 
 /// One check: the service, whether a missing record file is a problem, what it does, and
-/// what to check when it fails.
+/// what to check when it fails (by the stage it failed in, or was still in).
 struct Check {
     service: &'static str,
     required: bool,
     task: &'static str,
-    hint: &'static str,
+    hint: fn(Option<&str>) -> &'static str,
 }
 
 const CHECKS: &[Check] = &[
@@ -41,23 +43,37 @@ const CHECKS: &[Check] = &[
         service: "node-image-pull",
         required: false,
         task: "pull the node (operating system) image",
-        hint: "check the pull secret, DNS, proxy or mirror settings and that the bootstrap host \
-               can reach the registry of the node image",
+        hint: node_image_hint,
     },
     Check {
         service: "release-image",
         required: true,
         task: "pull the release image",
-        hint: "check the pull secret, DNS, proxy or mirror settings (imageDigestSources) and \
-               that the bootstrap host can reach the registry of the release image",
+        hint: release_image_hint,
+    },
+    Check {
+        service: os_pivot::SERVICE,
+        required: false,
+        task: os_pivot::TASK,
+        hint: os_pivot::stage_hint,
     },
     Check {
         service: "bootkube",
         required: true,
         task: "bring up the bootstrap control plane",
-        hint: "",
+        hint: bootkube_hint,
     },
 ];
+
+fn node_image_hint(_stage: Option<&str>) -> &'static str {
+    "check the pull secret, DNS, proxy or mirror settings and that the bootstrap host can reach \
+     the registry of the node image"
+}
+
+fn release_image_hint(_stage: Option<&str>) -> &'static str {
+    "check the pull secret, DNS, proxy or mirror settings (imageDigestSources) and that the \
+     bootstrap host can reach the registry of the release image"
+}
 
 /// The record of `name`; with several copies (nested single-node layout) the most recent.
 pub(crate) fn pick<'a>(services: &'a [ServiceSummary], name: &str) -> Option<&'a ServiceSummary> {
@@ -128,11 +144,7 @@ fn judge(check: &Check, s: &ServiceSummary) -> Option<Problem> {
         .and_then(|f| f.error_message.as_deref())
         .map(|m| m.lines().map(str::to_string).collect())
         .unwrap_or_default();
-    let hint = if check.hint.is_empty() {
-        bootkube_hint(stage.as_deref())
-    } else {
-        check.hint.to_string()
-    };
+    let hint = (check.hint)(stage.as_deref()).to_string();
     Some(Problem {
         service: s.name.clone(),
         summary,
@@ -170,8 +182,8 @@ fn running_summary(check: &Check, s: &ServiceSummary) -> (String, Option<String>
 }
 
 /// What to look at for a bootkube stage; the stages are those of our bootkube script.
-fn bootkube_hint(stage: Option<&str>) -> String {
-    let hint = match stage {
+fn bootkube_hint(stage: Option<&str>) -> &'static str {
+    match stage {
         Some("wait-for-etcd") => {
             "the bootstrap etcd did not become healthy: look at the etcd container logs under \
              bootstrap/containers/ and at the etcd certificates"
@@ -194,6 +206,5 @@ fn bootkube_hint(stage: Option<&str>) -> String {
              balancer for ports 6443 and 22623"
         }
         _ => "see the bootkube journal lines below and bootstrap/journals/bootkube.log",
-    };
-    hint.to_string()
+    }
 }

@@ -1,14 +1,16 @@
 //! Analysis of a bootstrap log bundle: which bootstrap service went wrong, where, and why.
 //!
 //! The checks follow the order in which the services depend on each other on the bootstrap
-//! host (node image, release image, bootkube, then the bootstrap pivot when it recorded a
-//! failure), so the first problem found is the cause and later ones are consequences. Beyond that first problem the analysis collects the evidence a
-//! person would look for next: every failed unit, other failed services, the end of the
+//! host (node image, release image, the OS pivot onto the release's machine-OS image,
+//! bootkube, then the bootstrap pivot when it recorded a failure), so the first problem found
+//! is the cause and later ones are consequences. Beyond that first problem the analysis
+//! collects the evidence a person would look for next: every failed unit, other failed services, the end of the
 //! bootkube journal and the state of on-cluster layering builds.
 
 mod bundle;
 mod checks;
 mod extras;
+mod os_pivot;
 mod pivot;
 mod records;
 mod render;

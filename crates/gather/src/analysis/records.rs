@@ -164,13 +164,19 @@ fn open_stage(run: &[RecordEntry]) -> Option<String> {
 }
 
 /// The most recent failure. A failed `service end` usually follows a failed `stage end`
-/// and carries no stage of its own: the stage of the earlier entry in the same run is kept.
+/// and carries no stage of its own: the stage of the earlier entry in the same run is kept,
+/// and so is its message. The two messages often differ (the stage's says what the script
+/// gave up on, the service end's holds the journal's last lines), so both are kept, the
+/// stage's first; a repeated message is kept once.
 fn last_failure(entries: &[RecordEntry]) -> Option<Failure> {
     let mut failure: Option<Failure> = None;
     let mut stage_in_run: Option<String> = None;
+    // Whether `failure` was recorded by the current run, whose messages it may join.
+    let mut failed_in_run = false;
     for entry in entries {
         if entry.phase_is("service start") {
             stage_in_run = None;
+            failed_in_run = false;
         }
         if !entry.failed() {
             continue;
@@ -178,20 +184,31 @@ fn last_failure(entries: &[RecordEntry]) -> Option<Failure> {
         if let Some(stage) = entry.stage_name() {
             stage_in_run = Some(stage);
         }
-        let previous = failure.take();
-        let keep = |new: Option<String>, old: Option<String>| new.filter(|s| !s.is_empty()).or(old);
-        let (old_line, old_message) = match previous {
-            Some(p) if p.stage == stage_in_run => (p.error_line, p.error_message),
+        let (old_line, old_message) = match failure.take() {
+            Some(p) if failed_in_run && p.stage == stage_in_run => (p.error_line, p.error_message),
             _ => (None, None),
         };
+        let line = entry.error_line.clone().filter(|l| !l.is_empty());
         failure = Some(Failure {
             stage: stage_in_run.clone(),
-            error_line: keep(entry.error_line.clone(), old_line),
-            error_message: keep(entry.error_message.clone(), old_message),
+            error_line: line.or(old_line),
+            error_message: join_messages(old_message, entry.error_message.clone()),
             timestamp: entry.timestamp.clone(),
         });
+        failed_in_run = true;
     }
     failure
+}
+
+/// `earlier` then `later`, each when present and not empty; `later` alone when it repeats
+/// `earlier`.
+fn join_messages(earlier: Option<String>, later: Option<String>) -> Option<String> {
+    let earlier = earlier.filter(|m| !m.is_empty());
+    let later = later.filter(|m| !m.is_empty());
+    match (earlier, later) {
+        (Some(e), Some(l)) if e != l => Some(format!("{e}\n{l}")),
+        (e, l) => l.or(e),
+    }
 }
 
 #[cfg(test)]
@@ -223,7 +240,28 @@ mod tests {
         assert_eq!(s.failed_runs, 1);
         let f = s.last_failure.unwrap();
         assert_eq!(f.stage.as_deref(), Some("cb-bootstrap"));
-        assert_eq!(f.error_message.as_deref(), Some("exit 1"));
+        assert_eq!(f.error_message.as_deref(), Some("timed out\nexit 1"));
+    }
+
+    #[test]
+    fn messages_join_within_a_run_only() {
+        let entries = vec![
+            entry("service start", "", "", ""),
+            entry("stage start", "pull", "", ""),
+            entry("stage end", "pull", "failure", "gave up"),
+            entry("service end", "", "failure", "gave up"),
+            entry("service start", "", "", ""),
+            entry("stage start", "pull", "", ""),
+            entry("stage end", "pull", "failure", "gave up again"),
+            entry("service end", "", "failure", "registry said 401"),
+        ];
+        let f = summarize("svc", "x", &entries).last_failure.unwrap();
+        assert_eq!(f.stage.as_deref(), Some("pull"));
+        assert_eq!(
+            f.error_message.as_deref(),
+            Some("gave up again\nregistry said 401"),
+            "the second run's two messages, nothing from the first run"
+        );
     }
 
     #[test]

@@ -493,3 +493,177 @@ fn a_bootkube_failure_comes_before_a_pivot_failure() {
     assert_eq!(problem(&analysis.verdict).service, "bootkube");
     assert_eq!(analysis.other_failures, vec!["bootstrap-pivot"]);
 }
+
+/// The stages of release-image-pivot.sh, in the order a run that rebases passes them.
+const OS_PIVOT_STAGES: [&str; 4] = [
+    "resolve-machine-os-image",
+    "inspect-deployments",
+    "rebase-host-os",
+    "reboot",
+];
+
+/// One run of release-image-pivot.sh that passes the stages before `last`, then starts
+/// `last` and, unless `result` is empty, ends it with `result` and `message`.
+fn os_pivot_run(last: &str, result: &str, message: &str) -> Vec<serde_json::Value> {
+    let mut entries = vec![record("service start", "", "", "")];
+    for stage in OS_PIVOT_STAGES {
+        entries.push(record("stage start", stage, "", ""));
+        if stage == last {
+            if !result.is_empty() {
+                entries.push(record("stage end", stage, result, message));
+            }
+            return entries;
+        }
+        entries.push(record("stage end", stage, "success", ""));
+    }
+    panic!("{last} is not a stage of release-image-pivot.sh");
+}
+
+/// The journal's last lines when rpm-ostree could not pull the OS image.
+const REBASE_JOURNAL: &str = "Rebase attempt 9 of 10 failed; trying again in 60s\n\
+error: Creating importer: failed to invoke method OpenImage: reading manifest sha256:5e1f in \
+quay.io/okd/scos-content: unauthorized: access to the requested resource is not authorized\n\
+release-image-pivot.service: Main process exited, code=exited, status=1/FAILURE";
+
+#[test]
+fn a_failed_os_pivot_rebase_names_stage_error_lines_and_where_to_look() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pivot = os_pivot_run(
+        "rebase-host-os",
+        "failure",
+        "rpm-ostree rebase to quay.io/okd/scos-content@sha256:5e1f failed 10 times",
+    );
+    pivot.push(record("service end", "", "failure", REBASE_JOURNAL));
+    let path = Bundle::new("ospivot1")
+        .service("release-image", succeeded())
+        .service("release-image-pivot", pivot)
+        // kubelet and bootkube only want the pivot: they ran anyway, on the wrong OS.
+        .service(
+            "bootkube",
+            failing_bootkube("wait-for-etcd", "etcd never became healthy"),
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "release-image-pivot");
+    assert_eq!(p.status, ServiceStatus::Failed);
+    assert_eq!(p.stage.as_deref(), Some("rebase-host-os"));
+    // The script's own message first, then the journal's last lines.
+    assert_eq!(p.error_lines.len(), 4, "{:?}", p.error_lines);
+    assert!(p.error_lines[0].contains("failed 10 times"));
+    assert!(p.error_lines[2].contains("unauthorized"));
+    assert_eq!(analysis.other_failures, vec!["bootkube"]);
+    let text = analysis.render();
+    assert!(
+        text.starts_with(
+            "Problem: release-image-pivot.service failed at stage rebase-host-os and could not \
+             move the bootstrap host onto the release's machine-OS image (started 1 time(s))."
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n  Last error lines:\n"), "{text}");
+    assert!(text.contains("| error: Creating importer"), "{text}");
+    let next = text
+        .lines()
+        .find(|l| l.starts_with("  Next: "))
+        .unwrap_or_else(|| panic!("no hint in {text}"));
+    for needle in ["reaches the registry", "pull secret", "imageDigestSources"] {
+        assert!(next.contains(needle), "{needle} in {next}");
+    }
+}
+
+#[test]
+fn an_os_pivot_that_rebooted_into_the_image_is_healthy() {
+    let dir = tempfile::tempdir().unwrap();
+    // First boot: rebased, then the reboot ended the run before its service end entry.
+    let mut pivot = os_pivot_run("reboot", "success", "");
+    // Second boot: the booted deployment is the release's OS image.
+    pivot.extend(os_pivot_run("inspect-deployments", "success", ""));
+    pivot.push(record("service end", "", "success", ""));
+    let path = Bundle::new("ospivot2")
+        .service("release-image", succeeded())
+        .service("release-image-pivot", pivot)
+        .service("bootkube", succeeded())
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert_eq!(analysis.verdict, Verdict::Healthy);
+    assert!(
+        analysis
+            .render()
+            .contains("release-image-pivot: succeeded, started 2 time(s)")
+    );
+}
+
+#[test]
+fn an_os_pivot_that_stopped_a_reboot_loop_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let looped = "/opt/openshift/.pivot-done says the host was moved to \
+                  quay.io/okd/scos-content@sha256:5e1f, but it booted another deployment and \
+                  none of that image is staged; not rebooting again";
+    let mut pivot = os_pivot_run("reboot", "success", "");
+    pivot.extend(os_pivot_run("inspect-deployments", "failure", looped));
+    pivot.push(record("service end", "", "failure", looped));
+    let path = Bundle::new("ospivot3")
+        .service("release-image", succeeded())
+        .service("release-image-pivot", pivot)
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "release-image-pivot");
+    assert_eq!(p.stage.as_deref(), Some("inspect-deployments"));
+    assert_eq!(p.starts, 2);
+    assert_eq!(p.error_lines, vec![looped.to_string()], "kept once");
+    assert!(p.hint.contains("rolled back"), "{}", p.hint);
+}
+
+#[test]
+fn an_os_pivot_still_rebasing_is_the_problem_before_bootkube() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("ospivot4")
+        .service("release-image", succeeded())
+        .service(
+            "release-image-pivot",
+            os_pivot_run("rebase-host-os", "", ""),
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    let p = problem(&analysis.verdict);
+    assert_eq!(p.service, "release-image-pivot");
+    assert_eq!(p.status, ServiceStatus::Running);
+    assert_eq!(p.stage.as_deref(), Some("rebase-host-os"));
+    assert!(p.hint.contains("pull secret"), "{}", p.hint);
+    assert!(analysis.render().contains(
+        "release-image-pivot.service had not finished (in stage rebase-host-os) when the \
+             logs were gathered; it did not yet move the bootstrap host onto the release's \
+             machine-OS image"
+    ));
+}
+
+#[test]
+fn a_release_image_failure_comes_before_the_os_pivot() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pivot = os_pivot_run(
+        "resolve-machine-os-image",
+        "failure",
+        "Could not resolve any of stream-coreos fedora-coreos rhel-coreos",
+    );
+    pivot.push(record("service end", "", "failure", ""));
+    let path = Bundle::new("ospivot5")
+        .service(
+            "release-image",
+            vec![
+                record("service start", "", "", ""),
+                record("service end", "", "failure", "pull failed"),
+            ],
+        )
+        .service("release-image-pivot", pivot)
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert_eq!(problem(&analysis.verdict).service, "release-image");
+    assert_eq!(analysis.other_failures, vec!["release-image-pivot"]);
+    let text = analysis.render();
+    assert!(
+        text.contains("release-image-pivot: failed, started 1 time(s); last failure at resolve-machine-os-image"),
+        "{text}"
+    );
+}
