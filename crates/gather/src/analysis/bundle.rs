@@ -21,6 +21,8 @@ pub(crate) enum Wanted {
     FailedUnits,
     /// `.../bootstrap/journals/bootkube.log`
     BootkubeJournal,
+    /// `.../bootstrap/journals/release-image-pivot.log` (the OS pivot's journal, every boot)
+    OsPivotJournal,
     /// `.../resources/machineosconfigs.json`
     MachineOsConfigs,
     /// `.../resources/machineosbuilds.json`
@@ -59,6 +61,9 @@ pub(crate) fn classify(path: &str) -> Option<Wanted> {
     }
     match (tail(3), tail(2), parts.last()) {
         (Some(["bootstrap", "journals", "bootkube.log"]), _, _) => Some(Wanted::BootkubeJournal),
+        (Some(["bootstrap", "journals", "release-image-pivot.log"]), _, _) => {
+            Some(Wanted::OsPivotJournal)
+        }
         (_, Some(["resources", "machineosconfigs.json"]), _) => Some(Wanted::MachineOsConfigs),
         (_, Some(["resources", "machineosbuilds.json"]), _) => Some(Wanted::MachineOsBuilds),
         (_, _, Some(&"failed-units.txt")) => Some(Wanted::FailedUnits),
@@ -140,6 +145,10 @@ mod tests {
         assert_eq!(
             classify("b/bootstrap/journals/bootkube.log"),
             Some(Wanted::BootkubeJournal)
+        );
+        assert_eq!(
+            classify("b/bootstrap/journals/release-image-pivot.log"),
+            Some(Wanted::OsPivotJournal)
         );
         assert_eq!(
             classify("b/resources/machineosbuilds.json"),

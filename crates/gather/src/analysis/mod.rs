@@ -26,7 +26,8 @@ pub use records::{Failure, ServiceStatus, ServiceSummary};
 use crate::AnalysisError;
 use bundle::{BundleFile, Wanted};
 
-/// How many lines of the bootkube journal are shown when bootkube did not succeed.
+/// How many lines of the bootkube journal are shown when bootkube did not succeed, and of the
+/// OS pivot's journal when the pivot is the problem.
 pub const JOURNAL_TAIL_LINES: usize = 20;
 
 /// The overall finding.
@@ -68,6 +69,9 @@ pub struct Analysis {
     pub failed_units: Vec<FailedUnit>,
     /// The last lines of the bootkube journal, when bootkube did not succeed.
     pub bootkube_journal_tail: Vec<String>,
+    /// The last lines of the release-image-pivot journal (all boots), when the OS pivot is the
+    /// problem: its record keeps only three journal lines, and the rebase retries say more.
+    pub os_pivot_journal_tail: Vec<String>,
     /// On-cluster layering objects, when the cluster dump contains them.
     pub machine_os: Option<MachineOsState>,
     /// Other remarks: damaged archive, unreadable resource dumps.
@@ -121,7 +125,19 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
     let bootkube = checks::pick(&services, "bootkube");
     let bootkube_journal_tail = match bootkube {
         Some(s) if s.succeeded() => Vec::new(),
-        _ if found_records => journal_tail(files, bootkube.map(|s| s.file.as_str())),
+        _ if found_records => journal_tail(
+            files,
+            &Wanted::BootkubeJournal,
+            bootkube.map(|s| s.file.as_str()),
+        ),
+        _ => Vec::new(),
+    };
+    let os_pivot_journal_tail = match problem_service {
+        Some(os_pivot::SERVICE) => journal_tail(
+            files,
+            &Wanted::OsPivotJournal,
+            checks::pick(&services, os_pivot::SERVICE).map(|s| s.file.as_str()),
+        ),
         _ => Vec::new(),
     };
     let mut notes = Vec::new();
@@ -133,6 +149,7 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         unreadable_records,
         failed_units: failed_units(files),
         bootkube_journal_tail,
+        os_pivot_journal_tail,
         machine_os: machine_os(files, &mut notes),
         notes,
     }
@@ -146,14 +163,11 @@ fn failed_units(files: &[BundleFile]) -> Vec<FailedUnit> {
         .collect()
 }
 
-/// The tail of the bootkube journal, preferring the copy next to the bootkube record file
-/// (the nested single-node layout can hold two).
-fn journal_tail(files: &[BundleFile], record_file: Option<&str>) -> Vec<String> {
-    let prefix = record_file.and_then(|f| f.strip_suffix("services/bootkube.json"));
-    let journals: Vec<&BundleFile> = files
-        .iter()
-        .filter(|f| f.kind == Wanted::BootkubeJournal)
-        .collect();
+/// The tail of a journal of kind `wanted`, preferring the copy next to the service's record
+/// file (the nested single-node layout can hold two).
+fn journal_tail(files: &[BundleFile], wanted: &Wanted, record_file: Option<&str>) -> Vec<String> {
+    let prefix = record_file.and_then(|f| f.rsplit_once("services/").map(|(dir, _)| dir));
+    let journals: Vec<&BundleFile> = files.iter().filter(|f| &f.kind == wanted).collect();
     let chosen = journals
         .iter()
         .find(|f| prefix.is_some_and(|p| f.path.starts_with(p)))

@@ -12,7 +12,7 @@ impl Analysis {
         self.render_other_failures(&mut out);
         self.render_unreadable(&mut out);
         self.render_failed_units(&mut out);
-        self.render_journal(&mut out);
+        self.render_journals(&mut out);
         self.render_machine_os(&mut out);
         self.render_services(&mut out);
         for note in &self.notes {
@@ -88,16 +88,22 @@ impl Analysis {
         }
     }
 
-    fn render_journal(&self, out: &mut String) {
-        if self.bootkube_journal_tail.is_empty() {
-            return;
-        }
-        let _ = writeln!(
-            out,
-            "End of the bootkube journal (bootstrap/journals/bootkube.log):"
-        );
-        for line in &self.bootkube_journal_tail {
-            let _ = writeln!(out, "    | {line}");
+    fn render_journals(&self, out: &mut String) {
+        let journals = [
+            (
+                "the release-image-pivot journal (bootstrap/journals/release-image-pivot.log, all boots)",
+                &self.os_pivot_journal_tail,
+            ),
+            (
+                "the bootkube journal (bootstrap/journals/bootkube.log)",
+                &self.bootkube_journal_tail,
+            ),
+        ];
+        for (title, tail) in journals.iter().filter(|(_, tail)| !tail.is_empty()) {
+            let _ = writeln!(out, "End of {title}:");
+            for line in tail.iter() {
+                let _ = writeln!(out, "    | {line}");
+            }
         }
     }
 

@@ -525,6 +525,31 @@ error: Creating importer: failed to invoke method OpenImage: reading manifest sh
 quay.io/okd/scos-content: unauthorized: access to the requested resource is not authorized\n\
 release-image-pivot.service: Main process exited, code=exited, status=1/FAILURE";
 
+/// The pivot's journal of every boot, longer than the shown tail.
+const PIVOT_JOURNAL: &str = "-- Boot 1f2e --\n\
+The release's OS image is stream-coreos: quay.io/okd/scos-content@sha256:5e1f\n\
+Booted deployment 9a7c: container image -, manifest digest -\n\
+Rebasing the host onto quay.io/okd/scos-content@sha256:5e1f\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 1 of 10 failed; trying again in 5s\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 2 of 10 failed; trying again in 10s\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 3 of 10 failed; trying again in 20s\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 4 of 10 failed; trying again in 40s\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 5 of 10 failed; trying again in 60s\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 6 of 10 failed; trying again in 60s\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 7 of 10 failed; trying again in 60s\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 8 of 10 failed; trying again in 60s\n\
+error: Creating importer: unauthorized\n\
+Rebase attempt 9 of 10 failed; trying again in 60s\n\
+error: Creating importer: unauthorized\n";
+
 #[test]
 fn a_failed_os_pivot_rebase_names_stage_error_lines_and_where_to_look() {
     let dir = tempfile::tempdir().unwrap();
@@ -542,6 +567,7 @@ fn a_failed_os_pivot_rebase_names_stage_error_lines_and_where_to_look() {
             "bootkube",
             failing_bootkube("wait-for-etcd", "etcd never became healthy"),
         )
+        .file("bootstrap/journals/release-image-pivot.log", PIVOT_JOURNAL)
         .write(dir.path(), "b.tar.gz");
     let analysis = analyze_bundle(&path).unwrap();
     let p = problem(&analysis.verdict);
@@ -570,6 +596,16 @@ fn a_failed_os_pivot_rebase_names_stage_error_lines_and_where_to_look() {
     for needle in ["reaches the registry", "pull secret", "imageDigestSources"] {
         assert!(next.contains(needle), "{needle} in {next}");
     }
+    let journal: Vec<&str> = PIVOT_JOURNAL.lines().collect();
+    assert_eq!(journal.len(), 23);
+    assert_eq!(analysis.os_pivot_journal_tail, journal[3..]);
+    assert!(
+        text.contains(
+            "End of the release-image-pivot journal (bootstrap/journals/release-image-pivot.log, \
+             all boots):\n    | Rebasing the host onto"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -584,9 +620,14 @@ fn an_os_pivot_that_rebooted_into_the_image_is_healthy() {
         .service("release-image", succeeded())
         .service("release-image-pivot", pivot)
         .service("bootkube", succeeded())
+        .file("bootstrap/journals/release-image-pivot.log", PIVOT_JOURNAL)
         .write(dir.path(), "b.tar.gz");
     let analysis = analyze_bundle(&path).unwrap();
     assert_eq!(analysis.verdict, Verdict::Healthy);
+    assert!(
+        analysis.os_pivot_journal_tail.is_empty(),
+        "shown only for a pivot problem"
+    );
     assert!(
         analysis
             .render()
