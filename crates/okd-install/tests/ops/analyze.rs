@@ -140,3 +140,65 @@ fn a_file_that_is_not_a_bundle_fails_naming_it() {
     assert!(err.contains(&bogus.display().to_string()), "{err}");
     assert!(out.stdout.is_empty(), "{}", both(&out));
 }
+
+/// A bundle whose OS pivot gave up pulling the machine-OS image; bootkube ran anyway.
+fn os_pivot_rebase_failed(dir: &Path) -> PathBuf {
+    let mut pivot = vec![record("service start", "", "", "")];
+    for stage in ["resolve-machine-os-image", "inspect-deployments"] {
+        pivot.push(record("stage start", stage, "", ""));
+        pivot.push(record("stage end", stage, "success", ""));
+    }
+    pivot.push(record("stage start", "rebase-host-os", "", ""));
+    let given_up = "rpm-ostree rebase to quay.io/okd/scos-content@sha256:5e1f failed 10 times";
+    pivot.push(record("stage end", "rebase-host-os", "failure", given_up));
+    pivot.push(record(
+        "service end",
+        "",
+        "failure",
+        "error: Creating importer: failed to invoke method OpenImage: unauthorized",
+    ));
+    Bundle::new("ospivot")
+        .service("release-image", succeeded())
+        .service("release-image-pivot", pivot)
+        .service("bootkube", vec![record("service start", "", "", "")])
+        .file(
+            "bootstrap/journals/release-image-pivot.log",
+            "Rebase attempt 9 of 10 failed; trying again in 60s\n",
+        )
+        .write(dir, "log-bundle-ospivot.tar.gz")
+}
+
+#[test]
+fn a_failed_os_pivot_is_the_diagnosis_before_bootkube() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = os_pivot_rebase_failed(dir.path());
+    let text = stdout(&analyze(&bundle, false));
+    assert!(
+        text.starts_with(
+            "Problem: release-image-pivot.service failed at stage rebase-host-os and could not \
+             move the bootstrap host onto the release's machine-OS image"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("    | rpm-ostree rebase to quay.io/okd/scos-content"),
+        "{text}"
+    );
+    assert!(text.contains("    | error: Creating importer"), "{text}");
+    assert!(
+        text.contains("Next: rpm-ostree could not pull the machine-OS image"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    | Rebase attempt 9 of 10 failed"),
+        "{text}"
+    );
+    let json = analyze_json(&bundle);
+    let verdict = &json["verdict"];
+    assert_eq!(verdict["service"], "release-image-pivot", "{json:#}");
+    assert_eq!(verdict["stage"], "rebase-host-os");
+    assert_eq!(
+        json["os_pivot_journal_tail"],
+        serde_json::json!(["Rebase attempt 9 of 10 failed; trying again in 60s"])
+    );
+}
