@@ -219,7 +219,7 @@ impl<S: CertSel> Asset for Cert<S> {
         let (Some(cert_pem), Some(key_pem)) = (dir.read_string(&crt)?, key_pem) else {
             return Ok(None);
         };
-        pki::check_pair(&cert_pem, &key_pem, &crt)?;
+        pki::check_pair(&cert_pem, &key_pem, &format!("{crt} with {key}"))?;
         let value = CertValue {
             cert_pem,
             key_pem,
