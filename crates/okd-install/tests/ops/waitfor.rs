@@ -407,16 +407,22 @@ fn sigint_during_a_wait_exits_8_and_says_how_to_resume() {
     let child = std::process::Command::new(crate::common::bin_path())
         .arg("--dir")
         .arg(api.dir())
-        .args(["wait-for", "bootstrap-complete", "--kubeconfig"])
+        .args([
+            "--log-level",
+            "debug",
+            "wait-for",
+            "bootstrap-complete",
+            "--kubeconfig",
+        ])
         .arg(&api.kubeconfig)
         .args(FAST_BOOTSTRAP)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start okd-install wait-for");
-    // The phase after the API check has started, so the wait (and its Ctrl-C handler) runs.
-    let (status, seen) =
-        crate::common::interrupt_after(child, "bootstrap configmap: waiting up to");
+    // Interrupt only once the configmap's status has been seen (a debug line), so that the
+    // diagnosis has something to report as last seen whatever the machine's speed.
+    let (status, seen) = crate::common::interrupt_after(child, "progressing");
     assert_eq!(status.code(), Some(8), "{seen}");
     assert!(
         seen.contains("interrupted during bootstrap configmap"),
