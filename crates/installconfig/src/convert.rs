@@ -22,19 +22,7 @@ pub fn convert(cfg: &mut InstallConfig) -> Converted {
         convert_networking(net, &mut out);
     }
     if let Some(bm) = cfg.platform.baremetal.as_mut() {
-        let path = "platform.baremetal";
-        convert_vip(
-            bm.api_vip.take(),
-            &mut bm.api_vips,
-            &format!("{path}.apiVIP"),
-            &mut out,
-        );
-        convert_vip(
-            bm.ingress_vip.take(),
-            &mut bm.ingress_vips,
-            &format!("{path}.ingressVIP"),
-            &mut out,
-        );
+        convert_vips(bm, &mut out);
         if let Some(external) = bm.provisioning_dhcp_external.take() {
             deprecated(
                 &mut out,
@@ -47,19 +35,7 @@ pub fn convert(cfg: &mut InstallConfig) -> Converted {
         }
     }
     if let Some(vs) = cfg.platform.vsphere.as_mut() {
-        let path = "platform.vsphere";
-        convert_vip(
-            vs.api_vip.take(),
-            &mut vs.api_vips,
-            &format!("{path}.apiVIP"),
-            &mut out,
-        );
-        convert_vip(
-            vs.ingress_vip.take(),
-            &mut vs.ingress_vips,
-            &format!("{path}.ingressVIP"),
-            &mut out,
-        );
+        convert_vips(vs, &mut out);
         convert_vsphere(vs, &mut out);
     }
     out
@@ -108,6 +84,14 @@ fn convert_networking(net: &mut Networking, out: &mut Converted) {
                 host_prefix: prefix as i32,
             });
         }
+    }
+}
+
+/// Moves the deprecated apiVIP and ingressVIP of a VIP platform into their lists.
+fn convert_vips(platform: &mut dyn VipPlatform, out: &mut Converted) {
+    let path = format!("platform.{}", platform.key());
+    for (field, old, new) in platform.deprecated_vips_mut() {
+        convert_vip(old.take(), new, &format!("{path}.{field}"), out);
     }
 }
 

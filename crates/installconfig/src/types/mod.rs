@@ -7,6 +7,7 @@ mod baremetal;
 mod cidr;
 mod network;
 mod pool;
+mod vips;
 mod vsphere;
 
 use std::collections::BTreeMap;
@@ -18,6 +19,7 @@ pub use baremetal::*;
 pub use cidr::{Cidr, IpAddrString};
 pub use network::*;
 pub use pool::*;
+pub use vips::{DeprecatedVip, VipPlatform};
 pub use vsphere::*;
 
 /// The only install-config apiVersion okd-install reads.
@@ -497,33 +499,33 @@ pub const SUPPORTED_PLATFORMS: [&str; 3] = ["none", "baremetal", "vsphere"];
 impl Platform {
     /// Names of every platform key that is set, in declaration order.
     pub fn set_names(&self) -> Vec<&'static str> {
-        let opaque = [
-            ("aws", &self.aws),
-            ("azure", &self.azure),
-            ("gcp", &self.gcp),
-            ("ibmcloud", &self.ibmcloud),
-            ("nutanix", &self.nutanix),
-            ("openstack", &self.openstack),
-            ("powervc", &self.powervc),
-            ("powervs", &self.powervs),
-            ("external", &self.external),
-            ("ovirt", &self.ovirt),
-            ("libvirt", &self.libvirt),
-            ("kubevirt", &self.kubevirt),
-            ("alibabacloud", &self.alibabacloud),
-        ];
-        let mut names = Vec::new();
-        if self.none.is_some() {
-            names.push("none");
+        set_keys(&[
+            ("none", self.none.is_some()),
+            ("baremetal", self.baremetal.is_some()),
+            ("vsphere", self.vsphere.is_some()),
+            ("aws", self.aws.is_some()),
+            ("azure", self.azure.is_some()),
+            ("gcp", self.gcp.is_some()),
+            ("ibmcloud", self.ibmcloud.is_some()),
+            ("nutanix", self.nutanix.is_some()),
+            ("openstack", self.openstack.is_some()),
+            ("powervc", self.powervc.is_some()),
+            ("powervs", self.powervs.is_some()),
+            ("external", self.external.is_some()),
+            ("ovirt", self.ovirt.is_some()),
+            ("libvirt", self.libvirt.is_some()),
+            ("kubevirt", self.kubevirt.is_some()),
+            ("alibabacloud", self.alibabacloud.is_some()),
+        ])
+    }
+
+    /// The VIP-based platform that is set (baremetal before vsphere), if any.
+    pub fn vip_platform(&self) -> Option<&dyn VipPlatform> {
+        match (&self.baremetal, &self.vsphere) {
+            (Some(b), _) => Some(b),
+            (_, Some(v)) => Some(v),
+            _ => None,
         }
-        if self.baremetal.is_some() {
-            names.push("baremetal");
-        }
-        if self.vsphere.is_some() {
-            names.push("vsphere");
-        }
-        names.extend(opaque.iter().filter(|(_, v)| v.is_some()).map(|(n, _)| *n));
-        names
     }
 
     /// The name of the (first) platform set, or "" when none is set.
@@ -554,20 +556,19 @@ impl InstallConfig {
 
     /// API virtual IPs of the platform (empty on `none` or when unset).
     pub fn api_vips(&self) -> Vec<String> {
-        match (&self.platform.baremetal, &self.platform.vsphere) {
-            (Some(b), _) => b.api_vips.iter().map(|v| v.0.clone()).collect(),
-            (_, Some(v)) => v.api_vips.iter().map(|v| v.0.clone()).collect(),
-            _ => Vec::new(),
-        }
+        self.platform_vips(|p| p.api_vips())
     }
 
     /// Ingress virtual IPs of the platform (empty on `none` or when unset).
     pub fn ingress_vips(&self) -> Vec<String> {
-        match (&self.platform.baremetal, &self.platform.vsphere) {
-            (Some(b), _) => b.ingress_vips.iter().map(|v| v.0.clone()).collect(),
-            (_, Some(v)) => v.ingress_vips.iter().map(|v| v.0.clone()).collect(),
-            _ => Vec::new(),
-        }
+        self.platform_vips(|p| p.ingress_vips())
+    }
+
+    fn platform_vips(&self, list: fn(&dyn VipPlatform) -> &[IpAddrString]) -> Vec<String> {
+        self.platform
+            .vip_platform()
+            .map(|p| list(p).iter().map(|v| v.0.clone()).collect())
+            .unwrap_or_default()
     }
 
     /// The control-plane pool; present after defaulting.
@@ -587,4 +588,13 @@ impl InstallConfig {
     pub fn image_mode_enabled(&self) -> bool {
         self.image_mode.as_ref().is_some_and(|m| m.enabled)
     }
+}
+
+/// The keys whose flag is set, in the order given: the keys of a platform section that are
+/// present.
+pub(crate) fn set_keys(keys: &[(&'static str, bool)]) -> Vec<&'static str> {
+    keys.iter()
+        .filter(|(_, set)| *set)
+        .map(|(k, _)| *k)
+        .collect()
 }

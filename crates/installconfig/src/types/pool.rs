@@ -167,25 +167,18 @@ pub struct MachinePoolPlatform {
 impl MachinePoolPlatform {
     /// Names of the pool platform keys that are set.
     pub fn set_names(&self) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        if self.baremetal.is_some() {
-            out.push("baremetal");
-        }
-        if self.vsphere.is_some() {
-            out.push("vsphere");
-        }
-        let opaque = [
-            ("aws", &self.aws),
-            ("azure", &self.azure),
-            ("gcp", &self.gcp),
-            ("ibmcloud", &self.ibmcloud),
-            ("nutanix", &self.nutanix),
-            ("openstack", &self.openstack),
-            ("powervc", &self.powervc),
-            ("powervs", &self.powervs),
-            ("ovirt", &self.ovirt),
-        ];
-        out.extend(opaque.iter().filter(|(_, v)| v.is_some()).map(|(n, _)| *n));
-        out
+        super::set_keys(&[
+            ("baremetal", self.baremetal.is_some()),
+            ("vsphere", self.vsphere.is_some()),
+            ("aws", self.aws.is_some()),
+            ("azure", self.azure.is_some()),
+            ("gcp", self.gcp.is_some()),
+            ("ibmcloud", self.ibmcloud.is_some()),
+            ("nutanix", self.nutanix.is_some()),
+            ("openstack", self.openstack.is_some()),
+            ("powervc", self.powervc.is_some()),
+            ("powervs", self.powervs.is_some()),
+            ("ovirt", self.ovirt.is_some()),
+        ])
     }
 }

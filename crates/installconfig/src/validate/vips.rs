@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use super::Validation;
 use super::network::{is_dual_stack, primary_is_v4};
 use crate::errors::FieldError;
-use crate::types::{InstallConfig, IpAddrString, LoadBalancer};
+use crate::types::{InstallConfig, IpAddrString, LoadBalancer, VipPlatform};
 
 struct VipSet<'a> {
     platform: &'static str,
@@ -18,28 +18,22 @@ struct VipSet<'a> {
 
 /// Checks the VIPs of the configured platform.
 pub fn vips(cfg: &InstallConfig, v: &mut Validation) {
-    let set = if let Some(b) = &cfg.platform.baremetal {
-        let um = LoadBalancer::is_user_managed(&b.load_balancer);
-        VipSet {
-            platform: "baremetal",
-            api: &b.api_vips,
-            ingress: &b.ingress_vips,
-            user_managed_lb: um,
-            required: true,
-            in_machine_network: !um,
-        }
-    } else if let Some(s) = &cfg.platform.vsphere {
-        let um = LoadBalancer::is_user_managed(&s.load_balancer);
-        VipSet {
-            platform: "vsphere",
-            api: &s.api_vips,
-            ingress: &s.ingress_vips,
-            user_managed_lb: um,
-            required: false,
-            in_machine_network: false,
-        }
-    } else {
-        return;
+    // Baremetal needs its VIPs inside the machine network (keepalived announces them there)
+    // unless the user runs the load balancer; vSphere VIPs are optional.
+    let (p, required): (&dyn VipPlatform, bool) =
+        match (&cfg.platform.baremetal, &cfg.platform.vsphere) {
+            (Some(b), _) => (b, true),
+            (_, Some(s)) => (s, false),
+            _ => return,
+        };
+    let um = LoadBalancer::is_user_managed(p.load_balancer());
+    let set = VipSet {
+        platform: p.key(),
+        api: p.api_vips(),
+        ingress: p.ingress_vips(),
+        user_managed_lb: um,
+        required,
+        in_machine_network: required && !um,
     };
     let base = format!("platform.{}", set.platform);
     let api_path = format!("{base}.apiVIPs");

@@ -17,18 +17,12 @@ pub fn vsphere(cfg: &InstallConfig, v: &mut Validation) {
     }
     for (i, vc) in vs.vcenters.iter().enumerate() {
         let base = format!("platform.vsphere.vcenters[{i}]");
-        for (field, value) in [
+        let fields = [
             ("server", &vc.server),
             ("user", &vc.user),
             ("password", &vc.password),
-        ] {
-            if value.trim().is_empty() {
-                v.err(FieldError::required(
-                    format!("{base}.{field}"),
-                    format!("set the vCenter {field}"),
-                ));
-            }
-        }
+        ];
+        require_all(&base, &fields, "the vCenter", v);
         if vc.datacenters.is_empty() {
             v.err(FieldError::required(
                 format!("{base}.datacenters"),
@@ -51,19 +45,13 @@ pub fn vsphere(cfg: &InstallConfig, v: &mut Validation) {
     }
     for (i, fd) in vs.failure_domains.iter().enumerate() {
         let base = format!("platform.vsphere.failureDomains[{i}]");
-        for (field, value) in [
+        let fields = [
             ("name", &fd.name),
             ("region", &fd.region),
             ("zone", &fd.zone),
             ("server", &fd.server),
-        ] {
-            if value.trim().is_empty() {
-                v.err(FieldError::required(
-                    format!("{base}.{field}"),
-                    format!("set the failure domain's {field}"),
-                ));
-            }
-        }
+        ];
+        require_all(&base, &fields, "the failure domain's", v);
         if !fd.server.is_empty() && !vs.vcenters.iter().any(|vc| vc.server == fd.server) {
             v.err(FieldError::invalid(
                 format!("{base}.server"),
@@ -72,6 +60,18 @@ pub fn vsphere(cfg: &InstallConfig, v: &mut Validation) {
             ));
         }
         topology(&fd.topology, &format!("{base}.topology"), v);
+    }
+}
+
+/// Reports each of `fields` under `base` that is empty, asking to "set <owner> <field>".
+fn require_all(base: &str, fields: &[(&str, &String)], owner: &str, v: &mut Validation) {
+    for (field, value) in fields {
+        if value.trim().is_empty() {
+            v.err(FieldError::required(
+                format!("{base}.{field}"),
+                format!("set {owner} {field}"),
+            ));
+        }
     }
 }
 
