@@ -99,6 +99,12 @@ fn secret(metadata: ObjectMeta, type_: &str, data: &[(&str, &str)]) -> Secret {
     }
 }
 
+/// A `kubernetes.io/tls` secret holding a certificate and its key.
+fn tls_secret(metadata: ObjectMeta, cert_pem: &str, key_pem: &str) -> Secret {
+    let data = [("tls.crt", cert_pem), ("tls.key", key_pem)];
+    secret(metadata, "kubernetes.io/tls", &data)
+}
+
 fn config_map(metadata: ObjectMeta, data: &[(&str, &str)]) -> ConfigMap {
     ConfigMap {
         metadata,
@@ -167,11 +173,7 @@ fn mcs_tls(inputs: &ManifestInputs) -> Result<Secret, Error> {
         "target",
         Some(&info),
     );
-    let data = [
-        ("tls.crt", tls.mcs_cert_pem.as_str()),
-        ("tls.key", tls.mcs_key_pem.as_str()),
-    ];
-    Ok(secret(metadata, "kubernetes.io/tls", &data))
+    Ok(tls_secret(metadata, &tls.mcs_cert_pem, &tls.mcs_key_pem))
 }
 
 fn mcs_ca_secret(inputs: &ManifestInputs) -> Result<Secret, Error> {
@@ -183,11 +185,11 @@ fn mcs_ca_secret(inputs: &ManifestInputs) -> Result<Secret, Error> {
         "signer",
         Some(&info),
     );
-    let data = [
-        ("tls.crt", tls.root_ca_cert_pem.as_str()),
-        ("tls.key", tls.root_ca_key_pem.as_str()),
-    ];
-    Ok(secret(metadata, "kubernetes.io/tls", &data))
+    Ok(tls_secret(
+        metadata,
+        &tls.root_ca_cert_pem,
+        &tls.root_ca_key_pem,
+    ))
 }
 
 fn mcs_ca_bundle(inputs: &ManifestInputs) -> ConfigMap {
