@@ -29,6 +29,33 @@ pub struct Problem {
     pub hint: String,
 }
 
+impl Problem {
+    /// A problem found in the record `s`: the service, its status, how often it started and
+    /// the error lines of its last failure come from the record.
+    pub(crate) fn of_service(
+        s: &ServiceSummary,
+        summary: String,
+        stage: Option<String>,
+        hint: &str,
+    ) -> Problem {
+        let error_lines = s
+            .last_failure
+            .as_ref()
+            .and_then(|f| f.error_message.as_deref())
+            .map(|m| m.lines().map(str::to_string).collect())
+            .unwrap_or_default();
+        Problem {
+            service: s.name.clone(),
+            summary,
+            status: s.status,
+            starts: s.starts,
+            stage,
+            error_lines,
+            hint: hint.to_string(),
+        }
+    }
+}
+
 /// One check: the service, whether a missing record file is a problem, what it does, and
 /// what to check when it fails (by the stage it failed in, or was still in).
 struct Check {
@@ -140,20 +167,8 @@ fn judge(check: &Check, s: &ServiceSummary) -> Option<Problem> {
         }
         ServiceStatus::Running => running_summary(check, s),
     };
-    let error_lines = failure
-        .and_then(|f| f.error_message.as_deref())
-        .map(|m| m.lines().map(str::to_string).collect())
-        .unwrap_or_default();
-    let hint = (check.hint)(stage.as_deref()).to_string();
-    Some(Problem {
-        service: s.name.clone(),
-        summary,
-        status: s.status,
-        starts: s.starts,
-        stage,
-        error_lines,
-        hint,
-    })
+    let hint = (check.hint)(stage.as_deref());
+    Some(Problem::of_service(s, summary, stage, hint))
 }
 
 fn running_summary(check: &Check, s: &ServiceSummary) -> (String, Option<String>) {

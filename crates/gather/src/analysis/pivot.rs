@@ -42,20 +42,8 @@ pub(crate) fn pivot_problem(services: &[ServiceSummary]) -> Option<Problem> {
             "; it was running again{now} when the logs were gathered"
         ));
     }
-    let error_lines = failure
-        .error_message
-        .as_deref()
-        .map(|m| m.lines().map(str::to_string).collect())
-        .unwrap_or_default();
-    Some(Problem {
-        service: SERVICE.to_string(),
-        summary,
-        status: s.status,
-        starts: s.starts,
-        hint: stage_hint(stage.as_deref()).to_string(),
-        stage,
-        error_lines,
-    })
+    let hint = stage_hint(stage.as_deref());
+    Some(Problem::of_service(s, summary, stage, hint))
 }
 
 /// What to look at for a failed step of our bootstrap-pivot.sh.

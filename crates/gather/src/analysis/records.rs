@@ -9,19 +9,13 @@ use serde::{Deserialize, Serialize};
 /// One entry of a service record file. Unknown keys are ignored so that newer bootstrap
 /// scripts with extra fields can still be analysed.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub(crate) struct RecordEntry {
-    #[serde(default)]
     pub timestamp: Option<String>,
-    #[serde(default)]
     pub stage: Option<String>,
-    #[serde(default)]
     pub phase: Option<String>,
-    #[serde(default)]
     pub result: Option<String>,
-    #[serde(default)]
     pub error_line: Option<String>,
-    #[serde(default)]
     pub error_message: Option<String>,
 }
 
