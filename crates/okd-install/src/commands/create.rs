@@ -304,9 +304,7 @@ fn print_sizes(dir: &Path, report: &RunReport, opts: &CreateOpts) -> Result<()> 
 }
 
 fn read_platform(dir: &Path) -> Option<String> {
-    let raw = std::fs::read_to_string(dir.join(assets::config::INSTALL_CONFIG_FILE)).ok()?;
-    let loaded = installconfig::parse_str(&raw, "install-config.yaml").ok()?;
-    Some(loaded.config.platform_name().to_string())
+    super::stored_install_config(dir).map(|ic| ic.platform_name().to_string())
 }
 
 /// `create secrets`: every key, signer and the password into one 0600 file.

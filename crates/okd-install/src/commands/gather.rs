@@ -63,9 +63,7 @@ fn log_event(e: &GatherEvent) {
 
 /// The bootstrap address the user gave in install-config, if any.
 fn known_bootstrap_address(dir: &Path) -> Option<String> {
-    let raw = std::fs::read_to_string(dir.join(assets::config::INSTALL_CONFIG_FILE)).ok()?;
-    let loaded = installconfig::parse_str(&raw, "install-config.yaml").ok()?;
-    let bm = loaded.config.platform.baremetal?;
+    let bm = super::stored_install_config(dir)?.platform.baremetal?;
     bm.bootstrap_external_static_ip.map(|ip| ip.0)
 }
 

@@ -31,15 +31,8 @@ fn minutes(value: Option<f64>, default: Duration) -> Duration {
 
 /// Platform and pivot mode from the install-config kept in the asset directory.
 fn cluster_facts(dir: &Path) -> (String, bool) {
-    let path = dir.join(assets::config::INSTALL_CONFIG_FILE);
-    let parsed = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|raw| installconfig::parse_str(&raw, "install-config.yaml").ok());
-    match parsed {
-        Some(l) => (
-            l.config.platform_name().to_string(),
-            l.config.bootstrap_pivot.is_some(),
-        ),
+    match super::stored_install_config(dir) {
+        Some(ic) => (ic.platform_name().to_string(), ic.bootstrap_pivot.is_some()),
         None => (String::new(), false),
     }
 }
