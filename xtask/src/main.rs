@@ -6,6 +6,10 @@
 //!   committed bundle, which mints a new one and changes every key digest.
 //! * `bench [ROUNDS]`: times the release binary's `create pki` against `openssl genrsa 2048`
 //!   for the same number of keys, two processes at a time, in the same run.
+//! * `real-render [EXAMPLE...]`: runs each example's generated `bootkube.sh` for real against
+//!   the OKD 4.19 payload stand-in (`../shared/okd-payload-4.19`, or `$OKD_PAYLOAD_DIR`) up
+//!   to cluster-bootstrap and lists every problem with the renders (root and podman needed;
+//!   the payload's load.sh installs podman).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS]";
+const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask real-render [EXAMPLE...]";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -23,6 +27,7 @@ fn main() -> Result<()> {
         ["golden", "--new-secrets"] => golden(true),
         ["bench"] => bench(3),
         ["bench", rounds] => bench(rounds.parse().context("ROUNDS must be a number")?),
+        ["real-render", examples @ ..] => real_render(examples),
         _ => bail!("{USAGE}"),
     }
 }
@@ -209,4 +214,54 @@ fn openssl_share(worker: usize, keys: usize) -> Result<()> {
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
+}
+
+// ---------------------------------------------------------------------------------------
+// real-render
+
+fn real_render(only: &[&str]) -> Result<()> {
+    run_checked(
+        cargo().args(["build", "--quiet", "--package", "okd-install"]),
+        "cargo build -p okd-install",
+    )?;
+    let binary = root().join("target/debug/okd-install");
+    let payload_dir = render_harness::default_payload_dir(&root());
+    println!("loading the payload from {}", payload_dir.display());
+    let payload = render_harness::Payload::load(&payload_dir)?;
+    let examples: Vec<String> = if only.is_empty() {
+        render_harness::shipped_examples(&root())
+    } else {
+        only.iter().map(|s| s.to_string()).collect()
+    };
+    let mut failed = Vec::new();
+    for example in &examples {
+        let work = tempfile::Builder::new()
+            .prefix(&format!("real-render-{example}-"))
+            .tempdir()?
+            .keep();
+        match render_harness::render_example(&binary, example, &payload, &work) {
+            Ok(report) if report.findings.is_empty() => println!(
+                "{example}: {} stages rendered, every output in place ({})",
+                report.run.stages_done.len(),
+                work.display()
+            ),
+            Ok(report) => {
+                println!("{example}: problems ({}):", work.display());
+                for finding in &report.findings {
+                    println!("  {finding}");
+                }
+                failed.push(example.clone());
+            }
+            Err(e) => {
+                println!("{example}: {e}");
+                failed.push(example.clone());
+            }
+        }
+    }
+    ensure!(
+        failed.is_empty(),
+        "renders failed for {}",
+        failed.join(", ")
+    );
+    Ok(())
 }

@@ -266,6 +266,7 @@ pub fn template_context(
         feature_set: feature_set_name(ic),
         invoker: release.invoker.clone(),
         control_plane_replicas: ic.control_plane_replicas().max(0) as u32,
+        target_minor: ignition::BOOTSTRAP_TARGET_MINOR.to_string(),
         image_mode: ic.image_mode_enabled(),
         machine_config_encapsulated: encapsulated_machine_config(ic)?,
     })

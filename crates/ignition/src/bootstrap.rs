@@ -37,13 +37,21 @@ pub enum Variant {
 }
 
 impl Variant {
-    /// Template directories processed for this variant, in order.
-    pub fn template_dirs(self) -> &'static [&'static str] {
-        match self {
-            Variant::Bootstrap => &["common"],
-            Variant::SingleNode => &["common", "single-node"],
-            Variant::Pivot => &["common", "pivot"],
+    /// Template directories processed for this variant and context, in order.
+    ///
+    /// `on-prem` (the local DNS set-up) joins when the platform serves its API on virtual IPs:
+    /// there the bootstrap host resolves the cluster's names through its own CoreDNS.
+    pub fn template_dirs(self, ctx: &TemplateContext) -> Vec<&'static str> {
+        let mut dirs = vec!["common"];
+        if !ctx.api_vips.is_empty() {
+            dirs.push("on-prem");
         }
+        match self {
+            Variant::Bootstrap => {}
+            Variant::SingleNode => dirs.push("single-node"),
+            Variant::Pivot => dirs.push("pivot"),
+        }
+        dirs
     }
 
     /// Name of the output file this variant is written to.
@@ -177,7 +185,7 @@ pub fn bootstrap_config_from(
     }
     let mut files = FileList::default();
     let mut units: Vec<RenderedUnit> = Vec::new();
-    for dir in variant.template_dirs() {
+    for dir in variant.template_dirs(ctx) {
         for file in tree.render_files(dir, ctx)? {
             files.upsert(file.into());
         }

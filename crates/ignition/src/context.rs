@@ -58,6 +58,8 @@ pub struct TemplateContext {
     pub invoker: String,
     /// `controlPlane.replicas`.
     pub control_plane_replicas: u32,
+    /// The OKD minor release the templates target ([`crate::BOOTSTRAP_TARGET_MINOR`]).
+    pub target_minor: String,
     /// On-cluster image mode (OCL, a MachineOSConfig) is enabled for the cluster.
     pub image_mode: bool,
     /// JSON text of the encapsulated MachineConfig for the bootstrap host's first boot.
@@ -114,6 +116,7 @@ impl TemplateContext {
             ("cluster_profile".into(), &self.cluster_profile),
             ("feature_set".into(), &self.feature_set),
             ("invoker".into(), &self.invoker),
+            ("target_minor".into(), &self.target_minor),
             ("proxy.http_proxy".into(), &self.proxy.http_proxy),
             ("proxy.https_proxy".into(), &self.proxy.https_proxy),
             ("proxy.no_proxy".into(), &self.proxy.no_proxy),
@@ -168,6 +171,7 @@ impl TemplateContext {
                 .into(),
             platform: "none".into(),
             control_plane_replicas: 3,
+            target_minor: crate::BOOTSTRAP_TARGET_MINOR.into(),
             machine_config_encapsulated: r#"{"apiVersion":"machineconfiguration.openshift.io/v1","kind":"MachineConfig","metadata":{"name":"bootstrap"},"spec":{}}"#.into(),
             ..Self::default()
         }

@@ -54,5 +54,13 @@ pub type Config = ignition_config::v3_2::Config;
 /// The Ignition spec version of every config okd-install writes (bootstrap and pointers).
 pub const SPEC_VERSION: &str = "3.2.0";
 
+/// The OKD minor release whose render interfaces the bootstrap templates were written for.
+///
+/// Each operator's `render` command changes its flags between minor releases, so a release
+/// image of another minor may reject a call in `bootkube.sh`: `okd-install` warns about it at
+/// generation time when the pull spec's tag names another minor, and `bootkube.sh` warns on the
+/// host once it has read the release's real version.
+pub const BOOTSTRAP_TARGET_MINOR: &str = "4.19";
+
 /// Shorthand for results carrying this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -89,7 +89,7 @@ pub fn file_mode(node_path: &str) -> (u32, bool) {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    if matches!(parent, Some("bin" | "dispatcher.d")) {
+    if matches!(parent, Some("bin" | "dispatcher.d" | "system-generators")) {
         (0o555, false)
     } else if matches!(name, "motd" | "containers.conf") {
         (0o644, true)

@@ -1,5 +1,6 @@
 //! Integration tests of the operational commands of the `okd-install` binary and of the PKI
-//! target: `gather bootstrap` against a real OpenSSH server, `analyze` on bundles built here,
+//! target: the generated bootkube.sh run for real against the OKD 4.19 payload stand-in,
+//! `gather bootstrap` against a real OpenSSH server, `analyze` on bundles built here,
 //! both waits against the cluster crate's TLS test API server, `create pki` checked with the
 //! real openssl CLI, user-supplied certificates, and Ctrl-C ending a run with exit code 8.
 //!
@@ -11,6 +12,7 @@ mod common;
 mod gather;
 mod interrupt;
 mod pki;
+mod real_render;
 mod waitfor;
 
 // The real-sshd and log-bundle harness comes from gather's `test-support` feature (`::`:

@@ -3,7 +3,9 @@
 #
 # The bootstrap kubelet has no cluster credentials, so CRI-O itself must authenticate its
 # pulls with the install pull secret, and its sandbox (pause) image must be the one of
-# this release rather than the OS default.
+# this release rather than the OS default, started with that image's own command. The OCI
+# hook directories are those the machine-config operator gives every node, so a hook a
+# node relies on also runs for the bootstrap pods.
 set -euo pipefail
 
 BIN_DIR="${BOOTSTRAP_BIN_DIR:-/usr/local/bin}"
@@ -22,9 +24,16 @@ target="${CRIO_DROPIN_DIR}/50-okd-bootstrap.conf"
 tmp="$(mktemp "${target}.XXXXXX")"
 cat >"${tmp}" <<CONF
 # Written by crio-configure.sh on the bootstrap host.
+[crio.runtime]
+hooks_dir = [
+    "/usr/share/containers/oci/hooks.d",
+    "/etc/containers/oci/hooks.d",
+]
+
 [crio.image]
 global_auth_file = "${PULL_SECRET_FILE}"
 pause_image = "${pause_image}"
+pause_command = "/usr/bin/pod"
 pause_image_auth_file = "${PULL_SECRET_FILE}"
 CONF
 chmod 0644 "${tmp}"

@@ -12,7 +12,7 @@
 # CLUSTER_BOOTSTRAP_IMAGE from bootkube.sh.
 
 MASTER_CONFIG_URL="http://localhost:22624/config/master"
-MASTER_CONFIG_ACCEPT="application/vnd.coreos.ignition+json;version=3.1.0"
+MASTER_CONFIG_ACCEPT="application/vnd.coreos.ignition+json;version=3.2.0"
 
 # Move the bootstrap etcd member's static pod out of the kubelet's sight and wait until its
 # container is gone. The manifests are kept in bootstrap-etcd/ for master-update.fcc.
@@ -39,7 +39,7 @@ stage_master_ignition() {
     # The config is fetched: the bootstrap machine-config server and the bootstrap CVO are
     # done here and must not travel to the installed system.
     mkdir -p "${ETC_KUBERNETES}/bootstrap-in-place-removed"
-    for manifest in machineconfigoperator-bootstrap-pod.yaml cluster-version-operator-bootstrap-pod.yaml; do
+    for manifest in machineconfigoperator-bootstrap-pod.yaml bootstrap-pod.yaml; do
         if [ -f "${ETC_KUBERNETES}/manifests/${manifest}" ]; then
             mv "${ETC_KUBERNETES}/manifests/${manifest}" "${ETC_KUBERNETES}/bootstrap-in-place-removed/"
         fi

@@ -1,0 +1,150 @@
+//! The real-render harness on every shipped example: the generated bootkube.sh runs with real
+//! podman against the OKD 4.19 payload stand-in (`../shared/okd-payload-4.19`) up to
+//! cluster-bootstrap, and every render stage must succeed and leave its outputs. Also checks
+//! that the harness has teeth: a bootkube.sh with a render flag dropped fails it.
+//!
+//! Needs root and the payload (its load.sh installs podman); without them the tests print a
+//! skip line, and with CI=true they fail.
+
+use std::path::Path;
+use std::time::Duration;
+
+use render_harness::{Host, Payload, check_outputs, materialize, render_example, run_renders};
+
+use crate::common::bin_path;
+
+/// The payload in podman, or `None` (skip) where this machine cannot run it.
+fn payload() -> Option<Payload> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = render_harness::default_payload_dir(&root);
+    let uid = std::process::Command::new("id").arg("-u").output();
+    let is_root = uid.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let why = if !is_root {
+        "the payload runs under root podman"
+    } else if !dir.join("load.sh").is_file() {
+        "the payload stand-in is missing (../shared/okd-payload-4.19 or $OKD_PAYLOAD_DIR)"
+    } else {
+        return Some(Payload::load(&dir).unwrap_or_else(|e| panic!("loading the payload: {e}")));
+    };
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("cannot run the real-render harness: {why}");
+    }
+    eprintln!("skipping the real-render harness: {why}");
+    None
+}
+
+#[test]
+fn every_example_renders_with_the_real_4_19_operators() {
+    let Some(payload) = payload() else { return };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let examples = render_harness::shipped_examples(&root);
+    assert!(examples.len() >= 8, "examples/ lists {examples:?}");
+    let mut failures = Vec::new();
+    // One after another: render containers have fixed names on a host, as upstream's do.
+    for example in &examples {
+        let work = tempfile::tempdir().unwrap();
+        match render_example(&bin_path(), example, &payload, work.path()) {
+            Ok(report) if report.findings.is_empty() => {
+                assert_eq!(report.run.stages_done, render_harness::RENDER_STAGES);
+                eprintln!("{example}: every render stage ran and left its outputs");
+            }
+            Ok(report) => failures.push(format!(
+                "{example}:\n  {}",
+                report
+                    .findings
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            )),
+            Err(e) => failures.push(format!("{example}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A scratch host from a fresh compact-3-node bootstrap.ign, with `edit` applied to its
+/// bootkube.sh.
+fn edited_host(payload: &Payload, work: &Path, edit: impl Fn(&str) -> String) -> Host {
+    let dir = work.join("install");
+    let status = std::process::Command::new(bin_path())
+        .args([
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "compact-3-node",
+        ])
+        .arg("--dir")
+        .arg(&dir)
+        .args(["--release-image", &payload.release_image])
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let host = Host::new(&work.join("host"));
+    materialize(&dir.join("bootstrap.ign"), &host).unwrap();
+    let script = host.path("/usr/local/bin/bootkube.sh");
+    let text = std::fs::read_to_string(&script).unwrap();
+    let edited = edit(&text);
+    assert_ne!(edited, text, "the edit changed nothing");
+    std::fs::write(&script, edited).unwrap();
+    host
+}
+
+/// Removes the line that passes `flag` in bootkube.sh.
+fn drop_flag(text: &str, flag: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with(flag))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn a_dropped_required_flag_stops_bootkube_at_its_stage() {
+    let Some(payload) = payload() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let host = edited_host(&payload, work.path(), |t| {
+        drop_flag(t, "--config-output-file=/assets/config-bootstrap")
+    });
+    let err = run_renders(&host, &payload, Duration::from_secs(600)).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("last stage finished: auth-api-bootstrap"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--config-output-file"),
+        "the binary's complaint is shown: {text}"
+    );
+}
+
+#[test]
+fn a_dropped_flag_without_visible_effect_is_still_caught() {
+    let Some(payload) = payload() else { return };
+    let work = tempfile::tempdir().unwrap();
+    // With the default feature set the CVO render writes the same files without the
+    // feature-gate path, and with no authentication config among the manifests the API
+    // server's render ignores --cluster-auth-file: only the recorded calls show the loss.
+    let host = edited_host(&payload, work.path(), |t| {
+        drop_flag(
+            &drop_flag(t, "--feature-gate-manifest-path="),
+            "--cluster-auth-file=",
+        )
+    });
+    let run = run_renders(&host, &payload, Duration::from_secs(600)).unwrap();
+    let findings: Vec<String> = check_outputs(&host, &payload, &run)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.starts_with("cvo-bootstrap:") && f.contains("--feature-gate-manifest-path")),
+        "{findings:#?}"
+    );
+    assert!(
+        findings.iter().any(
+            |f| f.starts_with("kube-apiserver-bootstrap:") && f.contains("--cluster-auth-file")
+        ),
+        "{findings:#?}"
+    );
+}

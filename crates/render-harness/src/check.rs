@@ -1,0 +1,406 @@
+//! What the render stages must have left on the host.
+
+use std::path::Path;
+
+use crate::{Host, Payload, RENDER_STAGES, RenderRun};
+
+/// One thing missing or wrong after the renders, with the stage responsible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The bootkube stage whose output it is.
+    pub stage: &'static str,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.stage, self.problem)
+    }
+}
+
+/// Files a stage must leave, as node paths.
+const OUTPUTS: &[(&str, &str)] = &[
+    (
+        "api-bootstrap",
+        "/opt/openshift/manifests/99_feature-gate.yaml",
+    ),
+    (
+        "api-bootstrap",
+        "/opt/openshift/manifests/0000_10_config-operator_01_featuregates.crd.yaml",
+    ),
+    (
+        "auth-api-bootstrap",
+        "/opt/openshift/manifests/authorization.openshift.io_rolebindingrestrictions.yaml",
+    ),
+    (
+        "config-bootstrap",
+        "/opt/openshift/config-bootstrap/cloud-provider-config-generated.yaml",
+    ),
+    (
+        "cvo-bootstrap",
+        "/opt/openshift/bootstrap-manifests/bootstrap-pod.yaml",
+    ),
+    ("cvo-bootstrap", "/etc/kubernetes/kubeconfig"),
+    (
+        "etcd-bootstrap",
+        "/etc/kubernetes/manifests/etcd-member-pod.yaml",
+    ),
+    ("etcd-bootstrap", "/opt/openshift/tls/etcd-ca-bundle.crt"),
+    ("etcd-bootstrap", "/opt/openshift/tls/etcd-client.crt"),
+    (
+        "kube-apiserver-bootstrap",
+        "/etc/kubernetes/bootstrap-configs/kube-apiserver-config.yaml",
+    ),
+    (
+        "kube-apiserver-bootstrap",
+        "/opt/openshift/bootstrap-manifests/kube-apiserver-pod.yaml",
+    ),
+    (
+        "kube-controller-manager-bootstrap",
+        "/etc/kubernetes/bootstrap-configs/kube-controller-manager-config.yaml",
+    ),
+    (
+        "kube-controller-manager-bootstrap",
+        "/etc/kubernetes/bootstrap-configs/cluster-policy-controller-config.yaml",
+    ),
+    (
+        "kube-controller-manager-bootstrap",
+        "/opt/openshift/bootstrap-manifests/kube-controller-manager-pod.yaml",
+    ),
+    (
+        "kube-scheduler-bootstrap",
+        "/etc/kubernetes/bootstrap-configs/kube-scheduler-config.yaml",
+    ),
+    (
+        "kube-scheduler-bootstrap",
+        "/opt/openshift/bootstrap-manifests/kube-scheduler-pod.yaml",
+    ),
+    (
+        "mco-bootstrap",
+        "/etc/kubernetes/manifests/machineconfigoperator-bootstrap-pod.yaml",
+    ),
+    ("mco-bootstrap", "/etc/mcs/kubeconfig"),
+    ("mco-bootstrap", "/etc/ssl/mcs/tls.crt"),
+    ("mco-bootstrap", "/etc/ssl/mcs/tls.key"),
+];
+
+/// The render containers of the 4.19 `bootkube.sh` and the flags each must be given: those of
+/// upstream's release-4.19 invocation, every one defined by the 4.19 binary (an unknown flag
+/// makes the binary exit, so the run itself proves that). Several change nothing for some
+/// inputs (a payload version the operator only reports, a feature-gate path that selects the
+/// default set), so the calls are checked as well as the outputs.
+const INVOCATIONS: &[(&str, &str, &[&str])] = &[
+    (
+        "api-bootstrap",
+        "api-render",
+        &[
+            "--asset-output-dir",
+            "--rendered-manifest-dir",
+            "--cluster-profile",
+            "--payload-version",
+        ],
+    ),
+    (
+        "auth-api-bootstrap",
+        "auth-api-render",
+        &[
+            "--asset-output-dir",
+            "--rendered-manifest-dir",
+            "--cluster-profile",
+            "--payload-version",
+        ],
+    ),
+    (
+        "config-bootstrap",
+        "config-render",
+        &[
+            "--skip-api-rendering",
+            "--cluster-infrastructure-input-file",
+            "--cloud-provider-config-output-file",
+            "--config-output-file",
+            "--asset-input-dir",
+            "--asset-output-dir",
+            "--rendered-manifest-files",
+            "--payload-version",
+        ],
+    ),
+    (
+        "cvo-bootstrap",
+        "cvo-render",
+        &[
+            "--output-dir",
+            "--release-image",
+            "--feature-gate-manifest-path",
+        ],
+    ),
+    (
+        "etcd-bootstrap",
+        "etcd-render",
+        &[
+            "--asset-output-dir",
+            "--cluster-configmap-file",
+            "--etcd-image",
+            "--infra-config-file",
+            "--network-config-file",
+        ],
+    ),
+    (
+        "kube-apiserver-bootstrap",
+        "kube-apiserver-render",
+        &[
+            "--manifest-etcd-serving-ca",
+            "--manifest-etcd-server-urls",
+            "--manifest-image",
+            "--manifest-operator-image",
+            "--asset-input-dir",
+            "--asset-output-dir",
+            "--config-output-file",
+            "--cluster-config-file",
+            "--cluster-auth-file",
+            "--infra-config-file",
+            "--rendered-manifest-files",
+            "--payload-version",
+            "--operand-kubernetes-version",
+        ],
+    ),
+    (
+        "kube-controller-manager-bootstrap",
+        "kube-controller-render",
+        &[
+            "--cluster-policy-controller-image",
+            "--manifest-image",
+            "--asset-input-dir",
+            "--asset-output-dir",
+            "--config-output-file",
+            "--cpc-config-output-file",
+            "--cluster-config-file",
+            "--rendered-manifest-files",
+            "--payload-version",
+        ],
+    ),
+    (
+        "kube-scheduler-bootstrap",
+        "kube-scheduler-render",
+        &[
+            "--manifest-image",
+            "--asset-input-dir",
+            "--asset-output-dir",
+            "--config-output-file",
+        ],
+    ),
+    (
+        "ingress-operator-bootstrap",
+        "ingress-render",
+        &["--prefix", "--output-dir"],
+    ),
+    (
+        "node-tuning-bootstrap",
+        "node-tuning-render",
+        &["--asset-input-dir", "--asset-output-dir"],
+    ),
+    (
+        "mco-bootstrap",
+        "mco-render",
+        &[
+            "--user",
+            "--root-ca",
+            "--kube-ca",
+            "--config-file",
+            "--dest-dir",
+            "--pull-secret",
+            "--release-image",
+            "--image-references",
+            "--payload-version",
+        ],
+    ),
+    (
+        "cco-bootstrap",
+        "cco-render",
+        &[
+            "--user",
+            "--dest-dir",
+            "--manifests-dir",
+            "--cloud-credential-operator-image",
+        ],
+    ),
+];
+
+/// Every problem with what the renders left on `host`: a stage without its marker, a
+/// missing output, a render called without a flag of its 4.19 invocation or with the wrong
+/// release version, a ControllerConfig that does not name the release's node image.
+pub fn check_outputs(host: &Host, payload: &Payload, run: &RenderRun) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for stage in RENDER_STAGES {
+        if !host.assets().join(format!("{stage}.done")).exists() {
+            findings.push(finding(stage, "no .done marker".into()));
+        }
+    }
+    for (stage, node_path) in OUTPUTS {
+        if !host.path(node_path).is_file() {
+            findings.push(finding(stage, format!("{node_path} is missing")));
+        }
+    }
+    findings.extend(check_controller_config(host, payload));
+    findings.extend(check_invocations(&run.podman_calls));
+    findings.extend(check_versions(host, payload, &run.podman_calls));
+    findings
+}
+
+/// The podman call that ran container `name`.
+fn call_named<'a>(calls: &'a [Vec<String>], name: &str) -> Option<&'a Vec<String>> {
+    calls
+        .iter()
+        .find(|c| c.windows(2).any(|w| w[0] == "--name" && w[1] == name))
+}
+
+/// The value of `--flag=value` or `--flag value` in a call.
+fn flag_value<'a>(call: &'a [String], flag: &str) -> Option<&'a str> {
+    call.iter().enumerate().find_map(|(i, arg)| {
+        if arg == flag {
+            call.get(i + 1).map(String::as_str)
+        } else {
+            arg.strip_prefix(flag)?.strip_prefix('=')
+        }
+    })
+}
+
+fn check_invocations(calls: &[Vec<String>]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (stage, name, flags) in INVOCATIONS {
+        let Some(call) = call_named(calls, name) else {
+            findings.push(finding(stage, format!("no podman run of container {name}")));
+            continue;
+        };
+        for flag in *flags {
+            if flag_value(call, flag).is_none() && !call.iter().any(|a| a == flag) {
+                findings.push(finding(
+                    stage,
+                    format!("{name} ran without {flag}, which its 4.19 invocation passes"),
+                ));
+            }
+        }
+    }
+    findings
+}
+
+/// `--payload-version` must be the release's version (release-metadata) and
+/// `--operand-kubernetes-version` its hyperkube's Kubernetes version (image-references); the
+/// FeatureGate status the API render wrote must carry the release version too.
+fn check_versions(host: &Host, payload: &Payload, calls: &[Vec<String>]) -> Vec<Finding> {
+    let (version, kubernetes) = match payload.versions() {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![finding(
+                "api-bootstrap",
+                format!("cannot read the release versions: {e}"),
+            )];
+        }
+    };
+    let mut findings = Vec::new();
+    for (stage, name, flags) in INVOCATIONS {
+        let Some(call) = call_named(calls, name) else {
+            continue;
+        };
+        for (flag, want) in [
+            ("--payload-version", &version),
+            ("--operand-kubernetes-version", &kubernetes),
+        ] {
+            if flags.contains(&flag)
+                && let Some(got) = flag_value(call, flag)
+                && got != want
+            {
+                findings.push(finding(
+                    stage,
+                    format!("{name} got {flag}={got}, the release says {want}"),
+                ));
+            }
+        }
+    }
+    let gate = host.path("/opt/openshift/manifests/99_feature-gate.yaml");
+    let versions: Vec<String> = read_objects(&gate)
+        .iter()
+        .flat_map(|g| {
+            g["status"]["featureGates"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|g| g["version"].as_str().map(str::to_string))
+        .collect();
+    if !versions.iter().any(|v| v == &version) {
+        findings.push(finding(
+            "api-bootstrap",
+            format!(
+                "the FeatureGate status lists versions {versions:?}, not the release's {version}"
+            ),
+        ));
+    }
+    findings
+}
+
+fn finding(stage: &'static str, problem: String) -> Finding {
+    Finding { stage, problem }
+}
+
+/// The bootstrap controller's ControllerConfig must name the release's node image as the
+/// base OS image: that is the OS the nodes' first boot pivots to.
+fn check_controller_config(host: &Host, payload: &Payload) -> Vec<Finding> {
+    let stage = "mco-bootstrap";
+    let expected = match payload.image_for("stream-coreos") {
+        Ok(Some(image)) => image,
+        Ok(None) => {
+            return vec![finding(
+                stage,
+                "the release names no stream-coreos image".into(),
+            )];
+        }
+        Err(e) => {
+            return vec![finding(
+                stage,
+                format!("cannot read the release's images: {e}"),
+            )];
+        }
+    };
+    let dir = host.path("/etc/mcc/bootstrap");
+    let Some(config) = find_object(&dir, "ControllerConfig") else {
+        return vec![finding(
+            stage,
+            format!("no ControllerConfig in {}", dir.display()),
+        )];
+    };
+    let actual = config["spec"]["baseOSContainerImage"]
+        .as_str()
+        .unwrap_or_default();
+    if actual == expected {
+        Vec::new()
+    } else {
+        vec![finding(
+            stage,
+            format!(
+                "ControllerConfig spec.baseOSContainerImage is {actual:?}, not the release's node image {expected:?}"
+            ),
+        )]
+    }
+}
+
+/// The first YAML or JSON object of `kind` among the files of `dir`.
+fn find_object(dir: &Path, kind: &str) -> Option<serde_json::Value> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    entries
+        .iter()
+        .find_map(|path| read_objects(path).into_iter().find(|d| d["kind"] == kind))
+}
+
+/// The objects of a YAML (or JSON) file; none when it cannot be read or parsed.
+fn read_objects(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_saphyr::from_multiple(&text).ok())
+        .unwrap_or_default()
+}

@@ -1,0 +1,55 @@
+//! The real-render harness: run the `bootkube.sh` that `okd-install` generated, for real,
+//! against the OKD 4.19 payload stand-in, and check what every render stage left behind.
+//!
+//! No offline check can tell whether an operator's `render` command accepts our flags and our
+//! manifests: only the operator binary can. `../shared/okd-payload-4.19` holds the real
+//! release-4.19 operator binaries as podman images plus a release image that resolves them, so
+//! this crate:
+//!
+//! 1. imports the payload into podman ([`Payload::load`], its `load.sh`);
+//! 2. writes the files of a bootstrap Ignition config into a scratch root with the real
+//!    Ignition (`ignition-apply --root`, [`materialize`]);
+//! 3. runs that root's `/usr/local/bin/bootkube.sh` with the asset and `/etc` locations pointed
+//!    into the scratch root, until the last render stage is done ([`run_renders`]): what comes
+//!    next (etcd, cluster-bootstrap) needs a live control plane, which the payload's
+//!    placeholders cannot run;
+//! 4. checks every stage's marker and outputs ([`check_outputs`]).
+//!
+//! Used by the `okd-install` test suite (every example, in CI) and by `cargo xtask
+//! real-render` for a person.
+
+mod check;
+mod error;
+mod host;
+mod payload;
+mod run;
+
+pub use check::{Finding, check_outputs};
+pub use error::Error;
+pub use host::{Host, materialize};
+pub use payload::{Payload, default_payload_dir};
+pub use run::{RenderRun, run_renders};
+
+/// The stages of the 4.19 `bootkube.sh` that run before cluster-bootstrap, in order, by their
+/// upstream names (each leaves `<stage>.done` in the asset directory).
+pub const RENDER_STAGES: &[&str] = &[
+    "openshift-manifests",
+    "api-bootstrap",
+    "auth-api-bootstrap",
+    "config-bootstrap",
+    "cvo-bootstrap",
+    "etcd-bootstrap",
+    "kube-apiserver-bootstrap",
+    "kube-controller-manager-bootstrap",
+    "kube-scheduler-bootstrap",
+    "ingress-operator-bootstrap",
+    "node-tuning-bootstrap",
+    "mco-bootstrap",
+    "cco-bootstrap",
+];
+
+/// Result of this crate's fallible steps.
+pub type Result<T> = std::result::Result<T, Error>;
+
+mod example;
+pub use example::{ExampleReport, render_example, shipped_examples};

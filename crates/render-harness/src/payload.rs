@@ -1,0 +1,143 @@
+//! The OKD 4.19 payload stand-in in podman.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::error::{Error, tail};
+use crate::{Result, host::command_line};
+
+/// The payload, imported into podman's local storage.
+#[derive(Debug, Clone)]
+pub struct Payload {
+    /// Pull spec of the release image (`localhost/okd-payload/release:4.19`).
+    pub release_image: String,
+    /// The containers.conf `load.sh` wrote; every podman call of the harness uses it.
+    pub containers_conf: PathBuf,
+}
+
+/// `$OKD_PAYLOAD_DIR`, or `../shared/okd-payload-4.19` beside the workspace root.
+pub fn default_payload_dir(workspace_root: &Path) -> PathBuf {
+    match std::env::var_os("OKD_PAYLOAD_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => workspace_root.join("../shared/okd-payload-4.19"),
+    }
+}
+
+impl Payload {
+    /// Runs the payload's `load.sh` (it installs podman, runc and xz when missing, imports
+    /// every image once and skips images already imported) and reads what it printed.
+    pub fn load(dir: &Path) -> Result<Payload> {
+        let script = dir.join("load.sh");
+        if !script.is_file() {
+            return Err(Error::Io {
+                path: script,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "the payload stand-in is missing (set OKD_PAYLOAD_DIR to its directory)",
+                ),
+            });
+        }
+        let mut cmd = Command::new("bash");
+        cmd.arg(&script);
+        let out = cmd.output().map_err(|source| Error::Spawn {
+            command: command_line(&cmd),
+            source,
+        })?;
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let combined = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        if !out.status.success() {
+            return Err(Error::Command {
+                command: command_line(&cmd),
+                status: out.status.to_string(),
+                output: tail(&combined, 30),
+            });
+        }
+        let missing = |what| Error::LoadOutput {
+            script: script.clone(),
+            what,
+            output: tail(&combined, 30),
+        };
+        let containers_conf = stdout
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("export CONTAINERS_CONF="))
+            .map(|v| PathBuf::from(v.trim_matches(['"', '\''])))
+            .ok_or_else(|| missing("`export CONTAINERS_CONF=...` line"))?;
+        let release_image = stdout
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .filter(|l| l.contains("/release:"))
+            .map(str::to_string)
+            .ok_or_else(|| missing("release pull spec as its last line"))?;
+        Ok(Payload {
+            release_image,
+            containers_conf,
+        })
+    }
+
+    /// A podman command that uses the payload's containers.conf.
+    pub fn podman(&self) -> Command {
+        let mut cmd = Command::new("podman");
+        cmd.env("CONTAINERS_CONF", &self.containers_conf);
+        cmd
+    }
+
+    /// A file of the release image's `/release-manifests` directory.
+    pub fn release_manifest(&self, name: &str) -> Result<String> {
+        let mut cmd = self.podman();
+        cmd.args(["run", "--quiet", "--rm", "--net=none", "--entrypoint=cat"])
+            .arg(&self.release_image)
+            .arg(format!("/release-manifests/{name}"));
+        crate::host::output_of(&mut cmd)
+    }
+
+    /// A JSON file of the release image's `/release-manifests`.
+    fn release_json(&self, name: &str) -> Result<serde_json::Value> {
+        let text = self.release_manifest(name)?;
+        serde_json::from_str(&text).map_err(|e| Error::Command {
+            command: format!("/release-manifests/{name}"),
+            status: "not JSON".into(),
+            output: e.to_string(),
+        })
+    }
+
+    /// The image-references tag of `component`.
+    fn tag(&self, component: &str) -> Result<Option<serde_json::Value>> {
+        let stream = self.release_json("image-references")?;
+        Ok(stream["spec"]["tags"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| t["name"] == component)
+            .cloned())
+    }
+
+    /// The pull spec the release names for `component` (its `image-references`).
+    pub fn image_for(&self, component: &str) -> Result<Option<String>> {
+        Ok(self
+            .tag(component)?
+            .and_then(|t| t["from"]["name"].as_str().map(str::to_string)))
+    }
+
+    /// The release version (release-metadata) and the Kubernetes version of its hyperkube
+    /// image (`kubernetes=` in that tag's `io.openshift.build.versions`), as `oc adm release
+    /// info` reports them.
+    pub fn versions(&self) -> Result<(String, String)> {
+        let version = self.release_json("release-metadata")?["version"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let kubernetes = self
+            .tag("hyperkube")?
+            .and_then(|t| {
+                t["annotations"]["io.openshift.build.versions"]
+                    .as_str()?
+                    .split(',')
+                    .find_map(|v| v.strip_prefix("kubernetes="))
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        Ok((version, kubernetes))
+    }
+}
