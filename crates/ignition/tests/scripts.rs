@@ -32,8 +32,11 @@ const ENABLED_UNITS: [&str; 7] = [
 ];
 
 /// Programs units may run that come with the OS rather than with the bootstrap config.
-const OS_PROGRAMS: [&str; 5] = [
+const OS_PROGRAMS: [&str; 8] = [
     "/usr/bin/mkdir",
+    "/usr/bin/chcon",
+    "/usr/bin/echo",
+    "/usr/bin/systemctl",
     "/usr/bin/chown",
     "/usr/bin/systemd-sysusers",
     "/usr/lib/systemd/systemd-journal-gatewayd",
@@ -41,15 +44,18 @@ const OS_PROGRAMS: [&str; 5] = [
 ];
 
 /// Stages of bootkube.sh for a multi-node cluster, in the order they must run.
-const HA_STAGES: [&str; 14] = [
+const HA_STAGES: [&str; 17] = [
     "openshift-manifests",
+    "api-bootstrap",
+    "auth-api-bootstrap",
+    "config-bootstrap",
     "cvo-bootstrap",
     "etcd-bootstrap",
-    "config-bootstrap",
     "kube-apiserver-bootstrap",
     "kube-controller-manager-bootstrap",
     "kube-scheduler-bootstrap",
     "ingress-operator-bootstrap",
+    "node-tuning-bootstrap",
     "mco-bootstrap",
     "cco-bootstrap",
     "wait-for-etcd",
@@ -79,6 +85,9 @@ struct Sample {
 impl Sample {
     fn variants(&self) -> Vec<&'static str> {
         let mut variants = vec!["common"];
+        if !self.ctx["api_vips"].as_array().unwrap().is_empty() {
+            variants.push("on-prem");
+        }
         if !self.ctx["bootstrap_in_place"].is_null() {
             variants.push("single-node");
         }
@@ -207,7 +216,10 @@ fn render_tree(ctx: &Value, variants: &[&str], out: &Path) -> Rendered {
                         fs::write(&dest, bytes).unwrap();
                         if kind == "files" {
                             let node = format!("/{}", rel_dir.join(&target).display());
-                            let mode = if rel_dir.ends_with("bin") {
+                            let mode = if ["bin", "dispatcher.d", "system-generators"]
+                                .iter()
+                                .any(|d| rel_dir.ends_with(d))
+                            {
                                 0o555
                             } else {
                                 0o600
@@ -252,7 +264,11 @@ fn every_template_renders_strictly_for_every_sample() {
     for sample in samples() {
         let tmp = tempfile::tempdir().unwrap();
         // Even the variant templates must render for contexts of other variants.
-        let rendered = render_tree(&sample.ctx, &["common", "single-node", "pivot"], tmp.path());
+        let rendered = render_tree(
+            &sample.ctx,
+            &["common", "on-prem", "single-node", "pivot"],
+            tmp.path(),
+        );
         let ctx = &sample.ctx;
 
         let pull_secret = rendered.text("/root/.docker/config.json");
@@ -336,10 +352,18 @@ fn every_template_renders_strictly_for_every_sample() {
         assert!(godebug.contains("[Manager]\nDefaultEnvironment=GODEBUG=madvdontneed=1\n"));
         assert!(
             rendered
-                .text("/usr/local/bin/release-image-pivot.sh")
-                .contains("MACHINE_OS_COMPONENTS=(stream-coreos fedora-coreos rhel-coreos)")
+                .text("/usr/local/bin/node-image-pull.sh")
+                .contains("NODE_IMAGE_COMPONENTS=(stream-coreos rhel-coreos)")
         );
-        check_pivot_ordering(&rendered);
+        assert!(
+            rendered
+                .text("/usr/local/bin/bootkube.sh")
+                .contains(&format!(
+                    "TARGET_MINOR='{}'",
+                    ctx["target_minor"].as_str().unwrap()
+                ))
+        );
+        check_overlay_ordering(&rendered);
         let gather = rendered.text("/usr/local/bin/installer-gather.sh");
         let image_mode = ctx["image_mode"].as_bool().unwrap();
         assert!(gather.contains(&format!("IMAGE_MODE={image_mode}")));
@@ -357,28 +381,34 @@ fn unit_list(rendered: &Rendered, unit: &str, key: &str) -> Vec<String> {
         .collect()
 }
 
-/// kubelet and bootkube pull in the OS pivot and wait for it; the pivot waits for the
-/// release image (it resolves the OS image from it) and is enabled by nobody else.
-fn check_pivot_ordering(rendered: &Rendered) {
-    let pivot = "release-image-pivot.service".to_string();
-    for unit in ["kubelet.service", "bootkube.service"] {
+/// The node image is laid over /usr before anything of the bootstrap control plane runs:
+/// kubelet, CRI-O's configuration and bootkube order themselves after the overlay; the
+/// overlay target pulls in the overlay and the switch back to the normal target; nobody
+/// enables these units (the generator picks the target).
+fn check_overlay_ordering(rendered: &Rendered) {
+    let overlay = "node-image-overlay.service".to_string();
+    for unit in [
+        "kubelet.service",
+        "bootkube.service",
+        "crio-configure.service",
+    ] {
         assert!(
-            unit_list(rendered, unit, "Wants").contains(&pivot),
-            "{unit}"
-        );
-        assert!(
-            unit_list(rendered, unit, "After").contains(&pivot),
+            unit_list(rendered, unit, "After").contains(&overlay),
             "{unit}"
         );
     }
-    let after = unit_list(rendered, &pivot, "After");
-    assert!(after.contains(&"release-image.service".to_string()));
-    assert!(after.contains(&"network-online.target".to_string()));
-    let before = unit_list(rendered, &pivot, "Before");
-    for unit in ["crio.service", "kubelet.service", "bootkube.service"] {
-        assert!(before.contains(&unit.to_string()), "{unit}");
+    let target = unit_list(rendered, "node-image-overlay.target", "Requires");
+    for unit in ["node-image-overlay.service", "node-image-finish.service"] {
+        assert!(target.contains(&unit.to_string()), "{unit}");
     }
-    assert!(!ENABLED_UNITS.contains(&pivot.as_str()));
+    assert!(unit_list(rendered, &overlay, "Requires").contains(&"node-image-pull.service".into()));
+    for unit in [
+        "node-image-pull.service",
+        "node-image-overlay.service",
+        "node-image-finish.service",
+    ] {
+        assert!(!ENABLED_UNITS.contains(&unit), "{unit}");
+    }
 }
 
 #[test]
@@ -413,13 +443,26 @@ fn rendered_scripts_pass_shellcheck() {
         let tmp = tempfile::tempdir().unwrap();
         let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
         let scripts = shell_scripts(&rendered);
-        assert!(
-            scripts
-                .iter()
-                .any(|p| p.ends_with("usr/local/bin/release-image-pivot.sh")),
-            "{}: the OS pivot script is not checked",
-            sample.name
-        );
+        for script in [
+            "usr/local/bin/node-image-pull.sh",
+            "usr/local/bin/node-image-overlay.sh",
+            "etc/systemd/system-generators/node-image-overlay-generator",
+        ] {
+            assert!(
+                scripts.iter().any(|p| p.ends_with(script)),
+                "{}: {script} is not checked",
+                sample.name
+            );
+        }
+        if sample.variants().contains(&"on-prem") {
+            assert!(
+                scripts
+                    .iter()
+                    .any(|p| p.ends_with("etc/NetworkManager/dispatcher.d/30-local-dns-prepender")),
+                "{}: the DNS prepender is not checked",
+                sample.name
+            );
+        }
         assert!(
             scripts.len() >= 14,
             "{}: only {} scripts",
@@ -471,10 +514,12 @@ fn known_key(section: &str, key: &str) -> bool {
             "RestartSec",
             "RemainAfterExit",
             "TimeoutStartSec",
+            "MountFlags",
             "User",
             "Group",
         ],
         "Socket" => &["ListenStream", "Service", "Accept"],
+        "Mount" => &["What", "Where", "Type", "Options"],
         "Install" => &["WantedBy", "RequiredBy", "Also"],
         _ => &[],
     };
@@ -495,7 +540,7 @@ fn parse_unit(text: &str) -> Result<Vec<(String, String, String)>, String> {
             return Err(at("continuation lines are not used in this tree"));
         }
         if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            if !["Unit", "Service", "Socket", "Install"].contains(&name) {
+            if !["Unit", "Service", "Socket", "Mount", "Install"].contains(&name) {
                 return Err(at("unknown section"));
             }
             section = name.to_string();
@@ -598,7 +643,9 @@ fn units_parse_and_run_shipped_programs() {
         for unit in [
             "kubelet.service",
             "bootkube.service",
-            "release-image-pivot.service",
+            "node-image-pull.service",
+            "node-image-overlay.target",
+            "var-ostreecontainer.mount",
             "certs.conf",
             "systemd-journal-gatewayd.socket",
         ] {
@@ -904,7 +951,7 @@ fn check_record_shape(records: &[Value]) {
 fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
     let host = Host::new(&sample("context-ha-none.json"));
 
-    // Run 1: the stand-in podman blocks in the kube-apiserver render (stage 5); kill it there.
+    // Run 1: the stand-in podman blocks in the kube-apiserver render (stage 7); kill it there.
     let mut first = host.command("bootkube.sh", &[], "bootkube");
     first.env(
         "STANDIN_BLOCK_MATCH",
@@ -915,14 +962,14 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
         host.log().contains("podman blocking")
     });
     kill_group(&mut child);
-    for stage in &HA_STAGES[..4] {
+    for stage in &HA_STAGES[..6] {
         assert!(
             host.done(&format!("{stage}.done")),
             "{stage}.done missing\n{}",
             host.output("bootkube")
         );
     }
-    for stage in &HA_STAGES[4..] {
+    for stage in &HA_STAGES[6..] {
         assert!(
             !host.done(&format!("{stage}.done")),
             "{stage}.done too early"
@@ -969,18 +1016,18 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
 
     let log = host.log();
     let (run1, run2) = log.split_once("=== run 2").unwrap();
-    let run1_calls: Vec<String> = HA_STAGES[1..4].iter().map(|s| stage_call(s)).collect();
+    let run1_calls: Vec<String> = HA_STAGES[1..6].iter().map(|s| stage_call(s)).collect();
     assert_in_order(
         run1,
         &run1_calls.iter().map(String::as_str).collect::<Vec<_>>(),
     );
-    for stage in &HA_STAGES[1..4] {
+    for stage in &HA_STAGES[1..6] {
         assert!(
             !run2.contains(&stage_call(stage)),
             "{stage} ran again after the restart"
         );
     }
-    let run2_calls: Vec<String> = HA_STAGES[4..].iter().map(|s| stage_call(s)).collect();
+    let run2_calls: Vec<String> = HA_STAGES[6..].iter().map(|s| stage_call(s)).collect();
     assert_in_order(
         run2,
         &run2_calls.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -1010,7 +1057,7 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
     );
     assert!(
         host.openshift()
-            .join("bootstrap-manifests/cluster-version-operator-bootstrap-pod.yaml")
+            .join("bootstrap-manifests/bootstrap-pod.yaml")
             .exists()
     );
 
@@ -1022,10 +1069,10 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
         .collect();
     assert_eq!(starts.len(), 2, "two runs, two service starts");
     let (run1, run2) = records.split_at(starts[1]);
-    assert_eq!(succeeded_stages(run1), HA_STAGES[..4]);
+    assert_eq!(succeeded_stages(run1), HA_STAGES[..6]);
     assert_eq!(run1.last().unwrap()["stage"], "kube-apiserver-bootstrap");
     assert_eq!(run1.last().unwrap()["phase"], "stage start");
-    let mut expected: Vec<&str> = HA_STAGES[4..].to_vec();
+    let mut expected: Vec<&str> = HA_STAGES[6..].to_vec();
     expected.extend(["check-api-url", "check-api-int-url"]);
     assert_eq!(succeeded_stages(run2), expected);
     let last = run2.last().unwrap();
@@ -1055,7 +1102,11 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
     check_record_shape(&progress_records);
     assert_eq!(
         succeeded_stages(&progress_records),
-        ["wait-for-bootstrap-complete", "report-bootstrap-complete"]
+        [
+            "wait-for-bootstrap-complete",
+            "wait-for-ha-api",
+            "report-bootstrap-complete"
+        ]
     );
 
     // A restarted progress.service finds the ConfigMap and is done without creating another.
@@ -1129,10 +1180,10 @@ fn single_node_bootkube_packs_master_config_then_installs_to_disk() {
         &[
             "start --tear-down-early=false",
             "crictl ps --quiet --name ^etcd$",
-            "curl --fail --silent --show-error --header Accept: application/vnd.coreos.ignition+json;version=3.1.0",
+            "curl --fail --silent --show-error --header Accept: application/vnd.coreos.ignition+json;version=3.2.0",
             "bootstrap-in-place --asset-dir=/rootfs --input=/assets/bootstrap-in-place/master-update.fcc --output=/assets/master.ign",
             &format!(
-                "coreos-installer install --ignition-file {}/master.ign {disk}",
+                "coreos-installer install --copy-network --ignition-file {}/master.ign {disk}",
                 host.openshift().display()
             ),
             "shutdown --reboot +1",
@@ -1896,221 +1947,281 @@ fn release_component(component: &str) -> String {
     format!("registry.test/okd/{component}@sha256:0000")
 }
 
-/// Stages of release-image-pivot.sh in the order of a first boot.
-const OS_PIVOT_STAGES: [&str; 4] = [
-    "resolve-machine-os-image",
-    "inspect-deployments",
-    "rebase-host-os",
-    "reboot",
-];
-
-/// A host booted from a generic CoreOS image (`booted`: its container image reference,
-/// "" for a plain ostree commit) whose release lacks the `missing` OS components.
-fn os_pivot_host(booted: &str, missing: &[&str]) -> Host {
+/// A host for the node-image scripts: a system repository, a deployment's /etc, a host /usr
+/// and /etc, and a kernel command line, all under the scratch directory.
+fn node_image_host(missing: &[&str]) -> Host {
     let host = Host::new(&sample("context-ha-none.json"));
-    write_state(&host, "ostree-booted", booted);
     let list: String = missing.iter().map(|c| format!("{c}\n")).collect();
     write_state(&host, "release-missing-components", &list);
+    for dir in [
+        "sysroot/ostree/repo",
+        "sysroot/ostree/deploy/scos/deploy/abc.0/etc",
+        "live",
+        "host-usr/lib/modules",
+        "host-etc",
+    ] {
+        fs::create_dir_all(host.dir(dir)).unwrap();
+    }
+    fs::write(host.dir("state/cmdline"), "root=UUID=1234 rw\n").unwrap();
     host
 }
 
-fn run_os_pivot(host: &Host) -> ExitStatus {
+/// Runs `script` of the node-image flow on `host`; `live` puts the live-system marker down.
+fn run_node_image(host: &Host, script: &str, live: bool) -> ExitStatus {
+    let marker = host.dir("state/ostree-live");
+    if live {
+        fs::write(&marker, "").unwrap();
+    }
+    let service = script.trim_end_matches(".sh");
     let mut child = host
-        .command("release-image-pivot.sh", &[], "release-image-pivot")
+        .command(script, &[], service)
         .env(
             "PULL_SECRET_FILE",
             host.rendered.path("/root/.docker/config.json"),
         )
-        .env("OSTREE_AUTH_FILE", host.dir("state/run/ostree/auth.json"))
-        .env("RELEASE_PIVOT_MAX_ATTEMPTS", "3")
+        .env("OSTREE_LIVE_MARKER", &marker)
+        .env("KERNEL_CMDLINE", host.dir("state/cmdline"))
+        .env("SYSTEM_REPO", host.dir("sysroot/ostree/repo"))
+        .env("NODE_IMAGE_LIVE_DIR", host.dir("live"))
+        .env("OSTREE_DEPLOY_ROOT", host.dir("sysroot/ostree/deploy"))
+        .env("HOST_USR", host.dir("host-usr"))
+        .env("HOST_ETC", host.dir("host-etc"))
+        .env("NODE_IMAGE_RETRY_DELAY", "0")
         .spawn()
         .unwrap();
-    wait_for(
-        &mut child,
-        Duration::from_secs(30),
-        "release-image-pivot.sh",
-    )
-}
-
-/// Records of the last run of release-image-pivot.sh.
-fn last_os_pivot_run(host: &Host) -> Vec<Value> {
-    let records = host.records("release-image-pivot");
-    check_record_shape(&records);
-    let start = records
-        .iter()
-        .rposition(|r| r["phase"] == "service start")
-        .unwrap();
-    records[start..].to_vec()
-}
-
-/// Simulate the reboot the pivot asked for: the staged deployment becomes the booted one.
-fn boot_staged_deployment(host: &Host) {
-    let staged = fs::read_to_string(host.dir("state/ostree-staged")).unwrap();
-    fs::remove_file(host.dir("state/ostree-staged")).unwrap();
-    write_state(host, "ostree-booted", staged.trim_end());
-    host.mark_log("rebooted");
+    wait_for(&mut child, Duration::from_secs(30), script)
 }
 
 #[test]
-fn os_pivot_rebases_and_reboots_once_then_does_nothing() {
+fn node_image_pull_on_disk_checks_out_into_the_system_repo() {
     if !have_tool("jq") {
         return;
     }
-    // No stream-coreos in this release: the next candidate is used and recorded.
-    let host = os_pivot_host("", &["stream-coreos"]);
-    let status = run_os_pivot(&host);
-    assert!(status.success(), "{}", host.output("release-image-pivot"));
+    // No stream-coreos in this release: the next candidate is used.
+    let host = node_image_host(&["stream-coreos"]);
+    fs::write(host.dir("state/ostree-pull-failures"), "2").unwrap();
+    let status = run_node_image(&host, "node-image-pull.sh", false);
+    assert!(status.success(), "{}", host.output("node-image-pull"));
 
-    let image = release_component("fedora-coreos");
+    let image = release_component("rhel-coreos");
+    let repo = host.dir("sysroot/ostree/repo");
     let log = host.log();
     assert_in_order(
         &log,
         &[
             "image stream-coreos",
-            "image fedora-coreos",
+            "image rhel-coreos",
             "rpm-ostree status --json",
+            "mount -o remount,rw /sysroot",
             &format!(
-                "rpm-ostree rebase --experimental --bypass-driver ostree-unverified-registry:{image}"
+                "ostree container image pull --authfile {}",
+                host.rendered.path("/root/.docker/config.json").display()
             ),
-            "shutdown --reboot now",
+            &format!(
+                "{} ostree-unverified-image:docker://{image}",
+                repo.display()
+            ),
+            &format!(
+                "ostree refs --repo={} --create=coreos/node-image ostree/container/image/docker/",
+                repo.display()
+            ),
+            "ostree admin config-diff",
+            &format!("ostree checkout --repo={} -H --skip-list=", repo.display()),
+            &format!("coreos/node-image {}/tmp/node-image", repo.display()),
         ],
     );
-    assert!(!log.contains("image rhel-coreos"), "{log}");
-    assert_eq!(log.matches("rpm-ostree rebase").count(), 1);
-    assert_eq!(log.matches("shutdown").count(), 1);
-    assert!(
-        log.trim_end().ends_with("into the release's OS image"),
+    // Two failed pulls were retried; the live-only steps never ran.
+    assert_eq!(
+        log.matches("ostree container image pull").count(),
+        3,
         "{log}"
     );
-    let choice = format!("MACHINE_OS_COMPONENT=fedora-coreos\nMACHINE_OS_IMAGE={image}\n");
-    assert_eq!(
-        fs::read_to_string(host.openshift().join("machine-os-image.env")).unwrap(),
-        choice
-    );
-    assert_eq!(
-        fs::read_to_string(host.openshift().join(".pivot-done")).unwrap(),
-        choice
-    );
-    // rpm-ostree got the pull secret, readable by root alone.
-    let auth = host.dir("state/run/ostree/auth.json");
-    assert_eq!(
-        fs::read_to_string(&auth).unwrap(),
-        host.rendered.text("/root/.docker/config.json")
-    );
-    assert_eq!(
-        fs::metadata(&auth).unwrap().permissions().mode() & 0o777,
-        0o600
-    );
-    let records = last_os_pivot_run(&host);
-    assert_eq!(succeeded_stages(&records), OS_PIVOT_STAGES);
-    assert_eq!(records.last().unwrap()["result"], "success");
-
-    // The next boot runs the release's OS: nothing is pulled, nothing rebooted.
-    boot_staged_deployment(&host);
-    let status = run_os_pivot(&host);
-    assert!(status.success(), "{}", host.output("release-image-pivot"));
-    let log = host.log();
-    let rerun = &log[log.find("=== rebooted").unwrap()..];
-    assert!(rerun.contains("rpm-ostree status --json"), "{rerun}");
     assert!(
-        !rerun.contains("rpm-ostree rebase") && !rerun.contains("shutdown"),
-        "{rerun}"
+        !log.contains("ostree init") && !log.contains("mount -o bind,ro"),
+        "{log}"
     );
+    // Changed files in /etc are skipped by the checkout.
+    let skip = fs::read_to_string(host.dir("state/ostree-skip-list")).unwrap();
     assert_eq!(
-        succeeded_stages(&last_os_pivot_run(&host)),
-        OS_PIVOT_STAGES[..2]
+        skip,
+        "/usr/etc/hostname\n/usr/etc/containers/registries.conf\n"
+    );
+    let records = host.records("node-image-pull");
+    check_record_shape(&records);
+    assert_eq!(
+        succeeded_stages(&records),
+        [
+            "resolve-node-image",
+            "pull-node-image",
+            "checkout-node-image"
+        ]
     );
 }
 
 #[test]
-fn os_pivot_recognises_the_image_by_digest_and_resumes_a_staged_rebase() {
+fn node_image_pull_on_a_live_system_uses_the_tmpfs_and_frees_it_for_the_assisted_installer() {
     if !have_tool("jq") {
         return;
     }
-    // Booted from a mirror of the same image (same manifest digest): nothing to do.
-    let host = os_pivot_host(
-        "ostree-unverified-registry:mirror.test/okd/scos@sha256:0000",
-        &[],
-    );
-    assert!(run_os_pivot(&host).success());
+    let host = node_image_host(&[]);
+    fs::create_dir_all(host.dir("sysroot/ostree/repo/refs/heads/ostree/container")).unwrap();
+    fs::write(host.dir("state/cmdline"), "coreos.liveiso=scos-4.19 rw\n").unwrap();
+    let status = run_node_image(&host, "node-image-pull.sh", true);
+    assert!(status.success(), "{}", host.output("node-image-pull"));
+
+    let live = host.dir("live");
     let log = host.log();
+    assert_in_order(
+        &log,
+        &[
+            &format!("ostree init --mode=bare --repo={}/repo", live.display()),
+            &format!(
+                "ostree pull-local --repo={}/repo {}",
+                live.display(),
+                host.dir("sysroot/ostree/repo").display()
+            ),
+            &format!(
+                "{}/repo ostree-unverified-image:docker://{}",
+                live.display(),
+                release_component("stream-coreos")
+            ),
+            &format!(
+                "mount -o bind,ro {} {}",
+                host.dir("host-etc").display(),
+                host.dir("sysroot/ostree/deploy/scos/deploy/abc.0/etc")
+                    .display()
+            ),
+            &format!(
+                "ostree checkout --repo={}/repo --skip-list=",
+                live.display()
+            ),
+            &format!("coreos/node-image {}/checkout", live.display()),
+        ],
+    );
     assert!(
-        !log.contains("rebase") && !log.contains("shutdown"),
+        !log.contains("remount,rw /sysroot") && !log.contains(" -H "),
         "{log}"
     );
-    assert!(host.done(".pivot-done"));
-
-    // Killed after the rebase but before the reboot: only the reboot is left to do.
-    let host = os_pivot_host("", &[]);
-    write_state(
-        &host,
-        "ostree-staged",
-        &format!(
-            "ostree-unverified-registry:{}",
-            release_component("stream-coreos")
-        ),
-    );
-    assert!(run_os_pivot(&host).success());
-    let log = host.log();
-    assert!(!log.contains("rpm-ostree rebase"), "{log}");
-    assert_eq!(log.matches("shutdown --reboot now").count(), 1);
-    let stages = succeeded_stages(&last_os_pivot_run(&host));
-    assert_eq!(
-        stages,
-        ["resolve-machine-os-image", "inspect-deployments", "reboot"]
-    );
+    // Booted from RAM by the Assisted Installer: the repository is gone, the checkout stays.
+    assert!(!live.join("repo").exists());
 }
 
-/// The failed stage of the last run and its error message.
-fn failed_os_pivot_stage(host: &Host) -> (String, String) {
-    let records = last_os_pivot_run(host);
-    assert_eq!(records.last().unwrap()["result"], "failure");
-    let failed = records
+#[test]
+fn node_image_overlay_mounts_the_checkout_over_usr() {
+    let host = node_image_host(&[]);
+    let missing = run_node_image(&host, "node-image-overlay.sh", false);
+    assert!(!missing.success());
+    let records = host.records("node-image-overlay");
+    let failed: Vec<&Value> = records
         .iter()
-        .find(|r| r["phase"] == "stage end" && r["result"] == "failure")
-        .unwrap_or_else(|| panic!("no failed stage in {records:?}"));
-    (
-        failed["stage"].as_str().unwrap().to_string(),
-        failed["errorMessage"].as_str().unwrap().to_string(),
-    )
+        .filter(|r| r["result"] == "failure")
+        .collect();
+    assert!(
+        failed.iter().any(|r| r["stage"] == "overlay-node-image"),
+        "{records:#?}"
+    );
+
+    let checkout = host.dir("sysroot/ostree/repo/tmp/node-image");
+    fs::create_dir_all(checkout.join("usr/lib/modules")).unwrap();
+    fs::create_dir_all(checkout.join("usr/etc")).unwrap();
+    host.mark_log("checked out");
+    let status = run_node_image(&host, "node-image-overlay.sh", false);
+    assert!(status.success(), "{}", host.output("node-image-overlay"));
+    let log = host.log();
+    let (_, second) = log.split_once("=== checked out").unwrap();
+    assert_in_order(
+        second,
+        &[
+            &format!(
+                "mount -o bind,ro {}/lib/modules {}/usr/lib/modules",
+                host.dir("host-usr").display(),
+                checkout.display()
+            ),
+            &format!(
+                "mount -o rbind,ro {}/usr {}",
+                checkout.display(),
+                host.dir("host-usr").display()
+            ),
+            &format!(
+                "rsync --archive {}/usr/etc/ {}/",
+                checkout.display(),
+                host.dir("host-etc").display()
+            ),
+            "semodule -R",
+            "systemctl --no-block try-restart sshd.service",
+        ],
+    );
 }
 
 #[test]
-fn os_pivot_failures_are_recorded_and_never_reboot() {
-    if !have_tool("jq") {
-        return;
+fn the_generator_boots_the_overlay_target_only_without_the_node_software() {
+    let host = node_image_host(&[]);
+    let generator = host
+        .rendered
+        .path("/etc/systemd/system-generators/node-image-overlay-generator");
+    for installed in [false, true] {
+        let unit_dir = host.dir(&format!("generated-{installed}"));
+        fs::create_dir_all(&unit_dir).unwrap();
+        if installed {
+            fs::write(host.dir("state/rpm-installed"), "openshift-clients\n").unwrap();
+        }
+        let mut child = host
+            .command_for(&generator, &[unit_dir.to_str().unwrap()], "generator")
+            .spawn()
+            .unwrap();
+        assert!(wait_for(&mut child, Duration::from_secs(10), "generator").success());
+        let link = fs::read_link(unit_dir.join("default.target")).ok();
+        if installed {
+            assert_eq!(link, None);
+        } else {
+            assert_eq!(
+                link.as_deref(),
+                Some(Path::new("/etc/systemd/system/node-image-overlay.target"))
+            );
+        }
     }
-    // The registry never answers: three rebase attempts with growing waits, then failure.
-    let host = os_pivot_host("", &[]);
-    fs::write(host.dir("state/rpm-ostree-rebase-fail"), "").unwrap();
-    assert!(!run_os_pivot(&host).success());
-    let log = host.log();
-    assert_eq!(log.matches("rpm-ostree rebase").count(), 3, "{log}");
-    assert_in_order(&log, &["sleep 5", "sleep 10"]);
-    assert!(!log.contains("shutdown"), "{log}");
-    assert!(!host.done(".pivot-done"));
-    let (stage, message) = failed_os_pivot_stage(&host);
-    assert_eq!(stage, "rebase-host-os");
-    assert!(message.contains("failed 3 times"), "{message}");
+}
 
-    // The release has none of the OS components.
-    let host = os_pivot_host("", &["stream-coreos", "fedora-coreos", "rhel-coreos"]);
-    assert!(!run_os_pivot(&host).success());
-    assert_eq!(failed_os_pivot_stage(&host).0, "resolve-machine-os-image");
-    assert!(!host.log().contains("rpm-ostree"));
-
-    // The pivot happened, yet the host came back on its old deployment: no reboot loop.
-    let host = os_pivot_host("", &[]);
-    fs::write(host.openshift().join(".pivot-done"), "earlier pivot").unwrap();
-    assert!(!run_os_pivot(&host).success());
-    let (stage, message) = failed_os_pivot_stage(&host);
-    assert_eq!(stage, "inspect-deployments");
-    assert!(message.contains("not rebooting again"), "{message}");
-    let log = host.log();
-    assert!(
-        !log.contains("rebase") && !log.contains("shutdown"),
-        "{log}"
-    );
+#[test]
+fn report_progress_waits_for_three_api_endpoints_on_an_ha_control_plane() {
+    for (topology, endpoints_asked) in [("HighlyAvailable", true), ("SingleReplica", false)] {
+        let host = Host::new(&sample("context-ha-none.json"));
+        write_state(&host, "topology", topology);
+        fs::write(host.openshift().join(".bootkube.done"), "").unwrap();
+        let mut child = host
+            .command(
+                "report-progress.sh",
+                &["/opt/openshift/auth/kubeconfig"],
+                "progress",
+            )
+            .env("REPORT_POLL_DELAY", "0")
+            .spawn()
+            .unwrap();
+        // Two endpoints first: the report waits; a third arrives and it goes on.
+        if endpoints_asked {
+            write_state(&host, "api-endpoints", "2");
+            wait_until(Duration::from_secs(10), "the endpoint query", || {
+                host.log().contains("get endpoints kubernetes")
+            });
+            assert!(!host.dir("state/configmap-bootstrap").exists());
+            write_state(&host, "api-endpoints", "3");
+        }
+        assert!(wait_for(&mut child, Duration::from_secs(20), "report-progress").success());
+        assert!(host.dir("state/configmap-bootstrap").exists());
+        assert_eq!(
+            host.log().contains("get endpoints"),
+            endpoints_asked,
+            "{topology}"
+        );
+        assert_eq!(
+            succeeded_stages(&host.records("progress")),
+            [
+                "wait-for-bootstrap-complete",
+                "wait-for-ha-api",
+                "report-bootstrap-complete"
+            ]
+        );
+    }
 }
 
 #[test]

@@ -92,9 +92,10 @@ if [ -e "${LIVE_MARKER}" ]; then
         mount -o bind,ro "${HOST_ETC:-/etc}" "${deployment_etc}"
     done
 fi
+etc_changes="$(ostree admin config-diff | awk '{ print "/usr/etc/" $NF }')"
 rm -rf "${checkout}"
 ostree checkout --repo="${repo}" "${link_args[@]}" \
-    --skip-list=<(ostree admin config-diff | awk '{ print "/usr/etc/" $NF }') \
+    --skip-list=<(printf '%s\n' "${etc_changes}") \
     "${NODE_IMAGE_REF}" "${checkout}"
 # The Assisted Installer boots from RAM: the repository is not needed once checked out.
 if grep -q 'coreos.liveiso=' "${KERNEL_CMDLINE}" && [ "${repo}" != "${SYSTEM_REPO}" ]; then
