@@ -7,11 +7,20 @@
 //! skip line, and with CI=true they fail.
 
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use render_harness::{Host, Payload, check_outputs, materialize, render_example, run_renders};
 
 use crate::common::bin_path;
+
+/// Held by each test while it runs renders: their containers have fixed names (as on a
+/// bootstrap host), so two runs at once would replace each other's containers.
+static PODMAN: Mutex<()> = Mutex::new(());
+
+fn podman_lock() -> MutexGuard<'static, ()> {
+    PODMAN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// The payload in podman, or `None` (skip) where this machine cannot run it.
 fn payload() -> Option<Payload> {
@@ -35,6 +44,7 @@ fn payload() -> Option<Payload> {
 
 #[test]
 fn every_example_renders_with_the_real_4_19_operators() {
+    let _podman = podman_lock();
     let Some(payload) = payload() else { return };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let examples = render_harness::shipped_examples(&root);
@@ -100,6 +110,7 @@ fn drop_flag(text: &str, flag: &str) -> String {
 
 #[test]
 fn a_dropped_required_flag_stops_bootkube_at_its_stage() {
+    let _podman = podman_lock();
     let Some(payload) = payload() else { return };
     let work = tempfile::tempdir().unwrap();
     let host = edited_host(&payload, work.path(), |t| {
@@ -119,6 +130,7 @@ fn a_dropped_required_flag_stops_bootkube_at_its_stage() {
 
 #[test]
 fn a_dropped_flag_without_visible_effect_is_still_caught() {
+    let _podman = podman_lock();
     let Some(payload) = payload() else { return };
     let work = tempfile::tempdir().unwrap();
     // With the default feature set the CVO render writes the same files without the
