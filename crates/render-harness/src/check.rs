@@ -398,7 +398,7 @@ fn find_object(dir: &Path, kind: &str) -> Option<serde_json::Value> {
 }
 
 /// The objects of a YAML (or JSON) file; none when it cannot be read or parsed.
-fn read_objects(path: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn read_objects(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
         .ok()
         .and_then(|text| serde_saphyr::from_multiple(&text).ok())

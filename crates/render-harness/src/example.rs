@@ -5,7 +5,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::host::output_of;
-use crate::{Finding, Host, Payload, RenderRun, Result, check_outputs, materialize, run_renders};
+use crate::{
+    Finding, Host, Mcs, NodeConfig, Payload, RenderRun, Result, apply_pointer, check_outputs,
+    check_pointer_tls, check_served, fetch_local_master, materialize, run_renders,
+};
 
 /// How long the renders of one example may take: about a minute on a 2-core machine, so
 /// this only stops a hung run.
@@ -28,8 +31,11 @@ pub struct ExampleReport {
 
 /// Creates the bootstrap config of `example` with `okd_install` and the payload's release
 /// image in `work`, writes its files into a scratch root with the real Ignition, runs its
-/// bootkube.sh until the renders are done and checks their outputs. The single-node example
-/// goes through its bootstrap-in-place config.
+/// bootkube.sh until the renders are done and checks their outputs. Then it runs the
+/// bootstrap Machine Config Server from the MCO's bootstrap pod and applies `master.ign` and
+/// `worker.ign` with the real Ignition against it, checking what each pool gets. The
+/// single-node example goes through its bootstrap-in-place config and checks the master
+/// config that flow fetches for itself from port 22624.
 pub fn render_example(
     okd_install: &Path,
     example: &str,
@@ -55,7 +61,10 @@ pub fn render_example(
     let host = Host::new(&work.join("host"));
     materialize(&ignition, &host)?;
     let run = run_renders(&host, payload, RENDER_LIMIT)?;
-    let findings = check_outputs(&host, payload, &run);
+    let mut findings = check_outputs(&host, payload, &run);
+    if findings.is_empty() {
+        findings.extend(check_nodes(&dir, &host, payload, work));
+    }
     Ok(ExampleReport {
         example: example.to_string(),
         ignition,
@@ -63,6 +72,103 @@ pub fn render_example(
         run,
         findings,
     })
+}
+
+/// Runs the bootstrap MCS and checks every pointer config of `dir` against it.
+fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<Finding> {
+    let finding = |stage, problem| Finding { stage, problem };
+    let mcs = match Mcs::start(host, payload) {
+        Ok(mcs) => mcs,
+        Err(e) => {
+            return vec![finding(
+                "mco-bootstrap",
+                format!("the bootstrap machine-config server did not start: {e}"),
+            )];
+        }
+    };
+    let api_int = api_int_host(dir);
+    let mut findings = Vec::new();
+    let master = dir.join("master.ign");
+    if master.exists() {
+        findings.extend(check_master_pointer(&master, &api_int, dir, payload, work));
+    }
+    // The bootstrap server serves the master pool alone (it refuses the others by design):
+    // worker.ign's TLS path is checked against it, its content on the controller's render.
+    let worker = dir.join("worker.ign");
+    if worker.exists() {
+        let stage = "worker.ign";
+        if let Err(e) = check_pointer_tls(&worker, &api_int, &work.join("node-worker")) {
+            findings.push(finding(stage, e.to_string()));
+        }
+        match NodeConfig::rendered(host, "worker") {
+            Some(node) => findings.extend(check_served(stage, "worker", &node, dir, payload)),
+            None => findings.push(finding(
+                stage,
+                "the controller rendered no worker config".into(),
+            )),
+        }
+    }
+    if dir.join("bootstrap-in-place-for-live-iso.ign").exists() {
+        let stage = "bootstrap-in-place";
+        match fetch_local_master().map(NodeConfig::served) {
+            Ok(Some(node)) => findings.extend(check_served(stage, "master", &node, dir, payload)),
+            Ok(None) => findings.push(finding(
+                stage,
+                "the served config embeds no MachineConfig".into(),
+            )),
+            Err(e) => findings.push(finding(stage, e.to_string())),
+        }
+    }
+    drop(mcs);
+    findings
+}
+
+/// Applies master.ign with the real Ignition and checks what the master pool gets.
+fn check_master_pointer(
+    pointer: &Path,
+    api_int: &str,
+    dir: &Path,
+    payload: &Payload,
+    work: &Path,
+) -> Vec<Finding> {
+    let stage = "master.ign";
+    let finding = |problem| Finding { stage, problem };
+    let applied = match apply_pointer(pointer, api_int, &work.join("node-master")) {
+        Ok(applied) => applied,
+        Err(e) => return vec![finding(e.to_string())],
+    };
+    let mut findings = Vec::new();
+    if !applied.pointer_url.ends_with(":22623/config/master") {
+        findings.push(finding(format!("merges {}", applied.pointer_url)));
+    }
+    if !applied
+        .root
+        .join("etc/ignition-machine-config-encapsulated.json")
+        .is_file()
+    {
+        findings.push(finding("Ignition wrote no first-boot MachineConfig".into()));
+    }
+    match NodeConfig::served(applied.served) {
+        Some(node) => findings.extend(check_served(stage, "master", &node, dir, payload)),
+        None => findings.push(finding("the served config embeds no MachineConfig".into())),
+    }
+    findings
+}
+
+/// `api-int.<name>.<baseDomain>` of the install-config in `dir`.
+fn api_int_host(dir: &Path) -> String {
+    let config = crate::check::read_objects(&dir.join("install-config.yaml"))
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    format!(
+        "api-int.{}.{}",
+        config["metadata"]["name"].as_str().unwrap_or_default(),
+        config["baseDomain"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_end_matches('.')
+    )
 }
 
 /// The names of the examples in `examples/` of the workspace, sorted.

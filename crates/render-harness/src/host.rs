@@ -64,7 +64,7 @@ pub fn materialize(ign: &Path, host: &Host) -> Result<()> {
 
 /// Ignition sets file owners by name from the root's own account database: give the scratch
 /// root one that knows `root`.
-fn seed_accounts(root: &Path) -> Result<()> {
+pub(crate) fn seed_accounts(root: &Path) -> Result<()> {
     let etc = root.join("etc");
     std::fs::create_dir_all(&etc).map_err(Error::io(&etc))?;
     for (file, line) in [
@@ -97,7 +97,7 @@ fn files_only_config(ign: &Path, root: &Path) -> Result<PathBuf> {
 
 /// `ignition-apply` from PATH, or Debian's Ignition binary linked under that name. The
 /// second value keeps the temporary link alive.
-fn ignition_apply() -> Result<(PathBuf, Option<tempfile::TempDir>)> {
+pub(crate) fn ignition_apply() -> Result<(PathBuf, Option<tempfile::TempDir>)> {
     if let Some(found) = which("ignition-apply") {
         return Ok((found, None));
     }

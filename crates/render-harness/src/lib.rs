@@ -21,13 +21,19 @@
 mod check;
 mod error;
 mod host;
+mod mcs;
+mod nodes;
 mod payload;
+mod pointer;
 mod run;
 
 pub use check::{Finding, check_outputs};
 pub use error::Error;
 pub use host::{Host, materialize};
+pub use mcs::{BOOTSTRAP_POD, MCS_PORT, Mcs};
+pub use nodes::{NodeConfig, check_served, fetch_local_master};
 pub use payload::{Payload, default_payload_dir};
+pub use pointer::{AppliedPointer, PointerError, apply_pointer, check_pointer_tls};
 pub use run::{RenderRun, run_renders};
 
 /// The stages of the 4.19 `bootkube.sh` that run before cluster-bootstrap, in order, by their

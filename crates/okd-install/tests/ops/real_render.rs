@@ -19,7 +19,9 @@ use crate::common::bin_path;
 static PODMAN: Mutex<()> = Mutex::new(());
 
 fn podman_lock() -> MutexGuard<'static, ()> {
-    PODMAN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    PODMAN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The payload in podman, or `None` (skip) where this machine cannot run it.
@@ -159,4 +161,120 @@ fn a_dropped_flag_without_visible_effect_is_still_caught() {
         ),
         "{findings:#?}"
     );
+}
+
+/// Runs openssl with `args` in `dir`, panicking with its output when it fails.
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "openssl {args:?}: {out:?}");
+}
+
+/// A copy of the pointer config `from` that trusts the PEM file `ca` instead.
+fn pointer_trusting(from: &Path, ca: &Path, to: &Path) {
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(from).unwrap()).unwrap();
+    let pem = std::fs::read(ca).unwrap();
+    config["ignition"]["security"]["tls"]["certificateAuthorities"][0]["source"] =
+        serde_json::Value::String(ignition::encode_data_url(&pem));
+    std::fs::write(to, config.to_string()).unwrap();
+}
+
+#[test]
+fn a_wrong_ca_or_a_server_certificate_without_api_int_is_diagnosed_not_hung() {
+    let _podman = podman_lock();
+    let Some(payload) = payload() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let report = render_example(&bin_path(), "compact-3-node", &payload, work.path()).unwrap();
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    let keys = work.path().join("keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    // A CA of its own, which did not sign the server's certificate.
+    openssl(
+        &keys,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=other-ca",
+            "-keyout",
+            "other-ca.key",
+            "-out",
+            "other-ca.crt",
+        ],
+    );
+    let master = work.path().join("install/master.ign");
+    let wrong_ca = work.path().join("master-wrong-ca.ign");
+    pointer_trusting(&master, &keys.join("other-ca.crt"), &wrong_ca);
+    let api_int = "api-int.compact.example.com";
+    {
+        let _mcs = render_harness::Mcs::start(&report.host, &payload).unwrap();
+        let err =
+            render_harness::apply_pointer(&wrong_ca, api_int, &work.path().join("a")).unwrap_err();
+        assert!(
+            matches!(err, render_harness::PointerError::UnknownAuthority { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("did not sign"), "{err}");
+    }
+    // A server certificate from that CA naming another host: the chain holds, the name not.
+    openssl(
+        &keys,
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=machine-config-server",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ],
+    );
+    std::fs::write(
+        keys.join("san.ext"),
+        "subjectAltName=DNS:mcs.elsewhere.example.com\n",
+    )
+    .unwrap();
+    openssl(
+        &keys,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "other-ca.crt",
+            "-CAkey",
+            "other-ca.key",
+            "-CAcreateserial",
+            "-days",
+            "1",
+            "-extfile",
+            "san.ext",
+            "-out",
+            "server.crt",
+        ],
+    );
+    for (file, to) in [("server.crt", "tls.crt"), ("server.key", "tls.key")] {
+        std::fs::copy(keys.join(file), report.host.path("/etc/ssl/mcs").join(to)).unwrap();
+    }
+    let _mcs = render_harness::Mcs::start(&report.host, &payload).unwrap();
+    let err =
+        render_harness::apply_pointer(&wrong_ca, api_int, &work.path().join("b")).unwrap_err();
+    assert!(
+        matches!(err, render_harness::PointerError::NameMismatch { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains(api_int), "{err}");
 }

@@ -1,0 +1,230 @@
+//! What a node gets from the bootstrap Machine Config Server, checked against the install
+//! directory: the install-config's SSH key, the OS image the pool must boot, and every
+//! MachineConfig the user or the installer wrote for the pool.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::check::{Finding, read_objects};
+use crate::host::output_of;
+use crate::{Payload, Result};
+
+/// Node path of the MachineConfig the served config carries for the node's first boot.
+const ENCAPSULATED: &str = "/etc/ignition-machine-config-encapsulated.json";
+
+/// The config the single-node flow fetches for itself from the plain-HTTP port 22624, as
+/// bootstrap-in-place.sh does.
+pub fn fetch_local_master() -> Result<Value> {
+    let mut cmd = Command::new("curl");
+    cmd.args(["--silent", "--show-error", "--fail", "--max-time", "20"])
+        .args([
+            "--header",
+            "Accept: application/vnd.coreos.ignition+json;version=3.2.0",
+        ])
+        .arg("http://localhost:22624/config/master");
+    let text = output_of(&mut cmd)?;
+    serde_json::from_str(&text).map_err(|e| crate::Error::Command {
+        command: "curl http://localhost:22624/config/master".into(),
+        status: "not JSON".into(),
+        output: e.to_string(),
+    })
+}
+
+/// The Ignition config a node of `role` gets and the MachineConfig it was rendered from.
+pub struct NodeConfig {
+    /// The Ignition config.
+    pub ignition: Value,
+    /// The rendered MachineConfig.
+    pub machine_config: Value,
+}
+
+impl NodeConfig {
+    /// From a config the server served: the MachineConfig is the one it embeds for the
+    /// node's first boot.
+    pub fn served(served: Value) -> Option<NodeConfig> {
+        let machine_config = encapsulated(&served)?;
+        Some(NodeConfig {
+            ignition: served,
+            machine_config,
+        })
+    }
+
+    /// The bootstrap controller's rendered MachineConfig of `role` on `host` (what the
+    /// cluster's own server hands that pool's nodes once the control plane runs).
+    pub fn rendered(host: &crate::Host, role: &str) -> Option<NodeConfig> {
+        let dir = host.path("/etc/mcs/bootstrap/machine-configs");
+        let prefix = format!("rendered-{role}-");
+        let path = std::fs::read_dir(dir)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+            })?;
+        let machine_config = read_objects(&path).into_iter().next()?;
+        Some(NodeConfig {
+            ignition: machine_config["spec"]["config"].clone(),
+            machine_config,
+        })
+    }
+}
+
+/// Every way the config a node of `role` gets falls short of the install directory.
+pub fn check_served(
+    stage: &'static str,
+    role: &str,
+    node: &NodeConfig,
+    install_dir: &Path,
+    payload: &Payload,
+) -> Vec<Finding> {
+    let served = &node.ignition;
+    let mut findings = Vec::new();
+    let mut say = |problem: String| findings.push(Finding { stage, problem });
+    let install_config = read_objects(&install_dir.join("install-config.yaml"))
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let keys = authorized_keys(served);
+    for key in install_config["sshKey"]
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+    {
+        let key = key.trim();
+        if !key.is_empty() && !keys.iter().any(|k| k.trim() == key) {
+            say(format!(
+                "the core user does not get the install-config SSH key {}",
+                short(key)
+            ));
+        }
+    }
+    let machine_config = &node.machine_config;
+    let configs = pool_machine_configs(install_dir, role);
+    let expected_os = configs
+        .iter()
+        .filter_map(|mc| mc["spec"]["osImageURL"].as_str().filter(|s| !s.is_empty()))
+        .next_back()
+        .map(str::to_string)
+        .or_else(|| payload.image_for("stream-coreos").ok().flatten());
+    let os = machine_config["spec"]["osImageURL"]
+        .as_str()
+        .unwrap_or_default();
+    if expected_os.as_deref() != Some(os) {
+        say(format!(
+            "the rendered {role} config boots {os:?}, not {expected_os:?}"
+        ));
+    }
+    for mc in &configs {
+        for problem in missing_parts(mc, served, machine_config) {
+            say(problem);
+        }
+    }
+    findings
+}
+
+fn short(key: &str) -> String {
+    key.chars().take(40).collect::<String>() + "..."
+}
+
+fn authorized_keys(served: &Value) -> Vec<String> {
+    served["passwd"]["users"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|u| u["name"] == "core")
+        .flat_map(|u| {
+            u["sshAuthorizedKeys"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|k| {
+            k.as_str()
+                .map(|s| s.lines().map(str::to_string).collect::<Vec<_>>())
+        })
+        .flatten()
+        .collect()
+}
+
+/// The MachineConfig the served config embeds for the node's first boot.
+fn encapsulated(served: &Value) -> Option<Value> {
+    let file = served["storage"]["files"]
+        .as_array()?
+        .iter()
+        .find(|f| f["path"] == ENCAPSULATED)?;
+    let bytes = ignition::decode_data_url(file["contents"]["source"].as_str()?).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// MachineConfigs of `manifests/` and `openshift/` labelled for `role`.
+fn pool_machine_configs(install_dir: &Path, role: &str) -> Vec<Value> {
+    let mut files: Vec<_> = ["manifests", "openshift"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(install_dir.join(d)).ok())
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .flat_map(|p| read_objects(p))
+        .filter(|o| {
+            o["kind"] == "MachineConfig"
+                && o["metadata"]["labels"]["machineconfiguration.openshift.io/role"] == role
+        })
+        .collect()
+}
+
+/// Files, units and kernel arguments of `mc` that the served config lacks.
+fn missing_parts(mc: &Value, served: &Value, rendered: &Value) -> Vec<String> {
+    let name = mc["metadata"]["name"].as_str().unwrap_or("?");
+    let mut missing = Vec::new();
+    let served_files: Vec<&str> = list(&served["storage"]["files"], "path");
+    for path in list(&mc["spec"]["config"]["storage"]["files"], "path") {
+        if !served_files.contains(&path) {
+            missing.push(format!(
+                "MachineConfig {name}: file {path} is not in the served config"
+            ));
+        }
+    }
+    let served_units: Vec<&str> = list(&served["systemd"]["units"], "name");
+    for unit in list(&mc["spec"]["config"]["systemd"]["units"], "name") {
+        if !served_units.contains(&unit) {
+            missing.push(format!(
+                "MachineConfig {name}: unit {unit} is not in the served config"
+            ));
+        }
+    }
+    let args: Vec<&str> = rendered["spec"]["kernelArguments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    for arg in mc["spec"]["kernelArguments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !args.contains(&arg) {
+            missing.push(format!(
+                "MachineConfig {name}: kernel argument {arg} is not rendered"
+            ));
+        }
+    }
+    missing
+}
+
+fn list<'a>(value: &'a Value, key: &str) -> Vec<&'a str> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v[key].as_str())
+        .collect()
+}
