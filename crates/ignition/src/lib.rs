@@ -62,5 +62,50 @@ pub const SPEC_VERSION: &str = "3.2.0";
 /// host once it has read the release's real version.
 pub const BOOTSTRAP_TARGET_MINOR: &str = "4.19";
 
+/// The `MAJOR.MINOR` a release pull spec's tag names (`quay.io/okd/scos-release:4.20.0-okd-scos.1`
+/// gives `4.20`), or `None` when it is pinned by digest only or its tag is not a version.
+pub fn release_minor(pull_spec: &str) -> Option<String> {
+    let name = pull_spec.split('@').next()?;
+    let tag = name
+        .rsplit_once(':')
+        .map(|(repo, tag)| (repo, tag))
+        .filter(|(_, t)| !t.contains('/'))?
+        .1;
+    let mut parts = tag.split(['.', '-', '_']);
+    let major = parts
+        .next()
+        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))?;
+    let minor = parts
+        .next()
+        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))?;
+    Some(format!("{major}.{minor}"))
+}
+
+#[cfg(test)]
+mod release_minor_tests {
+    use super::release_minor;
+
+    #[test]
+    fn reads_the_minor_from_version_tags_only() {
+        for (spec, want) in [
+            ("quay.io/okd/scos-release:4.19.0-okd-scos.19", Some("4.19")),
+            (
+                "quay.io/okd/scos-release:4.20.0-okd-scos.ec.1",
+                Some("4.20"),
+            ),
+            ("localhost/okd-payload/release:4.19", Some("4.19")),
+            (
+                "registry.example.com:5000/okd/release:4.18.0-okd-scos.3",
+                Some("4.18"),
+            ),
+            ("quay.io/okd/scos-release@sha256:0123", None),
+            ("registry.example.com:5000/okd/release", None),
+            ("quay.io/okd/scos-release:latest", None),
+        ] {
+            assert_eq!(release_minor(spec).as_deref(), want, "{spec}");
+        }
+    }
+}
+
 /// Shorthand for results carrying this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -77,6 +77,19 @@ fn prepare_inputs(dir: &Path, opts: &CreateOpts) -> Result<()> {
     Ok(())
 }
 
+/// Warns when the release image's tag names another minor release than the one the bootstrap
+/// content was written for: each minor release changes some operator render flags.
+fn warn_other_minor(release_image: &str) {
+    let target = ignition::BOOTSTRAP_TARGET_MINOR;
+    if let Some(minor) = ignition::release_minor(release_image).filter(|m| m != target) {
+        tracing::warn!(
+            "release image {release_image} is {minor}, but this okd-install's bootstrap content \
+             targets OKD {target}: bootkube.sh calls the {target} operator renders and may fail \
+             on the bootstrap host; use a {target} release or an okd-install made for {minor}"
+        );
+    }
+}
+
 /// The settings of a run from the flags and environment.
 pub fn settings(opts: &CreateOpts) -> Result<RunSettings> {
     let default = DefaultRelease::get();
@@ -87,6 +100,7 @@ pub fn settings(opts: &CreateOpts) -> Result<RunSettings> {
         }
         None => default.image.clone(),
     };
+    warn_other_minor(&release_image);
     let secrets = match &opts.with_secrets {
         Some(path) => {
             let text = std::fs::read_to_string(path)

@@ -21,6 +21,10 @@ pub fn version() {
     println!("release channel {}", release.channel);
     println!("release architecture amd64");
     println!("node operating system {}", release.os);
+    println!(
+        "bootstrap content targets OKD {} (the operator render interfaces of that release)",
+        ignition::BOOTSTRAP_TARGET_MINOR
+    );
 }
 
 /// `okd-install completion SHELL`.

@@ -250,6 +250,25 @@ fn release_image_flag_reaches_bootstrap_and_is_warned_about() {
     );
 }
 
+#[test]
+fn a_release_of_another_minor_is_warned_about_with_both_versions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let other = "quay.io/okd/scos-release:4.20.0-okd-scos.1";
+    let args = ["install-config", "--from-example", "compact-3-node", "--release-image", other];
+    let out = create_at(tmp.path(), EPOCH, &args).ok("install-config with a 4.20 release");
+    out.stderr_has(&[other, "is 4.20", "targets OKD 4.19"]);
+    // A release of the targeted minor, or one pinned by digest alone, gets no such warning.
+    for image in [
+        "quay.io/okd/scos-release:4.19.0-okd-scos.20",
+        "quay.io/okd/scos-release@sha256:0000000000000000000000000000000000000000000000000000000000000000",
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let args = ["install-config", "--from-example", "compact-3-node", "--release-image", image];
+        let out = create_at(tmp.path(), EPOCH, &args).ok("install-config");
+        assert!(!out.stderr.contains("targets OKD"), "{image}: {}", out.stderr);
+    }
+}
+
 /// Secrets never reach the console or the debug log file.
 #[test]
 fn no_password_or_private_key_in_logs_or_console() {
