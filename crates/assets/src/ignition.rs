@@ -179,12 +179,22 @@ fn auth_node_files(parents: &Parents) -> Result<Vec<NodeFile>, BoxError> {
     ])
 }
 
-/// `/opt/openshift/tls/*`: 0600, except the root CA certificate (0644). The root CA key never
-/// leaves the installer's machine.
+/// Private keys that never go to the bootstrap host, as upstream keeps them off it: the root
+/// CA's, and those of the two ten-year signers behind the admin kubeconfig and the kubelet
+/// bootstrap kubeconfig. Whoever reads the host could otherwise mint cluster-admin or node
+/// client certificates for a decade; the host needs only their certificates (in the bundles).
+const KEYS_KEPT_OFF_THE_HOST: &[&str] = &[
+    "tls/root-ca.key",
+    "tls/admin-kubeconfig-signer.key",
+    "tls/kubelet-bootstrap-kubeconfig-signer.key",
+];
+
+/// `/opt/openshift/tls/*`: 0600, except the root CA certificate (0644), without the
+/// [`KEYS_KEPT_OFF_THE_HOST`].
 fn tls_node_files(tls: &TlsTree) -> Vec<NodeFile> {
     tls.files
         .iter()
-        .filter(|(path, _, _)| path != "tls/root-ca.key")
+        .filter(|(path, _, _)| !KEYS_KEPT_OFF_THE_HOST.contains(&path.as_str()))
         .map(|(path, data, _)| {
             let mode = if path == "tls/root-ca.crt" {
                 0o644

@@ -251,10 +251,48 @@ fn release_image_flag_reaches_bootstrap_and_is_warned_about() {
 }
 
 #[test]
+fn no_bootstrap_config_carries_a_signer_key_upstream_keeps_off_the_host() {
+    for g in fixture::all() {
+        let file = crate::common::bootstrap_file(g.example);
+        let ign = read(&g.dir.join(file));
+        let shipped: Vec<String> = decoded_files(&ign).into_iter().map(|(p, _)| p).collect();
+        assert!(
+            shipped
+                .iter()
+                .any(|p| p == "/opt/openshift/tls/kube-control-plane-signer.key")
+        );
+        for key in [
+            "root-ca",
+            "admin-kubeconfig-signer",
+            "kubelet-bootstrap-kubeconfig-signer",
+        ] {
+            let path = format!("/opt/openshift/tls/{key}.key");
+            assert!(
+                !shipped.contains(&path),
+                "{}: {file} ships {path}",
+                g.example
+            );
+            // The certificate stays: bundles and renders refer to it.
+            assert!(
+                ign.contains(&format!("/opt/openshift/tls/{key}.crt")),
+                "{}: {key}.crt",
+                g.example
+            );
+        }
+    }
+}
+
+#[test]
 fn a_release_of_another_minor_is_warned_about_with_both_versions() {
     let tmp = tempfile::tempdir().unwrap();
     let other = "quay.io/okd/scos-release:4.20.0-okd-scos.1";
-    let args = ["install-config", "--from-example", "compact-3-node", "--release-image", other];
+    let args = [
+        "install-config",
+        "--from-example",
+        "compact-3-node",
+        "--release-image",
+        other,
+    ];
     let out = create_at(tmp.path(), EPOCH, &args).ok("install-config with a 4.20 release");
     out.stderr_has(&[other, "is 4.20", "targets OKD 4.19"]);
     // A release of the targeted minor, or one pinned by digest alone, gets no such warning.
@@ -263,9 +301,19 @@ fn a_release_of_another_minor_is_warned_about_with_both_versions() {
         "quay.io/okd/scos-release@sha256:0000000000000000000000000000000000000000000000000000000000000000",
     ] {
         let tmp = tempfile::tempdir().unwrap();
-        let args = ["install-config", "--from-example", "compact-3-node", "--release-image", image];
+        let args = [
+            "install-config",
+            "--from-example",
+            "compact-3-node",
+            "--release-image",
+            image,
+        ];
         let out = create_at(tmp.path(), EPOCH, &args).ok("install-config");
-        assert!(!out.stderr.contains("targets OKD"), "{image}: {}", out.stderr);
+        assert!(
+            !out.stderr.contains("targets OKD"),
+            "{image}: {}",
+            out.stderr
+        );
     }
 }
 
