@@ -179,22 +179,17 @@ fn auth_node_files(parents: &Parents) -> Result<Vec<NodeFile>, BoxError> {
     ])
 }
 
-/// Private keys that never go to the bootstrap host, as upstream keeps them off it: the root
-/// CA's, and those of the two ten-year signers behind the admin kubeconfig and the kubelet
-/// bootstrap kubeconfig. Whoever reads the host could otherwise mint cluster-admin or node
-/// client certificates for a decade; the host needs only their certificates (in the bundles).
-const KEYS_KEPT_OFF_THE_HOST: &[&str] = &[
-    "tls/root-ca.key",
-    "tls/admin-kubeconfig-signer.key",
-    "tls/kubelet-bootstrap-kubeconfig-signer.key",
-];
-
-/// `/opt/openshift/tls/*`: 0600, except the root CA certificate (0644), without the
-/// [`KEYS_KEPT_OFF_THE_HOST`].
+/// `/opt/openshift/tls/*`: 0600, except the root CA certificate (0644), without the keys that
+/// stay off the host ([`pki::CertId::key_stays_off_bootstrap_host`]).
 fn tls_node_files(tls: &TlsTree) -> Vec<NodeFile> {
+    let kept_off: Vec<String> = pki::CertId::ALL
+        .iter()
+        .filter(|id| id.key_stays_off_bootstrap_host())
+        .map(|id| id.key_path())
+        .collect();
     tls.files
         .iter()
-        .filter(|(path, _, _)| !KEYS_KEPT_OFF_THE_HOST.contains(&path.as_str()))
+        .filter(|(path, _, _)| !kept_off.contains(path))
         .map(|(path, data, _)| {
             let mode = if path == "tls/root-ca.crt" {
                 0o644

@@ -393,6 +393,20 @@ impl CertId {
         format!("tls/{}.crt", self.spec().name)
     }
 
+    /// Whether this certificate's private key stays off the bootstrap host, as upstream keeps
+    /// it off: the root CA's, and those of the two ten-year signers behind the admin kubeconfig
+    /// and the kubelet bootstrap kubeconfig. Whoever read the host could otherwise mint
+    /// cluster-admin or node client certificates for a decade; the host needs only their
+    /// certificates.
+    pub fn key_stays_off_bootstrap_host(self) -> bool {
+        matches!(
+            self,
+            CertId::RootCa
+                | CertId::AdminKubeconfigSigner
+                | CertId::KubeletBootstrapKubeconfigSigner
+        )
+    }
+
     /// `tls/<name>.key`.
     pub fn key_path(self) -> String {
         format!("tls/{}.key", self.spec().name)
