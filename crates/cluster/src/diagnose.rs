@@ -29,42 +29,47 @@ pub(crate) fn likely_cause(
     {
         return stage_cause(pivot);
     }
-    match phase {
-        Phase::Api => format!(
-            "the API at {} did not answer; this usually is a problem on the bootstrap host \
-             (is the bootstrap machine booted with its Ignition config, does bootkube.service \
-             run?)",
-            ep.server
-        ),
-        Phase::BootstrapConfigMap => format!(
-            "the temporary control plane is up but bootstrapping did not complete; this usually is a problem with the control-plane hosts: they did not \
-             boot, could not fetch their Ignition config from api-int:22623, or the control \
-             plane operators could not start on them"
-        ),
-        Phase::ControlPlaneNodes => format!(
-            "not enough control-plane nodes became Ready; check that every \
-             control-plane host booted and that its kubelet joined (pending CSRs, networking)"
-        ),
-        Phase::EtcdBootstrapMemberRemoved => format!(
-            "the etcd operator did not remove the bootstrap etcd member; \
-             usually an etcd member on a control-plane host is not healthy yet"
-        ),
-        Phase::ClusterInitialized => format!(
-            "the cluster version operator did not finish; see the \
-             unhealthy operators"
-        ),
+    phase_cause(phase, &ep.server)
+}
+
+/// The likely cause of a phase that ran out of time without a transport error.
+fn phase_cause(phase: Phase, server: &str) -> String {
+    let cause = match phase {
+        Phase::Api => {
+            return format!(
+                "the API at {server} did not answer; this usually is a problem on the \
+                 bootstrap host (is the bootstrap machine booted with its Ignition config, \
+                 does bootkube.service run?)"
+            );
+        }
+        Phase::BootstrapConfigMap => {
+            "the temporary control plane is up but bootstrapping did not complete; this \
+             usually is a problem with the control-plane hosts: they did not boot, could not \
+             fetch their Ignition config from api-int:22623, or the control plane operators \
+             could not start on them"
+        }
+        Phase::ControlPlaneNodes => {
+            "not enough control-plane nodes became Ready; check that every control-plane host \
+             booted and that its kubelet joined (pending CSRs, networking)"
+        }
+        Phase::EtcdBootstrapMemberRemoved => {
+            "the etcd operator did not remove the bootstrap etcd member; usually an etcd \
+             member on a control-plane host is not healthy yet"
+        }
+        Phase::ClusterInitialized => {
+            "the cluster version operator did not finish; see the unhealthy operators"
+        }
         Phase::RouterCa => {
             "the cluster did not publish its router CA, or it could not be added to the \
              kubeconfig"
-                .into()
         }
         Phase::OperatorsStable => {
-            "these operators kept progressing (or were unavailable or degraded) during the \
-             settle time"
-                .into()
+            "the cluster operators named above kept progressing (or were unavailable or \
+             degraded) during the settle time"
         }
-        Phase::Console => "the console route was not admitted".into(),
-    }
+        Phase::Console => "the console route was not admitted",
+    };
+    cause.to_string()
 }
 
 /// Causes that do not depend on the phase: the network or TLS is the problem. What exactly
@@ -86,10 +91,10 @@ fn transport_cause(class: Class, server: &str, host: &str) -> Option<String> {
              kubeconfig most likely belongs to another installation directory than the \
              cluster, or something else answers at {server}"
         ),
-        Class::ClientCert => format!(
-            "the API server does not accept this kubeconfig's client certificate: use the \
-             auth/kubeconfig of the installation directory the cluster was created from"
-        ),
+        Class::ClientCert => "the API server does not accept this kubeconfig's client \
+                              certificate: use the auth/kubeconfig of the installation \
+                              directory the cluster was created from"
+            .to_string(),
         Class::Observation | Class::Http | Class::Other => return None,
     })
 }

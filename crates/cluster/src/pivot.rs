@@ -59,10 +59,9 @@ impl PivotState {
 /// Why the third control-plane node is missing, from the pivot step it stopped at.
 pub(crate) fn stage_cause(state: &PivotState) -> String {
     let Some(stage) = state.stage.as_deref() else {
-        return format!(
-            "the bootstrap host never published a pivot stage: check that \
-             bootstrap-pivot.service runs on it and can reach the API at api-int"
-        );
+        return "the bootstrap host never published a pivot stage: check that \
+                bootstrap-pivot.service runs on it and can reach the API at api-int"
+            .to_string();
     };
     let what = match stage {
         "pivot-allow-reduced-etcd" => {
