@@ -38,6 +38,7 @@ const OUR_CRATES: &[&str] = &[
     "manifests",
     "okd_install",
     "pki",
+    "render_harness",
     "verify",
 ];
 
