@@ -167,7 +167,10 @@ impl Fetcher {
             Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
                 GraphError::io(
                     path,
-                    std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("not UTF-8 text ({e})"),
+                    ),
                 )
             }),
         }

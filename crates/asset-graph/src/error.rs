@@ -85,23 +85,25 @@ pub enum GraphError {
     },
 
     /// An asset's generator failed.
-    #[error("failed to generate {asset}: {source}")]
+    #[error("failed to generate {asset}")]
     Generate {
         /// Human name of the asset.
         asset: &'static str,
-        /// What the generator reported.
+        /// What the generator reported: the source, not part of the message, so that callers
+        /// can look for a particular cause in the chain (exit codes) and print it once.
         #[source]
         source: BoxError,
     },
 
     /// A user-editable asset exists on disk but could not be read back.
-    #[error("cannot load {asset} from {}: {source}; fix the file or move it away and run again", file.display())]
+    #[error("cannot load {asset} from {}", file.display())]
     Load {
         /// Human name of the asset.
         asset: &'static str,
         /// The file being read when loading failed (the install dir if none was read yet).
         file: PathBuf,
-        /// What the loader reported.
+        /// What the loader reported, including how to fix it (the loader knows; this wrapper
+        /// adds only which asset and file).
         #[source]
         source: BoxError,
     },
@@ -168,22 +170,22 @@ pub enum GraphError {
     },
 
     /// A filesystem operation failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The path being read or written.
         path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
+        /// The operating system's error, part of the message rather than a source: the path
+        /// alone would say nothing.
+        error: std::io::Error,
     },
 }
 
 impl GraphError {
     /// Wraps an I/O error with the path it happened on.
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         GraphError::Io {
             path: path.into(),
-            source,
+            error,
         }
     }
 }

@@ -100,7 +100,8 @@ impl Asset for ManifestsAsset {
         let outcome = manifests::load_dir(dir.dir()).map_err(|errors| {
             let lines: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
             format!(
-                "{} manifest file(s) cannot be used:\n{}",
+                "{} manifest file(s) cannot be used:\n{}\nfix each file or move it out of the \
+                 directory, and run again",
                 errors.len(),
                 lines.join("\n")
             )

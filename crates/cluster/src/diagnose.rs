@@ -19,70 +19,82 @@ pub(crate) fn likely_cause(
     cluster: &Cluster,
 ) -> String {
     let ep = &cluster.endpoint;
-    if let Some((msg, class)) = seen
-        && let Some(cause) = transport_cause(*class, msg, &ep.server, &ep.host)
+    if let Some((_, class)) = seen
+        && let Some(cause) = transport_cause(*class, &ep.server, &ep.host)
     {
         return cause;
     }
-    let seen = seen.map(|s| s.0.as_str()).unwrap_or("nothing");
     if phase == Phase::ControlPlaneNodes
         && let Some(pivot) = pivot
     {
-        return stage_cause(pivot, seen);
+        return stage_cause(pivot);
     }
-    match phase {
-        Phase::Api => format!(
-            "the API at {} did not answer; this usually is a problem on the bootstrap host \
-             (is the bootstrap machine booted with its Ignition config, does bootkube.service \
-             run?)",
-            ep.server
-        ),
-        Phase::BootstrapConfigMap => format!(
-            "the temporary control plane is up but bootstrapping did not complete (last seen: \
-             {seen}); this usually is a problem with the control-plane hosts: they did not \
-             boot, could not fetch their Ignition config from api-int:22623, or the control \
-             plane operators could not start on them"
-        ),
-        Phase::ControlPlaneNodes => format!(
-            "not enough control-plane nodes became Ready (last seen: {seen}); check that every \
-             control-plane host booted and that its kubelet joined (pending CSRs, networking)"
-        ),
-        Phase::EtcdBootstrapMemberRemoved => format!(
-            "the etcd operator did not remove the bootstrap etcd member (last seen: {seen}); \
-             usually an etcd member on a control-plane host is not healthy yet"
-        ),
-        Phase::ClusterInitialized => format!(
-            "the cluster version operator did not finish (last seen: {seen}); see the \
-             unhealthy operators"
-        ),
-        Phase::RouterCa => format!("the router CA could not be added to the kubeconfig: {seen}"),
-        Phase::OperatorsStable => format!("{seen}; these operators kept progressing"),
-        Phase::Console => format!("no console: {seen}"),
-    }
+    phase_cause(phase, &ep.server)
 }
 
-/// Causes that do not depend on the phase: the network or TLS is the problem.
-fn transport_cause(class: Class, msg: &str, server: &str, host: &str) -> Option<String> {
+/// The likely cause of a phase that ran out of time without a transport error.
+fn phase_cause(phase: Phase, server: &str) -> String {
+    let cause = match phase {
+        Phase::Api => {
+            return format!(
+                "the API at {server} did not answer; this usually is a problem on the \
+                 bootstrap host (is the bootstrap machine booted with its Ignition config, \
+                 does bootkube.service run?)"
+            );
+        }
+        Phase::BootstrapConfigMap => {
+            "the temporary control plane is up but bootstrapping did not complete; this \
+             usually is a problem with the control-plane hosts: they did not boot, could not \
+             fetch their Ignition config from api-int:22623, or the control plane operators \
+             could not start on them"
+        }
+        Phase::ControlPlaneNodes => {
+            "not enough control-plane nodes became Ready; check that every control-plane host \
+             booted and that its kubelet joined (pending CSRs, networking)"
+        }
+        Phase::EtcdBootstrapMemberRemoved => {
+            "the etcd operator did not remove the bootstrap etcd member; usually an etcd \
+             member on a control-plane host is not healthy yet"
+        }
+        Phase::ClusterInitialized => {
+            "the cluster version operator did not finish; see the unhealthy operators"
+        }
+        Phase::RouterCa => {
+            "the cluster did not publish its router CA, or it could not be added to the \
+             kubeconfig"
+        }
+        Phase::OperatorsStable => {
+            "the cluster operators named above kept progressing (or were unavailable or \
+             degraded) during the settle time"
+        }
+        Phase::Console => "the console route was not admitted",
+    };
+    cause.to_string()
+}
+
+/// Causes that do not depend on the phase: the network or TLS is the problem. What exactly
+/// failed is the diagnosis' "last seen", so it is not repeated here.
+fn transport_cause(class: Class, server: &str, host: &str) -> Option<String> {
     Some(match class {
         Class::Refused | Class::Unreachable => format!(
-            "nothing answered at {server} ({msg}): the API is not being served. Check that \
+            "nothing answered at {server}: the API is not being served. Check that \
              {host} resolves to the API load balancer, that the load balancer forwards port \
              6443 to the bootstrap machine (and later the control-plane machines), and that \
              the bootstrap machine booted"
         ),
         Class::Dns => format!(
-            "{host} does not resolve ({msg}): create the DNS record for the API name pointing \
+            "{host} does not resolve: create the DNS record for the API name pointing \
              at the API load balancer (or the bootstrap host)"
         ),
         Class::ServerCert => format!(
-            "the kubeconfig and the server disagree: {msg}. The kubeconfig most likely belongs \
-             to another installation directory than the cluster, or something else answers \
-             at {server}"
+            "the kubeconfig and the server disagree about the server's certificate: the \
+             kubeconfig most likely belongs to another installation directory than the \
+             cluster, or something else answers at {server}"
         ),
-        Class::ClientCert => format!(
-            "{msg}. The API server does not accept this kubeconfig's client certificate: use \
-             the auth/kubeconfig of the installation directory the cluster was created from"
-        ),
+        Class::ClientCert => "the API server does not accept this kubeconfig's client \
+                              certificate: use the auth/kubeconfig of the installation \
+                              directory the cluster was created from"
+            .to_string(),
         Class::Observation | Class::Http | Class::Other => return None,
     })
 }

@@ -110,8 +110,9 @@ pub enum WaitError {
         /// What is wrong and how to fix it.
         reason: String,
     },
-    /// A phase ran out of time.
-    #[error("{phase} not done after {}: {}", human_duration(*timeout), diagnosis.last_seen.as_deref().unwrap_or("nothing observed"))]
+    /// A phase ran out of time. What was last seen is the diagnosis' first line, not part of
+    /// this message, so that a caller printing both says it once.
+    #[error("{phase} not done after {}", human_duration(*timeout))]
     Timeout {
         /// The phase.
         phase: Phase,

@@ -25,12 +25,13 @@ pub fn default_path(dir: &Path) -> PathBuf {
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
     /// Reading, writing or renaming failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file involved.
         path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error, part of the message (not a source): callers flatten this error
+        /// into a status line.
+        error: std::io::Error,
     },
     /// The file is not a kubeconfig we can edit safely.
     #[error("{path}: {field}: {problem}")]
@@ -78,9 +79,9 @@ pub fn parse_pem_bundle(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, Stri
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EditError + '_ {
-    move |source| EditError::Io {
+    move |error| EditError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
@@ -183,7 +184,7 @@ fn write_atomic_like(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     fs::set_permissions(tmp.path(), perms).map_err(io_err(path))?;
     tmp.persist(path).map_err(|e| EditError::Io {
         path: path.to_path_buf(),
-        source: e.error,
+        error: e.error,
     })?;
     Ok(())
 }

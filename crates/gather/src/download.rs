@@ -48,9 +48,9 @@ pub(crate) async fn fetch_bundle(
         .await
         .map_err(|e| download_error(format!("cannot open it: {e}"), None))?;
     let target = opts.out_dir.join(&remote);
-    let io_error = |path: &Path, source| GatherError::Io {
+    let io_error = |path: &Path, error| GatherError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     std::fs::create_dir_all(&opts.out_dir).map_err(|e| io_error(&opts.out_dir, e))?;
     let temp = tempfile::Builder::new()

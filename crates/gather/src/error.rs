@@ -127,12 +127,12 @@ pub enum GatherError {
         partial: Option<PathBuf>,
     },
     /// A local file operation failed.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}: {error}")]
     Io {
         /// The local path.
         path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error, part of the message rather than a source.
+        error: std::io::Error,
     },
 }
 

@@ -9,11 +9,12 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A template failed to render (syntax error, undefined variable, failing filter).
-    #[error("rendering template {template}: {source}")]
+    #[error("rendering template {template}")]
     Template {
         /// Path of the template inside the template tree.
         template: String,
-        /// minijinja's error, which carries the line number.
+        /// minijinja's error, which carries the line number; a source, not part of the
+        /// message, because it may have causes of its own (a failing filter).
         #[source]
         source: Box<minijinja::Error>,
     },
@@ -24,13 +25,12 @@ pub enum Error {
         path: String,
     },
     /// The template directory given on disk could not be read.
-    #[error("reading template directory {path}: {source}")]
+    #[error("reading template directory {path}: {error}")]
     Io {
         /// The directory or file that failed.
         path: PathBuf,
-        /// The underlying I/O error.
-        #[source]
-        source: std::io::Error,
+        /// The underlying I/O error, part of the message rather than a source.
+        error: std::io::Error,
     },
     /// The template tree lacks the directory of a variant that was asked for.
     #[error(

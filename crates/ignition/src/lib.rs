@@ -62,15 +62,14 @@ pub const SPEC_VERSION: &str = "3.2.0";
 /// host once it has read the release's real version.
 pub const BOOTSTRAP_TARGET_MINOR: &str = "4.19";
 
+/// Shorthand for results carrying this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
 /// The `MAJOR.MINOR` a release pull spec's tag names (`quay.io/okd/scos-release:4.20.0-okd-scos.1`
 /// gives `4.20`), or `None` when it is pinned by digest only or its tag is not a version.
 pub fn release_minor(pull_spec: &str) -> Option<String> {
     let name = pull_spec.split('@').next()?;
-    let tag = name
-        .rsplit_once(':')
-        .map(|(repo, tag)| (repo, tag))
-        .filter(|(_, t)| !t.contains('/'))?
-        .1;
+    let tag = name.rsplit_once(':').filter(|(_, t)| !t.contains('/'))?.1;
     let mut parts = tag.split(['.', '-', '_']);
     let major = parts
         .next()
@@ -106,6 +105,3 @@ mod release_minor_tests {
         }
     }
 }
-
-/// Shorthand for results carrying this crate's [`Error`].
-pub type Result<T, E = Error> = std::result::Result<T, E>;

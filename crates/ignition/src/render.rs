@@ -222,9 +222,9 @@ fn walk_embedded(dir: &Dir<'static>, base: &Path, out: &mut Vec<SourceEntry>) {
 }
 
 fn walk_disk(dir: &Path, rel: &str, out: &mut Vec<SourceEntry>) -> Result<()> {
-    let io = |source| Error::Io {
+    let io = |error| Error::Io {
         path: dir.to_path_buf(),
-        source,
+        error,
     };
     let mut entries = std::fs::read_dir(dir)
         .map_err(io)?
@@ -242,7 +242,7 @@ fn walk_disk(dir: &Path, rel: &str, out: &mut Vec<SourceEntry>) -> Result<()> {
         if path.is_dir() {
             walk_disk(&path, &child_rel, out)?;
         } else if !is_doc_file(&child_rel) {
-            let bytes = std::fs::read(&path).map_err(|source| Error::Io { path, source })?;
+            let bytes = std::fs::read(&path).map_err(|error| Error::Io { path, error })?;
             out.push(SourceEntry {
                 rel: child_rel,
                 bytes,

@@ -186,12 +186,12 @@ impl fmt::Display for Warning {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read.
-    #[error("cannot read {}: {source}", file.display())]
+    #[error("cannot read {}: {error}", file.display())]
     Io {
         /// The file.
         file: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error, part of the message rather than a source.
+        error: std::io::Error,
     },
     /// The file is not well-formed YAML.
     #[error("{}:{}:{}: invalid YAML: {message}; fix the syntax at that position", file.display(), position.line, position.column)]

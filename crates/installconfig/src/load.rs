@@ -22,9 +22,9 @@ pub struct Loaded {
 /// Reads and checks an install-config.yaml file.
 pub fn load(path: impl AsRef<Path>) -> Result<Loaded, LoadError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| LoadError::Io {
         file: path.to_path_buf(),
-        source,
+        error,
     })?;
     parse_path(&text, path.to_path_buf())
 }

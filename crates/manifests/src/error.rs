@@ -6,11 +6,11 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A generated object could not be rendered as YAML (a bug, not a user error).
-    #[error("rendering {file} as YAML failed: {source}")]
+    #[error("rendering {file} as YAML failed")]
     Render {
         /// Relative output path.
         file: String,
-        /// Serializer error.
+        /// Serializer error (the source, not repeated in the message).
         #[source]
         source: serde_saphyr::SerializeError,
     },

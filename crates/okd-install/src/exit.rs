@@ -4,33 +4,51 @@ use std::fmt;
 
 /// 1: any error without a more specific code.
 pub const GENERIC: i32 = 1;
-/// 3: install-config.yaml is invalid.
+/// 3: install-config.yaml cannot be read or is invalid.
 pub const INSTALL_CONFIG: i32 = 3;
 /// 8: interrupted.
 pub const INTERRUPTED: i32 = 8;
 /// 9: `verify` found errors.
 pub const VERIFY_FAILED: i32 = 9;
 
-/// An error and its exit code.
+/// An error and its exit code; `main` prints it once, as the last thing the command says.
 pub struct Exit {
     /// Process exit code.
     pub code: i32,
     /// What went wrong (printed with its whole chain).
     pub error: anyhow::Error,
+    /// Lines printed below the error, e.g. the diagnosis of a failed wait.
+    pub detail: Option<String>,
 }
 
 impl Exit {
     /// An error with an explicit code.
     pub fn code(code: i32, error: anyhow::Error) -> Exit {
-        Exit { code, error }
+        Exit {
+            code,
+            error,
+            detail: None,
+        }
     }
 
     /// An error whose code is derived from its cause (see [`classify`]).
     pub fn other(error: anyhow::Error) -> Exit {
-        Exit {
-            code: classify(&error),
-            error,
+        Exit::code(classify(&error), error)
+    }
+
+    /// The same error with `detail` printed below it.
+    pub fn with_detail(self, detail: Option<String>) -> Exit {
+        Exit { detail, ..self }
+    }
+
+    /// The error, each cause on its own line, then the detail.
+    pub fn render(&self) -> String {
+        let mut out = render_chain(&self.error);
+        if let Some(detail) = &self.detail {
+            out.push('\n');
+            out.push_str(detail);
         }
+        out
     }
 }
 
@@ -46,12 +64,20 @@ impl fmt::Debug for Exit {
     }
 }
 
-/// 3 when anything in the chain is an install-config problem, else 1.
+/// 3 when anything in the chain is an install-config problem, else 1. Loading the
+/// install-config asset counts whatever the cause (unreadable, not UTF-8, bad YAML, invalid
+/// fields): the user has to fix that one file either way.
 pub fn classify(error: &anyhow::Error) -> i32 {
+    use asset_graph::Asset;
     let invalid_config = error.chain().any(|e| {
         e.downcast_ref::<installconfig::LoadError>().is_some()
             || e.downcast_ref::<assets::ignition::SingleNodeConfigError>()
                 .is_some()
+            || matches!(
+                e.downcast_ref::<asset_graph::GraphError>(),
+                Some(asset_graph::GraphError::Load { asset, .. })
+                    if *asset == assets::config::InstallConfigAsset::NAME
+            )
     });
     if invalid_config {
         INSTALL_CONFIG
@@ -60,19 +86,47 @@ pub fn classify(error: &anyhow::Error) -> i32 {
     }
 }
 
-/// The error and its causes, one per line, skipping a cause whose text the previous message
-/// already contains (library errors often include their source in their own message).
-pub fn render_chain(error: &anyhow::Error) -> String {
+/// The error and its causes, one per line. Every error type of the workspace prints its
+/// cause either in its own message or as a source, never both, so nothing repeats.
+fn render_chain(error: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in error.chain() {
-        let text = cause.to_string();
-        if out.contains(&text) {
-            continue;
-        }
         if !out.is_empty() {
             out.push_str("\n  caused by: ");
         }
-        out.push_str(&text);
+        out.push_str(&cause.to_string());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_install_config_is_an_install_config_problem() {
+        let load = asset_graph::GraphError::Load {
+            asset: <assets::config::InstallConfigAsset as asset_graph::Asset>::NAME,
+            file: "install-config.yaml".into(),
+            source: "stream did not contain valid UTF-8".into(),
+        };
+        assert_eq!(classify(&anyhow::Error::new(load)), INSTALL_CONFIG);
+        let other = asset_graph::GraphError::Load {
+            asset: "Manifests",
+            file: "manifests/x.yaml".into(),
+            source: "not YAML".into(),
+        };
+        assert_eq!(classify(&anyhow::Error::new(other)), GENERIC);
+    }
+
+    #[test]
+    fn each_cause_is_one_line_and_the_detail_follows() {
+        let inner = std::io::Error::other("disk full");
+        let error = anyhow::Error::new(inner).context("writing bootstrap.ign");
+        let exit = Exit::code(GENERIC, error).with_detail(Some("next: df -h".into()));
+        assert_eq!(
+            exit.render(),
+            "writing bootstrap.ign\n  caused by: disk full\nnext: df -h"
+        );
+    }
 }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod console;
 mod examples;
 mod exit;
 mod fsio;
@@ -30,7 +31,7 @@ fn main() {
         exit_on_interrupt();
     }
     if let Err(exit) = dispatch(&cli) {
-        tracing::error!("{}", exit::render_chain(&exit.error));
+        tracing::error!("{}", exit.render());
         std::process::exit(exit.code);
     }
 }

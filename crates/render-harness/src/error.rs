@@ -33,13 +33,12 @@ pub enum Error {
         output: String,
     },
     /// A file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
+        /// Why: part of the message, not a source, so that it is printed once.
+        error: std::io::Error,
     },
     /// `load.sh` printed no release pull spec or no containers.conf export.
     #[error("{script} printed no {what}; its output was:\n{output}")]
@@ -79,7 +78,7 @@ pub enum Error {
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
-        move |source| Error::Io { path, source }
+        move |error| Error::Io { path, error }
     }
 }
 

@@ -84,7 +84,7 @@ fn files_only_config(ign: &Path, root: &Path) -> Result<PathBuf> {
     let text = std::fs::read_to_string(ign).map_err(Error::io(ign))?;
     let mut config: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::Io {
         path: ign.to_path_buf(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        error: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
     })?;
     if let Some(map) = config.as_object_mut() {
         map.remove("systemd");

@@ -102,7 +102,7 @@ impl Mcs {
 fn pod_error(host: &Host, why: &str) -> Error {
     Error::Io {
         path: host.path(BOOTSTRAP_POD),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string()),
+        error: std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string()),
     }
 }
 

@@ -31,7 +31,7 @@ impl Payload {
         if !script.is_file() {
             return Err(Error::Io {
                 path: script,
-                source: std::io::Error::new(
+                error: std::io::Error::new(
                     std::io::ErrorKind::NotFound,
                     "the payload stand-in is missing (set OKD_PAYLOAD_DIR to its directory)",
                 ),

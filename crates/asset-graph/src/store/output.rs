@@ -105,7 +105,8 @@ impl Store {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let backup = fsutil::preserve(path, secs)?;
-        tracing::info!(file = %path.display(), backup = %backup.display(), "preserved a user-edited file");
+        // The caller's report lists the backup; the console says it once, from there.
+        tracing::debug!(file = %path.display(), backup = %backup.display(), "preserved a user-edited file");
         Ok(backup
             .strip_prefix(&self.dir)
             .map(Path::to_path_buf)

@@ -32,6 +32,19 @@ fn open(dir: &Path, secs: u64, name: &str) -> Store {
     store
 }
 
+/// An error and its causes as one line, `a: b: c`, the way a caller that prints the chain
+/// shows it.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
 /// The ids generated in a run, in report order.
 fn generated(report: &RunReport) -> Vec<&'static str> {
     report.generated().map(|a| a.id).collect()

@@ -53,9 +53,8 @@ pub fn pools(cfg: &InstallConfig, v: &mut Validation) {
         }
         pool_platform(p, &path, platform, v);
     }
-    if cfg.compute.iter().filter_map(|p| p.replicas).sum::<i64>() == 0 {
-        v.warn("compute", "no compute replicas: the control-plane nodes will be schedulable for workloads (mastersSchedulable: true)");
-    }
+    // Zero compute replicas is warned about where it takes effect, by the manifests'
+    // scheduler config, which names the file to edit; warning here too said it twice.
     if let Some(a) = &cfg.arbiter {
         arbiter(cfg, a, v);
     }

@@ -10,6 +10,7 @@ use assets::{CertPolicy, IgnitionOptions, ReleaseOptions, RunSettings, targets};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::{CreateCommand, CreateOpts, OutputFormat};
+use crate::console;
 use crate::examples;
 use crate::fsio::write_secret_atomic;
 use crate::release::DefaultRelease;
@@ -167,7 +168,7 @@ pub fn target(dir: &Path, opts: &CreateOpts, name: &str) -> Result<RunReport> {
     let json = opts.output == OutputFormat::Json;
     store.set_observer(move |e: &Event<'_>| observe(&observer_bar, json, e));
     let result = store.run(name);
-    bar.finish_and_clear();
+    console::hide();
     let report = result?;
     print_input_warnings(&store, &report);
     print_report(dir, name, &report, opts.output);
@@ -209,6 +210,7 @@ fn progress_bar(output: OutputFormat) -> Arc<ProgressBar> {
         ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
+    console::show(&bar);
     Arc::new(bar)
 }
 

@@ -12,6 +12,7 @@ use cluster::{
 use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::{OutputFormat, WaitArgs, WaitForCommand};
+use crate::console;
 use crate::exit::Exit;
 
 /// Runs a wait; the returned [`Exit`] carries the documented exit code on failure.
@@ -154,12 +155,15 @@ async fn ctrl_c() {
     }
 }
 
+/// The failure as the process ends with it: its message, and in text mode the diagnosis
+/// below it (in JSON mode the `failed` event already carried the diagnosis).
 fn failure(err: WaitError, output: OutputFormat) -> Exit {
     let code = err.exit_code();
-    if let (OutputFormat::Text, Some(d)) = (output, err.diagnosis()) {
-        eprintln!("{d}");
-    }
-    Exit::code(code, err.into())
+    let detail = match (output, err.diagnosis()) {
+        (OutputFormat::Text, Some(d)) => Some(d.to_string()),
+        _ => None,
+    };
+    Exit::code(code, err.into()).with_detail(detail)
 }
 
 fn print_timings(summary: &Summary, output: OutputFormat) {
@@ -178,6 +182,10 @@ fn print_timings(summary: &Summary, output: OutputFormat) {
 }
 
 /// A spinner per phase with its elapsed time and the last status, or JSON lines.
+///
+/// The wait sends a `Status` only when what it sees changes, so a failure retried every two
+/// seconds is one line here (and one JSON event), and the spinner shows it as "last seen"
+/// meanwhile. A failure is not printed here: the command ends with it, said once.
 struct Display {
     output: OutputFormat,
     bar: Mutex<Option<ProgressBar>>,
@@ -201,20 +209,16 @@ impl Display {
         let mut bar = self.bar.lock().unwrap_or_else(|p| p.into_inner());
         match e {
             Event::PhaseStarted { phase, timeout } => {
-                let b = spinner();
-                b.set_prefix(phase.title());
-                b.set_message(format!("waiting up to {}", HumanDuration(*timeout)));
-                tracing::info!(
-                    "{}: waiting up to {}",
-                    phase.title(),
-                    HumanDuration(*timeout)
-                );
+                let b = spinner(phase.title());
+                let waiting = format!("waiting up to {}", HumanDuration(*timeout));
+                b.set_message(waiting.clone());
+                tracing::info!("{}: {waiting}", phase.title());
                 *bar = Some(b);
             }
             Event::Status { phase, message, .. } => {
-                tracing::debug!("{}: {message}", phase.title());
+                tracing::info!("{}: {message}", phase.title());
                 if let Some(b) = bar.as_ref() {
-                    b.set_message(message.clone());
+                    b.set_message(format!("last seen: {message}"));
                 }
             }
             Event::PhaseDone {
@@ -222,32 +226,29 @@ impl Display {
                 elapsed,
                 detail,
             } => {
-                if let Some(b) = bar.take() {
-                    b.finish_and_clear();
-                }
+                bar.take();
+                console::hide();
                 tracing::info!(
                     "{}: {detail} after {}",
                     phase.title(),
                     HumanDuration(*elapsed)
                 );
             }
-            Event::Failed { phase, error, .. } => {
-                if let Some(b) = bar.take() {
-                    b.finish_and_clear();
-                }
-                tracing::error!("{}: {error}", phase.title());
+            Event::Failed { .. } => {
+                bar.take();
+                console::hide();
             }
         }
     }
 
     fn finish(&self) {
-        if let Some(b) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            b.finish_and_clear();
-        }
+        self.bar.lock().unwrap_or_else(|p| p.into_inner()).take();
+        console::hide();
     }
 }
 
-fn spinner() -> ProgressBar {
+/// The spinner of one phase, drawn only on a terminal; log lines step around it.
+fn spinner(title: &str) -> ProgressBar {
     let b = ProgressBar::new_spinner();
     if !std::io::stderr().is_terminal() {
         b.set_draw_target(ProgressDrawTarget::hidden());
@@ -256,6 +257,8 @@ fn spinner() -> ProgressBar {
         ProgressStyle::with_template("{spinner} {prefix} [{elapsed}] {wide_msg}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
+    b.set_prefix(title.to_string());
     b.enable_steady_tick(Duration::from_millis(120));
+    console::show(&b);
     b
 }

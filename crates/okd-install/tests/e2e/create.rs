@@ -164,6 +164,58 @@ fn yaml_syntax_error_names_file_line_and_column_and_exits_3() {
         line.is_some_and(|l| (4..=5).contains(&l)) && column.is_some()
     });
     assert!(located, "no {prefix}LINE:COLUMN in:\n{}", out.stderr);
+    // One hint, from the parser's error; the wrapper naming the asset adds none of its own.
+    assert_eq!(
+        out.stderr.matches("fix the syntax").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("move it away"), "{}", out.stderr);
+}
+
+#[test]
+fn a_binary_install_config_exits_3_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("install-config.yaml");
+    std::fs::write(&file, [0x1f, 0x8b, 0x08, 0x00, 0xff, 0xfe, 0x00, 0x01]).unwrap();
+    let out = run(okd(tmp.path()), &["create", "manifests"]).expect_code(3, "binary file");
+    out.stderr_has(&[&file.display().to_string(), "not UTF-8 text"]);
+    assert!(!tmp.path().join("manifests").exists());
+}
+
+#[test]
+fn an_install_config_that_cannot_be_read_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A directory in its place: unreadable whoever runs the test (root reads any mode).
+    let file = tmp.path().join("install-config.yaml");
+    std::fs::create_dir(&file).unwrap();
+    let out = run(okd(tmp.path()), &["create", "manifests"]).expect_code(3, "unreadable");
+    out.stderr_has(&[&file.display().to_string()]);
+}
+
+#[test]
+fn zero_compute_replicas_is_warned_once_in_text_and_json_output() {
+    for output in ["text", "json"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let args = [
+            "ignition-configs",
+            "--from-example",
+            "compact-3-node",
+            "--output",
+            output,
+        ];
+        let out =
+            crate::common::create_at(tmp.path(), crate::common::EPOCH, &args).ok("compact 3-node");
+        let warnings: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter(|l| l.contains("compute replicas"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{output}:\n{}", out.stderr);
+        assert!(warnings[0].starts_with(" WARN "), "{}", warnings[0]);
+        assert!(!out.stdout.contains("compute replicas"), "{}", out.stdout);
+    }
 }
 
 #[test]

@@ -302,6 +302,132 @@ fn cluster_that_never_initializes_exits_6() {
     assert!(!err.contains("the cluster is installed"), "{err}");
 }
 
+/// The log lines of a console (`LEVEL message`), without the lines that continue a message.
+fn console_log_lines(console: &str) -> Vec<&str> {
+    let levels = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR"];
+    console
+        .lines()
+        .filter_map(|l| {
+            let (level, message) = l.trim_start().split_once(' ')?;
+            levels.contains(&level).then_some(message)
+        })
+        .collect()
+}
+
+/// The target of the log-file record that ends with `message`: the file writes
+/// `<time> <LEVEL> [<spans>:] <target>: <message>`, the console only `<LEVEL> <message>`.
+fn target_in_log_file<'a>(log: &'a str, message: &str) -> Option<&'a str> {
+    let suffix = format!(": {message}");
+    log.lines().find_map(|l| {
+        let head = l.strip_suffix(&suffix)?;
+        head.rsplit(' ').next()
+    })
+}
+
+/// A workspace crate's name as its log target starts (`okd_install`, `cluster`, ...).
+fn is_workspace_crate(target: &str) -> bool {
+    let krate = target.split("::").next().unwrap_or_default();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    !krate.is_empty()
+        && dir
+            .join(krate.replace('_', "-"))
+            .join("Cargo.toml")
+            .is_file()
+}
+
+/// Every log line of `console` was written by a crate of this workspace, as the debug log in
+/// `dir` (which records each line's target) shows; and that log holds the kube client's own
+/// lines about the failed requests, so there was library noise to keep off the console.
+fn assert_console_is_ours(console: &str, dir: &Path) {
+    let log = std::fs::read_to_string(dir.join(".okd-install.log")).expect("the debug log");
+    for message in console_log_lines(console) {
+        let target = target_in_log_file(&log, message)
+            .unwrap_or_else(|| panic!("{message:?} is not in the debug log:\n{log}"));
+        assert!(
+            is_workspace_crate(target),
+            "console line from {target}: {message}\n{console}"
+        );
+    }
+    assert!(
+        log.lines()
+            .any(|l| l.contains(" kube_client::") && l.contains("failed with error")),
+        "no line of the kube client in the debug log:\n{log}"
+    );
+}
+
+/// Panics on the first line that `text` holds twice.
+fn assert_no_line_twice(text: &str) {
+    let mut seen = std::collections::HashSet::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(seen.insert(line), "said twice: {line:?}\n{text}");
+    }
+}
+
+#[test]
+fn a_failed_wait_says_each_status_and_the_failure_once_and_nothing_of_the_libraries() {
+    let api = Api::new(false);
+    // Six seconds of retries, one request every two: the kube client logs every failure.
+    let out = api.wait_for("bootstrap-complete", &["--api-timeout", "0.1"]);
+    assert_eq!(out.status.code(), Some(5), "{}", both(&out));
+    let err = stderr(&out);
+    assert_console_is_ours(&err, api.dir());
+    assert_no_line_twice(&err);
+    let log = std::fs::read_to_string(api.dir().join(".okd-install.log")).unwrap();
+    let retries = log
+        .lines()
+        .filter(|l| l.contains("failed with error"))
+        .count();
+    assert!(retries >= 2, "the request was not retried:\n{log}");
+    let status: Vec<&str> = err
+        .lines()
+        .filter(|l| l.ends_with("Kubernetes API: connection refused"))
+        .collect();
+    assert_eq!(status.len(), 1, "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("ERROR")).collect();
+    assert_eq!(
+        errors,
+        ["ERROR Kubernetes API not done after 6.0s"],
+        "{err}"
+    );
+    assert!(
+        err.lines().any(|l| l == "last seen: connection refused"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_failed_wait_in_json_says_each_status_and_the_failure_once() {
+    let api = Api::new(false);
+    let args = ["--api-timeout", "0.05", "--output", "json"];
+    let out = api.wait_for("bootstrap-complete", &args);
+    assert_eq!(out.status.code(), Some(5), "{}", both(&out));
+    let lines = json_lines(&out);
+    let statuses: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["event"] == "status")
+        .filter_map(|l| l["message"].as_str())
+        .collect();
+    assert_eq!(statuses, ["connection refused"], "{}", both(&out));
+    let kinds = events(&lines);
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "failed").count(),
+        1,
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("failed"),
+        "{kinds:?}"
+    );
+    let err = stderr(&out);
+    assert_console_is_ours(&err, api.dir());
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        ["ERROR Kubernetes API not done after 3.0s"],
+        "standard error holds the failure once, its diagnosis is in the JSON event"
+    );
+}
+
 /// The `event` field of every line.
 fn events(lines: &[Value]) -> Vec<String> {
     lines
