@@ -43,9 +43,9 @@ mod session;
 pub mod test_support;
 
 pub use analysis::{
-    Analysis, FailedUnit, Failure, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState,
-    MachineOsState, Problem, ServiceStatus, ServiceSummary, UnreadableRecord, Verdict,
-    analyze_bundle,
+    Analysis, Cause, Component, CrashLoop, FailedUnit, Failure, JOURNAL_TAIL_LINES,
+    MachineOsBuildState, MachineOsConfigState, MachineOsState, Problem, ServiceStatus,
+    ServiceSummary, UnreadableRecord, Verdict, analyze_bundle,
 };
 pub use error::{AnalysisError, GatherError};
 pub use events::{GatherEvent, RemoteStream};
