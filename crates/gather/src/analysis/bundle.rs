@@ -243,7 +243,9 @@ mod tests {
 
     #[test]
     fn container_logs_keep_their_last_lines() {
-        let long: String = (0..LOG_LINES_KEPT + 50).map(|i| format!("line {i}\n")).collect();
+        let long: String = (0..LOG_LINES_KEPT + 50)
+            .map(|i| format!("line {i}\n"))
+            .collect();
         let kept = kept_text(&Wanted::ContainerLog, long.as_bytes());
         assert_eq!(kept.lines().count(), LOG_LINES_KEPT);
         assert_eq!(kept.lines().next(), Some("line 50"));

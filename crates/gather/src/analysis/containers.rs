@@ -215,13 +215,20 @@ pub(crate) fn crash_loops(all: &[Container], tail: usize) -> Vec<CrashLoop> {
         });
     }
     loops.sort_by(|a, b| {
-        (a.host != "bootstrap", &a.host, &a.namespace, &a.pod, &a.container).cmp(&(
-            b.host != "bootstrap",
-            &b.host,
-            &b.namespace,
-            &b.pod,
-            &b.container,
-        ))
+        (
+            a.host != "bootstrap",
+            &a.host,
+            &a.namespace,
+            &a.pod,
+            &a.container,
+        )
+            .cmp(&(
+                b.host != "bootstrap",
+                &b.host,
+                &b.namespace,
+                &b.pod,
+                &b.container,
+            ))
     });
     loops
 }

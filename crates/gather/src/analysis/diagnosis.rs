@@ -76,7 +76,10 @@ pub(crate) const RENDER_STAGES: &[(&str, &str)] = &[
     ("cvo-bootstrap", "cvo-render"),
     ("etcd-bootstrap", "etcd-render"),
     ("kube-apiserver-bootstrap", "kube-apiserver-render"),
-    ("kube-controller-manager-bootstrap", "kube-controller-render"),
+    (
+        "kube-controller-manager-bootstrap",
+        "kube-controller-render",
+    ),
     ("kube-scheduler-bootstrap", "kube-scheduler-render"),
     ("ingress-operator-bootstrap", "ingress-render"),
     ("node-tuning-bootstrap", "node-tuning-render"),
@@ -154,8 +157,7 @@ fn node_image(ev: &Evidence, verdict: &Verdict) -> Option<Cause> {
         }
         _ => {
             let failed = ev.failed_units.iter().find(|u| {
-                u.host == "bootstrap"
-                    && UNITS.contains(&u.unit.trim_end_matches(".service"))
+                u.host == "bootstrap" && UNITS.contains(&u.unit.trim_end_matches(".service"))
             })?;
             let unit = failed.unit.trim_end_matches(".service").to_string();
             let said = format!("{} is in the failed state (failed-units.txt)", failed.unit);
@@ -207,7 +209,9 @@ fn render_stage(ev: &Evidence, pos: &Position) -> Option<Cause> {
             c.exit_code.unwrap_or_default()
         ),
         Some(c) if c.state == State::Running => {
-            format!("the render step {stage} did not finish: its container {name} was still running")
+            format!(
+                "the render step {stage} did not finish: its container {name} was still running"
+            )
         }
         Some(_) => format!("the render step {stage} failed after its container {name} exited"),
         None => {
@@ -224,7 +228,9 @@ fn render_stage(ev: &Evidence, pos: &Position) -> Option<Cause> {
         stage: Some(stage.to_string()),
         evidence,
         log_file: container.and_then(|c| c.log_file.clone()),
-        log_tail: container.map(|c| c.tail(JOURNAL_TAIL_LINES)).unwrap_or_default(),
+        log_tail: container
+            .map(|c| c.tail(JOURNAL_TAIL_LINES))
+            .unwrap_or_default(),
         hint: "the end of the render's output names what it rejected: usually an \
                install-config or manifest value the operator refuses, or an image the host \
                could not pull (see the bootkube journal)"
@@ -237,22 +243,34 @@ fn etcd_member_trouble(files: &[BundleFile]) -> Option<String> {
     let file = files.iter().find(|f| f.kind == Wanted::EtcdMembers)?;
     let first = file.text.lines().find(|l| !l.trim().is_empty())?.trim();
     let lower = file.text.to_ascii_lowercase();
-    let bad = ["no running etcdctl", "error", "deadline exceeded", "connection refused"]
-        .iter()
-        .any(|m| lower.contains(m));
+    let bad = [
+        "no running etcdctl",
+        "error",
+        "deadline exceeded",
+        "connection refused",
+    ]
+    .iter()
+    .any(|m| lower.contains(m));
     bad.then(|| format!("bootstrap/etcd/member-list.txt: {first}"))
 }
 
 /// The state of the bootstrap host's container `name`, in words, when it is not running.
 fn not_running(ev: &Evidence, name: &str, pod_hint: &str) -> Option<String> {
-    if let Some(l) = ev.crash_loops.iter().find(|l| l.host == "bootstrap" && l.container == name) {
+    if let Some(l) = ev
+        .crash_loops
+        .iter()
+        .find(|l| l.host == "bootstrap" && l.container == name)
+    {
         let said = format!(
             "container {name} (pod {}/{}) restarted {} times, last exit code {}{}",
             l.namespace,
             l.pod,
             l.restarts,
             l.exit_code,
-            l.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
+            l.reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
         );
         return Some(said);
     }
@@ -272,7 +290,11 @@ fn not_running(ev: &Evidence, name: &str, pod_hint: &str) -> Option<String> {
 
 /// The log to show for the bootstrap container `name`: the crash loop's, else the latest run's.
 fn container_log(ev: &Evidence, name: &str) -> (Option<String>, Vec<String>) {
-    if let Some(l) = ev.crash_loops.iter().find(|l| l.host == "bootstrap" && l.container == name) {
+    if let Some(l) = ev
+        .crash_loops
+        .iter()
+        .find(|l| l.host == "bootstrap" && l.container == name)
+    {
         return (l.log_file.clone(), l.log_tail.clone());
     }
     match latest(ev.containers, "bootstrap", name) {
@@ -377,7 +399,11 @@ fn master_requests(log: &[String]) -> Vec<String> {
             let rest = l.split("requested by address:").nth(1)?;
             let quoted = rest.trim_start().strip_prefix('"')?;
             let addr = quoted.split('"').next()?;
-            Some(addr.rsplit_once(':').map_or(addr, |(host, _)| host).to_string())
+            Some(
+                addr.rsplit_once(':')
+                    .map_or(addr, |(host, _)| host)
+                    .to_string(),
+            )
         })
         .collect()
 }
@@ -415,14 +441,14 @@ fn master_ignition(ev: &Evidence, pos: &Position) -> Option<Cause> {
             if !master_requests(&c.log).is_empty() {
                 return None;
             }
-            evidence.push(
-                "the machine-config-server log shows no request for the master pool".into(),
-            );
+            evidence
+                .push("the machine-config-server log shows no request for the master pool".into());
             "the masters never fetched their Ignition config from the machine-config server \
              on port 22623"
         }
         _ => {
-            evidence.push("no running machine-config-server container on the bootstrap host".into());
+            evidence
+                .push("no running machine-config-server container on the bootstrap host".into());
             "the masters could not fetch their Ignition config: the bootstrap \
              machine-config-server (port 22623) is not running"
         }
@@ -433,7 +459,9 @@ fn master_ignition(ev: &Evidence, pos: &Position) -> Option<Cause> {
         stage: pos.stage.clone(),
         evidence,
         log_file: server.and_then(|c| c.log_file.clone()),
-        log_tail: server.map(|c| c.tail(JOURNAL_TAIL_LINES)).unwrap_or_default(),
+        log_tail: server
+            .map(|c| c.tail(JOURNAL_TAIL_LINES))
+            .unwrap_or_default(),
         hint: "check that the masters booted with master.ign (its pointer names \
                https://api-int.<cluster domain>:22623/config/master), that api-int resolves \
                from the masters, and that the load balancer forwards port 22623 to the \
@@ -493,6 +521,10 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), RENDER_STAGES.len());
-        assert!(RENDER_STAGES.iter().all(|(s, c)| s.ends_with("-bootstrap") && c.ends_with("-render")));
+        assert!(
+            RENDER_STAGES
+                .iter()
+                .all(|(s, c)| s.ends_with("-bootstrap") && c.ends_with("-render"))
+        );
     }
 }
