@@ -46,7 +46,8 @@ gather_failed_units() {
     LANG=POSIX systemctl list-units --state=failed --no-pager >"${ARTIFACTS}/failed-units.txt" 2>&1
     local unit
     for unit in $(systemctl list-units --state=failed --no-legend --plain --no-pager 2>/dev/null | awk '{print $1}'); do
-        collect "unit-status/${unit}.txt" systemctl status --full --no-pager "${unit}"
+        # status exits non-zero for a failed unit, which is no news here.
+        systemctl status --full --no-pager "${unit}" >"${ARTIFACTS}/unit-status/${unit}.txt" 2>&1
         collect "unit-status/${unit}.log" journalctl --no-pager --unit "${unit}"
     done
 }

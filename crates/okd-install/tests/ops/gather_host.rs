@@ -1,0 +1,822 @@
+//! `okd-install gather bootstrap` with the real gather scripts, rendered from the templates,
+//! on a simulated bootstrap host: the real sshd logs in `core`, which has passwordless sudo
+//! as on CoreOS; installer-gather.sh collects with sudo what only root can read, reaches a
+//! simulated master (a second sshd) through the bootstrap host with the forwarded agent,
+//! and the bundle that comes back is checked file by file against the hosts' contents.
+//!
+//! Needs root (to create `core` and its sudoers entry) and OpenSSH; without them the test
+//! prints a skip line, and fails with `CI=true`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ::gather::test_support::evidence::Container;
+use ::gather::test_support::host::{CORE, FakeHost, core_with_sudo};
+use ::gather::test_support::scenario::{
+    Ending, bootkube_journal, bootkube_run, bootstrap_pod, control_plane, crash_looping, csr_json,
+    etcd_members, list, nodes_json, renders_before,
+};
+use serde_json::json;
+
+use crate::bundle::succeeded;
+use crate::common::{both, okd, stdout};
+use crate::sshd::{Sshd, keygen, run};
+
+/// The pull secret's credential; it must not show up anywhere in the bundle.
+const PULL_TOKEN: &str = "b2tkLWdhdGhlci10ZXN0OnB1bGwtc2VjcmV0LW5vdC1mb3ItdGhlLWJ1bmRsZQ==";
+
+/// Where the master answers: the bootstrap host's gather reaches it as core@127.0.0.1.
+const MASTER: &str = "127.0.0.1";
+
+/// The bootstrap stages finished before cb-bootstrap, each with its marker.
+const DONE: &[&str] = &[
+    "openshift-manifests",
+    "api-bootstrap",
+    "auth-api-bootstrap",
+    "config-bootstrap",
+    "cvo-bootstrap",
+    "etcd-bootstrap",
+    "kube-apiserver-bootstrap",
+    "kube-controller-manager-bootstrap",
+    "kube-scheduler-bootstrap",
+    "ingress-operator-bootstrap",
+    "node-tuning-bootstrap",
+    "mco-bootstrap",
+    "cco-bootstrap",
+    "wait-for-etcd",
+];
+
+/// A PEM private key block (made up: only its markers matter).
+fn private_key() -> String {
+    let marker = ["PRIVATE", "KEY"].join(" ");
+    format!("-----BEGIN RSA {marker}-----\nMIIEowIBAAKCAQEAtest\n-----END RSA {marker}-----\n")
+}
+
+fn kubeconfig(server: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: {server}\n  name: okd\n\
+         users:\n- name: admin\n  user:\n    client-certificate-data: LS0tLS1CRUdJTg==\n    \
+         client-key-data: LS0tLS1CRUdJTiBSU0E=\n"
+    )
+}
+
+/// The host's files: asset tree, /etc/kubernetes, service records, control-plane logs.
+fn bootstrap_files(host: &FakeHost) {
+    let pull = format!("{{\"auths\":{{\"quay.io\":{{\"auth\":\"{PULL_TOKEN}\"}}}}}}");
+    for (rel, text) in [
+        ("opt/openshift/auth/kubeconfig", kubeconfig("https://api-int.okd.example.com:6443")),
+        ("opt/openshift/auth/kubeconfig-loopback", kubeconfig("https://localhost:6443")),
+        ("opt/openshift/auth/kubeconfig-kubelet", kubeconfig("https://api-int.okd.example.com:6443")),
+        ("opt/openshift/.kube/config", kubeconfig("https://localhost:6443")),
+        ("opt/openshift/tls/root-ca.crt", "-----BEGIN CERTIFICATE-----\nMIIDroot\n-----END CERTIFICATE-----\n".into()),
+        ("opt/openshift/tls/kube-apiserver-lb-server.key", private_key()),
+        ("opt/openshift/tls/aggregator-signer.pem", private_key()),
+        ("opt/openshift/manifests/cluster-config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-config-v1\n  namespace: kube-system\n".into()),
+        ("opt/openshift/manifests/openshift-config-secret-pull-secret.yaml", format!("kind: Secret\ndata:\n  .dockerconfigjson: {PULL_TOKEN}\n")),
+        ("opt/openshift/mco-bootstrap/bootstrap/manifests/machineconfigcontroller-pull-secret", pull.clone()),
+        ("opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml", "kind: MachineConfig\n".into()),
+        ("opt/openshift/bootstrap-manifests/kube-apiserver-pod.yaml", "kind: Pod\nmetadata:\n  name: bootstrap-kube-apiserver\n".into()),
+        ("etc/kubernetes/manifests/etcd-member-pod.yaml", "kind: Pod\nmetadata:\n  name: etcd-bootstrap-member\n".into()),
+        ("etc/kubernetes/manifests/kube-controller-manager-pod.yaml", "kind: Pod\nmetadata:\n  name: bootstrap-kube-controller-manager\n".into()),
+        ("etc/kubernetes/bootstrap-configs/kube-apiserver-config.yaml", "apiVersion: kubecontrolplane.config.openshift.io/v1\nkind: KubeAPIServerConfig\n".into()),
+        ("etc/kubernetes/bootstrap-manifests/kube-apiserver-pod.yaml", "kind: Pod\n".into()),
+        ("etc/kubernetes/bootstrap-secrets/kubeconfig", kubeconfig("https://localhost:6443")),
+        ("etc/kubernetes/bootstrap-secrets/service-account.key", private_key()),
+        ("etc/kubernetes/kubeconfig", kubeconfig("https://localhost:6443")),
+        ("var/log/bootstrap-control-plane/kube-apiserver.log", "I1120 08:11:00.000000 17 genericapiserver.go:531] serving\n".into()),
+        ("var/log/openshift/node-image-pull.json", json!(succeeded()).to_string()),
+        ("var/log/openshift/node-image-overlay.json", json!(succeeded()).to_string()),
+        ("var/log/openshift/release-image.json", json!(succeeded()).to_string()),
+        ("var/log/openshift/bootkube.json", json!(bootkube_run("cb-bootstrap", Ending::Running)).to_string()),
+    ] {
+        host.private_file(rel, text);
+    }
+    for stage in DONE {
+        host.private_file(&format!("opt/openshift/{stage}.done"), "");
+    }
+    host.private_dirs(&[
+        "opt/openshift/auth",
+        "etc/kubernetes/bootstrap-secrets",
+        "var/log/openshift",
+    ]);
+}
+
+/// The kube-controller-manager that keeps exiting, and its output.
+fn crash_looping_kcm() -> (Container, String) {
+    let kcm = Container::crio(
+        "kube-system",
+        &bootstrap_pod("bootstrap-kube-controller-manager"),
+        "kube-controller-manager",
+    );
+    let log = "I1120 08:20:00.000000       1 controllermanager.go:187] Version: v1.32.5\n\
+               E1120 08:20:01.000000       1 run.go:72] \"command failed\" err=\"open /etc/kubernetes/secrets/service-account.key: no such file or directory\"\n";
+    (kcm, log.to_string())
+}
+
+/// What the bootstrap host's tools answer.
+fn bootstrap_data(host: &FakeHost) {
+    let (kcm, kcm_log) = crash_looping_kcm();
+    let mut containers: Vec<Container> = control_plane(&[MASTER])
+        .into_iter()
+        .filter(|c| c.name != "kube-controller-manager")
+        .collect();
+    containers.extend(crash_looping(&kcm, 3, 3, 1, &kcm_log));
+    containers.extend(renders_before(None));
+    containers.push(
+        Container::podman("cluster-bootstrap")
+            .log("Starting temporary bootstrap control plane...\nAPI is up\n"),
+    );
+    for c in &containers {
+        host.container(c);
+    }
+    for (unit, text) in [
+        (
+            "node-image-pull",
+            "Pulling quay.io/okd/scos-content@sha256:4f8a\nChecking out node image content\n"
+                .to_string(),
+        ),
+        (
+            "node-image-overlay",
+            "Overlaying node image content\nReloading SELinux policy\n".to_string(),
+        ),
+        (
+            "release-image",
+            "Pulling quay.io/okd/scos-release:4.19.0-okd-scos.19...\n".to_string(),
+        ),
+        (
+            "crio",
+            "Started Container Runtime Interface for OCI (CRI-O).\n".to_string(),
+        ),
+        (
+            "kubelet",
+            "I1120 08:10:00.000000 2301 kubelet.go:2437] \"SyncLoop ADD\" source=\"file\"\n"
+                .to_string(),
+        ),
+        (
+            "bootkube",
+            bootkube_journal(
+                true,
+                &["Pod Status:kube-system/kube-controller-manager\tDoesNotExist"],
+            ),
+        ),
+        ("approve-csr", "No resources found\n".to_string()),
+        (
+            "afterburn-checkin",
+            "afterburn: no metadata provider\n".to_string(),
+        ),
+    ] {
+        host.journal(unit, &text);
+    }
+    host.failed_unit("afterburn-checkin.service", "Afterburn (Check In)");
+    host.etcd(
+        &etcd_members(),
+        "+------------------------+--------+------------+-------+\n| https://localhost:2379 |   true | 7.123456ms |       |\n+------------------------+--------+------------+-------+\n",
+        "+------------------------+------------------+---------+---------+-----------+\n| https://localhost:2379 | 8e9e05c52164694d |  3.5.18 |   42 MB |      true |\n+------------------------+------------------+---------+---------+-----------+\n",
+    );
+    host.rpm_ostree(
+        "State: idle\nDeployments:\n* ostree-unverified-registry:quay.io/okd/scos-content@sha256:4f8a\n                   Digest: sha256:4f8a\n                  Version: 9.0.20261118-0 (2026-11-18T10:00:00Z)\n",
+        "NAME ostree-unverified-registry:quay.io/okd/scos-content@sha256:4f8a\nVERSION 9.0.20261118-0\nFIRST BOOT 2026-11-20T08:00:00Z\n",
+    );
+    host.network(
+        "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536\n    inet 127.0.0.1/8 scope host lo\n2: ens3: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500\n    inet 192.0.2.10/24 brd 192.0.2.255 scope global ens3\n",
+        "default via 192.0.2.1 dev ens3 proto dhcp metric 100\n192.0.2.0/24 dev ens3 proto kernel scope link src 192.0.2.10\n",
+        "fe80::/64 dev ens3 proto kernel metric 1024 pref medium\n",
+        "tcp LISTEN 0 4096 *:6443 *:* users:((\"kube-apiserver\",pid=4242,fd=7))\ntcp LISTEN 0 4096 *:22623 *:* users:((\"machine-config-\",pid=4300,fd=8))\n",
+        "bootstrap.okd.example.com\n",
+    );
+    api_objects(host);
+}
+
+/// The bootstrap API's objects.
+fn api_objects(host: &FakeHost) {
+    let pods = list(
+        "PodList",
+        vec![
+            json!({"metadata": {"name": "kube-apiserver-master-0", "namespace": "openshift-kube-apiserver", "labels": {"apiserver": "true"}},
+               "spec": {"initContainers": [{"name": "setup"}], "containers": [{"name": "kube-apiserver"}, {"name": "kube-apiserver-cert-syncer"}]}}),
+            json!({"metadata": {"name": "etcd-master-0", "namespace": "openshift-etcd", "labels": {"app": "etcd"}},
+               "spec": {"containers": [{"name": "etcd"}]}}),
+        ],
+    );
+    host.api_object("pods.json", &pods);
+    host.api_object("nodes.json", &nodes_json(&[("master-0", MASTER)]));
+    host.api_object("csr.json", &csr_json(&["master-0"]));
+    host.api_object(
+        "version.json",
+        "{\"major\": \"1\", \"minor\": \"32\", \"gitVersion\": \"v1.32.5\"}",
+    );
+    host.api_object(
+        "openapi.json",
+        "{\"swagger\": \"2.0\", \"info\": {\"title\": \"Kubernetes\", \"version\": \"v1.32.5\"}}",
+    );
+    host.api_object("secrets.txt", "NAMESPACE     NAME            TYPE                DATA   AGE\nopenshift-config   pull-secret   kubernetes.io/dockerconfigjson   1   20m\n");
+    host.api_object(
+        "secrets-annotations.txt",
+        "NAMESPACE   NAME   TYPE   ANNOTATIONS\nkube-system   builder-token-x7k2q   kubernetes.io/service-account-token   map[]\nopenshift-config   pull-secret   kubernetes.io/dockerconfigjson   <none>\n",
+    );
+    for kind in [
+        "apiservices",
+        "clusteroperators",
+        "clusterversion",
+        "configmaps",
+        "endpoints",
+        "events",
+        "kubeapiserver",
+        "kubecontrollermanager",
+        "machineconfigpools",
+        "machineconfigs",
+        "namespaces",
+        "openshiftapiserver",
+        "rolebindings",
+        "roles",
+        "services",
+        "machineosconfigs",
+        "machineosbuilds",
+    ] {
+        host.api_object(
+            &format!("{kind}.json"),
+            &list(
+                "List",
+                vec![json!({"kind": kind, "metadata": {"name": format!("{kind}-0")}})],
+            ),
+        );
+    }
+}
+
+/// The master: it fetched its config from the bootstrap host and runs one static pod.
+fn master_host() -> FakeHost {
+    let host = FakeHost::new();
+    host.container(
+        &Container::crio(
+            "openshift-machine-config-operator",
+            "kube-rbac-proxy-crio-master-0",
+            "kube-rbac-proxy-crio",
+        )
+        .log("I1120 08:16:00.000000 1 main.go:210] Starting TCP socket on :9637\n"),
+    );
+    host.journal(
+        "kubelet",
+        "I1120 08:16:00.000000 2101 kubelet.go:2437] \"SyncLoop ADD\"\n",
+    );
+    host.journal(
+        "crio",
+        "Started Container Runtime Interface for OCI (CRI-O).\n",
+    );
+    host.journal(
+        "ignition",
+        "ignition[812]: GET https://api-int.okd.example.com:22623/config/master: attempt #1\nignition[812]: GET result: OK\n",
+    );
+    host.rpm_ostree(
+        "State: idle\nDeployments:\n* fedora-coreos 42.20261101.3.0\n",
+        "NAME fedora-coreos\n",
+    );
+    host.network(
+        "2: ens3: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500\n    inet 192.0.2.11/24 scope global ens3\n",
+        "default via 192.0.2.1 dev ens3\n",
+        "fe80::/64 dev ens3 proto kernel metric 1024 pref medium\n",
+        "tcp LISTEN 0 4096 *:10250 *:* users:((\"kubelet\",pid=2101,fd=20))\n",
+        "master-0\n",
+    );
+    host
+}
+
+/// Renders the gather scripts from the templates into the host's /usr/local/bin.
+fn install_scripts(host: &FakeHost) {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../templates/bootstrap/common/files/usr/local/bin");
+    let template = std::fs::read_to_string(bin.join("installer-gather.sh.j2"))
+        .expect("installer-gather.sh.j2");
+    let mut ctx = ignition::TemplateContext::example();
+    ctx.image_mode = true;
+    let gather = ignition::render_template("installer-gather.sh.j2", &template, &ctx)
+        .expect("render installer-gather.sh");
+    host.write("usr/local/bin/installer-gather.sh", gather, 0o555);
+    let masters = std::fs::read_to_string(bin.join("installer-masters-gather.sh"))
+        .expect("installer-masters-gather.sh");
+    host.write("usr/local/bin/installer-masters-gather.sh", masters, 0o555);
+}
+
+/// The environment of a login on the bootstrap host: its paths, and the master's sshd port.
+fn bootstrap_env(host: &FakeHost, master_port: u16) -> String {
+    let p = |rel: &str| host.path(rel).display().to_string();
+    format!(
+        "SetEnv PATH={} OPENSHIFT_ROOT={} ETC_KUBERNETES={} SERVICE_RECORDS_DIR={} \
+         CONTROL_PLANE_LOGS={} BOOTSTRAP_BIN_DIR={} PRE_REBOOT_BUNDLE={} GATHER_SSH_PORT={master_port}\n",
+        host.path_env(),
+        p("opt/openshift"),
+        p("etc/kubernetes"),
+        p("var/log/openshift"),
+        p("var/log/bootstrap-control-plane"),
+        p("usr/local/bin"),
+        p("var/log/log-bundle-bootstrap.tar.gz"),
+    )
+}
+
+/// Both hosts, their servers and the key that logs in to both.
+struct Site {
+    bootstrap: FakeHost,
+    master: FakeHost,
+    server: Sshd,
+    _master_server: Sshd,
+    key: PathBuf,
+    /// The gather id, once known: names what the run leaves on the hosts.
+    id: Option<String>,
+}
+
+impl Site {
+    fn start() -> Option<Site> {
+        if !crate::sshd::available() || !core_with_sudo() {
+            return None;
+        }
+        let master = master_host();
+        let master_server = Sshd::start_as(CORE, &format!("SetEnv PATH={}\n", master.path_env()))?;
+        let bootstrap = FakeHost::new();
+        bootstrap_files(&bootstrap);
+        bootstrap_data(&bootstrap);
+        install_scripts(&bootstrap);
+        let server = Sshd::start_as(CORE, &bootstrap_env(&bootstrap, master_server.port))?;
+        let key = keygen(&server.dir.path().join("admin_ed25519"), "ed25519", "", &[]);
+        server.authorize(&key);
+        master_server.authorize(&key);
+        Some(Site {
+            bootstrap,
+            master,
+            server,
+            _master_server: master_server,
+            key,
+            id: None,
+        })
+    }
+
+    /// `okd-install gather bootstrap` as core, gathering the master through the bootstrap host.
+    fn gather(&self, dir: &Path, home: &Path) -> Output {
+        okd(dir)
+            .args([
+                "gather",
+                "bootstrap",
+                "--bootstrap",
+                "127.0.0.1",
+                "--master",
+                MASTER,
+            ])
+            .args(["--port", &self.server.port.to_string(), "--user", CORE])
+            .arg("--key")
+            .arg(&self.key)
+            .arg("--remote-command")
+            .arg(self.bootstrap.path("usr/local/bin/installer-gather.sh"))
+            .env("HOME", home)
+            .timeout(std::time::Duration::from_secs(180))
+            .output()
+            .expect("run okd-install gather bootstrap")
+    }
+}
+
+impl Drop for Site {
+    /// What the run left on the (shared) hosts: artifact directories, bundle, copied script.
+    fn drop(&mut self) {
+        let core_home = PathBuf::from("/home").join(CORE);
+        let _ = std::fs::remove_file(core_home.join("installer-masters-gather.sh"));
+        if let Some(id) = &self.id {
+            let _ = std::fs::remove_dir_all(format!("/tmp/artifacts-{id}"));
+            let _ = std::fs::remove_dir_all(format!("/tmp/artifacts-master-{id}"));
+            let _ = std::fs::remove_file(core_home.join(format!("log-bundle-{id}.tar.gz")));
+        }
+    }
+}
+
+/// Every file of the extracted bundle below `top`, by path relative to it.
+fn bundle_files(top: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut dirs = vec![top.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read a bundle dir") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let rel = path.strip_prefix(top).unwrap().display().to_string();
+                files.insert(rel, std::fs::read(&path).expect("read a bundle file"));
+            }
+        }
+    }
+    files
+}
+
+/// The bundle's files, with the gather id.
+struct Gathered {
+    id: String,
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Gathered {
+    fn text(&self, rel: &str) -> String {
+        let bytes = self.files.get(rel).unwrap_or_else(|| {
+            panic!(
+                "{rel} missing from the bundle; it has:\n{:#?}",
+                self.files.keys()
+            )
+        });
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    fn has(&self, rel: &str) -> bool {
+        self.files.contains_key(rel)
+    }
+
+    fn gunzip(&self, rel: &str) -> String {
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(&self.files[rel][..]),
+            &mut text,
+        )
+        .unwrap_or_else(|e| panic!("{rel} is not gzip: {e}"));
+        text
+    }
+}
+
+/// Extracts the one bundle in `dir`.
+fn extract(dir: &Path) -> Gathered {
+    let bundle = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with("log-bundle-") && n.ends_with(".tar.gz"))
+        .expect("a log bundle in the directory");
+    let id = bundle
+        .trim_start_matches("log-bundle-")
+        .trim_end_matches(".tar.gz")
+        .to_string();
+    let out = tempfile::tempdir().unwrap();
+    run(Command::new("tar")
+        .arg("-xzf")
+        .arg(dir.join(&bundle))
+        .arg("-C")
+        .arg(out.path()));
+    let files = bundle_files(&out.path().join(format!("log-bundle-{id}")));
+    Gathered { id, files }
+}
+
+#[test]
+fn gather_as_core_with_sudo_brings_back_the_whole_bundle_and_names_the_crash_loop() {
+    let Some(mut site) = Site::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = site.gather(dir.path(), home.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\nsshd log:\n{}",
+        both(&out),
+        site.server.log()
+    );
+    let gathered = extract(dir.path());
+    site.id = Some(gathered.id.clone());
+
+    check_records_journals_and_units(&site.bootstrap, &gathered);
+    check_containers(&site.bootstrap, &gathered);
+    check_etcd_network_and_os(&site.bootstrap, &gathered);
+    check_assets_and_manifests(&site.bootstrap, &gathered);
+    check_resources(&site.bootstrap, &gathered);
+    check_master(&site.master, &gathered);
+    check_nothing_secret(&gathered);
+    check_root_only_tools_ran_as_root(&site.bootstrap, &site.master);
+
+    let (kcm, kcm_log) = crash_looping_kcm();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "Cause (static pod): the static pod kube-system/{}",
+            kcm.pod
+        )),
+        "{}",
+        both(&out)
+    );
+    assert!(
+        text.contains(&format!("| {}", kcm_log.lines().last().unwrap())),
+        "{text}"
+    );
+}
+
+fn check_records_journals_and_units(host: &FakeHost, g: &Gathered) {
+    for service in [
+        "node-image-pull",
+        "node-image-overlay",
+        "release-image",
+        "bootkube",
+    ] {
+        let on_host =
+            std::fs::read_to_string(host.path(&format!("var/log/openshift/{service}.json")))
+                .unwrap();
+        assert_eq!(
+            g.text(&format!("bootstrap/services/{service}.json")),
+            on_host,
+            "{service} record"
+        );
+    }
+    for unit in [
+        "node-image-pull",
+        "node-image-overlay",
+        "release-image",
+        "crio",
+        "kubelet",
+        "bootkube",
+        "approve-csr",
+    ] {
+        assert_eq!(
+            g.text(&format!("bootstrap/journals/{unit}.log")),
+            host.data(&format!("journal/{unit}.log")),
+            "{unit} journal"
+        );
+    }
+    assert_eq!(
+        g.text("bootstrap/journals/progress.log"),
+        "-- No entries --\n"
+    );
+    assert!(
+        g.text("failed-units.txt")
+            .contains("* afterburn-checkin.service"),
+        "{}",
+        g.text("failed-units.txt")
+    );
+    assert!(
+        g.text("unit-status/afterburn-checkin.service.txt")
+            .contains("Active: failed")
+    );
+    assert_eq!(
+        g.text("unit-status/afterburn-checkin.service.log"),
+        host.data("journal/afterburn-checkin.log")
+    );
+    let log = g.text("gather.log");
+    assert!(
+        log.contains("Gathering cluster resources") && log.contains("Gathering master 127.0.0.1"),
+        "{log}"
+    );
+}
+
+fn check_containers(host: &FakeHost, g: &Gathered) {
+    let mut seen = 0;
+    for (dir, runtime) in [("crictl", "containers"), ("podman", "pods")] {
+        for entry in std::fs::read_dir(host.path(&format!("data/{dir}"))).unwrap() {
+            let data = entry.unwrap().path();
+            let id = data.file_name().unwrap().to_string_lossy().into_owned();
+            let name = std::fs::read_to_string(data.join("name")).unwrap();
+            let stem = format!("bootstrap/{runtime}/{name}-{id}");
+            assert_eq!(
+                g.text(&format!("{stem}.log")),
+                std::fs::read_to_string(data.join("log")).unwrap(),
+                "{stem}.log"
+            );
+            assert_eq!(
+                g.text(&format!("{stem}.inspect")),
+                std::fs::read_to_string(data.join("inspect.json")).unwrap(),
+                "{stem}.inspect"
+            );
+            let list = g.text(&format!("bootstrap/{runtime}/{dir}-ps.txt"));
+            assert!(list.contains(&id[..12]), "{id} in the {dir} list:\n{list}");
+            seen += 1;
+        }
+    }
+    assert!(seen > 20, "every container of both runtimes: {seen}");
+    assert_eq!(
+        g.text("bootstrap/containers/bootstrap-control-plane/kube-apiserver.log"),
+        std::fs::read_to_string(host.path("var/log/bootstrap-control-plane/kube-apiserver.log"))
+            .unwrap()
+    );
+}
+
+fn check_etcd_network_and_os(host: &FakeHost, g: &Gathered) {
+    for (file, data) in [
+        ("member-list.txt", "member-list"),
+        ("endpoint-health.txt", "endpoint-health"),
+        ("endpoint-status.txt", "endpoint-status"),
+    ] {
+        assert_eq!(
+            g.text(&format!("bootstrap/etcd/{file}")),
+            host.data(&format!("etcd/{data}")),
+            "etcd {file}"
+        );
+    }
+    for (file, data) in [
+        ("ip-addr.txt", "ip-addr"),
+        ("ip-route.txt", "ip-route"),
+        ("ip-route-v6.txt", "ip-route-v6"),
+        ("ss.txt", "ss"),
+        ("hostname.txt", "hostname"),
+    ] {
+        assert_eq!(
+            g.text(&format!("bootstrap/network/{file}")),
+            host.data(&format!("net/{data}")),
+            "network {file}"
+        );
+    }
+    assert_eq!(
+        g.text("bootstrap/network/resolv.conf"),
+        std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default()
+    );
+    assert_eq!(
+        g.text("bootstrap/rpm-ostree/status"),
+        host.data("rpm-ostree/status")
+    );
+    assert_eq!(
+        g.text("bootstrap/rpm-ostree/history"),
+        host.data("rpm-ostree/history")
+    );
+}
+
+fn check_assets_and_manifests(host: &FakeHost, g: &Gathered) {
+    let same = |bundle: &str, on_host: &str| {
+        assert_eq!(
+            g.text(bundle),
+            std::fs::read_to_string(host.path(on_host)).unwrap(),
+            "{bundle}"
+        );
+    };
+    same(
+        "rendered-assets/openshift/tls/root-ca.crt",
+        "opt/openshift/tls/root-ca.crt",
+    );
+    same(
+        "rendered-assets/openshift/manifests/cluster-config.yaml",
+        "opt/openshift/manifests/cluster-config.yaml",
+    );
+    same(
+        "rendered-assets/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+        "opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+    );
+    same(
+        "rendered-assets/openshift/bootstrap-manifests/kube-apiserver-pod.yaml",
+        "opt/openshift/bootstrap-manifests/kube-apiserver-pod.yaml",
+    );
+    for stage in DONE {
+        assert!(
+            g.has(&format!("rendered-assets/openshift/{stage}.done")),
+            "{stage}.done"
+        );
+    }
+    for sub in [
+        "manifests/etcd-member-pod.yaml",
+        "manifests/kube-controller-manager-pod.yaml",
+        "bootstrap-configs/kube-apiserver-config.yaml",
+        "bootstrap-manifests/kube-apiserver-pod.yaml",
+    ] {
+        same(
+            &format!("bootstrap/etc-kubernetes/{sub}"),
+            &format!("etc/kubernetes/{sub}"),
+        );
+    }
+    for left_out in [
+        "rendered-assets/openshift/auth/kubeconfig",
+        "rendered-assets/openshift/auth/kubeconfig-loopback",
+        "rendered-assets/openshift/.kube/config",
+        "rendered-assets/openshift/tls/kube-apiserver-lb-server.key",
+        "rendered-assets/openshift/tls/aggregator-signer.pem",
+        "rendered-assets/openshift/manifests/openshift-config-secret-pull-secret.yaml",
+        "rendered-assets/openshift/mco-bootstrap/bootstrap/manifests/machineconfigcontroller-pull-secret",
+    ] {
+        assert!(!g.has(left_out), "{left_out} must stay on the host");
+    }
+    assert!(
+        !g.files
+            .keys()
+            .any(|k| k.contains("bootstrap-secrets") || k.ends_with("etc-kubernetes/kubeconfig"))
+    );
+}
+
+fn check_resources(host: &FakeHost, g: &Gathered) {
+    for kind in [
+        "clusteroperators",
+        "clusterversion",
+        "events",
+        "pods",
+        "csr",
+        "nodes",
+        "machineosconfigs",
+        "machineosbuilds",
+        "apiservices",
+        "services",
+    ] {
+        assert_eq!(
+            g.text(&format!("resources/{kind}.json")),
+            host.data(&format!("oc/{kind}.json")),
+            "{kind}"
+        );
+    }
+    assert_eq!(g.text("resources/nodes.list"), "master-0\n");
+    assert_eq!(g.text("resources/masters.list"), format!("{MASTER}\n"));
+    assert_eq!(
+        g.text("resources/containers"),
+        "-n openshift-kube-apiserver kube-apiserver-master-0 -c setup\n\
+         -n openshift-kube-apiserver kube-apiserver-master-0 -c kube-apiserver\n\
+         -n openshift-kube-apiserver kube-apiserver-master-0 -c kube-apiserver-cert-syncer\n\
+         -n openshift-etcd etcd-master-0 -c etcd\n"
+    );
+    assert_eq!(
+        g.text("resources/api-pods"),
+        "-n openshift-kube-apiserver kube-apiserver-master-0\n"
+    );
+    assert_eq!(
+        g.text("resources/secrets-names.txt"),
+        host.data("oc/secrets.txt")
+    );
+    let annotated = g.text("resources/secrets-names-with-annotations.txt");
+    assert!(
+        annotated.contains("pull-secret") && !annotated.contains("-token-"),
+        "{annotated}"
+    );
+    assert_eq!(
+        g.gunzip("resources/openapi.json.gz"),
+        host.data("oc/openapi.json")
+    );
+    assert!(!g.has("resources/api-unreachable.txt"));
+}
+
+fn check_master(host: &FakeHost, g: &Gathered) {
+    let m = format!("control-plane/{MASTER}");
+    assert!(
+        g.text(&format!("{m}/failed-units.txt"))
+            .contains("0 loaded units listed.")
+    );
+    for unit in ["kubelet", "crio", "ignition"] {
+        assert_eq!(
+            g.text(&format!("{m}/journals/{unit}.log")),
+            host.data(&format!("journal/{unit}.log")),
+            "master {unit}"
+        );
+    }
+    assert!(
+        g.gunzip(&format!("{m}/journals/journal.log.gz"))
+            .contains("GET result: OK")
+    );
+    assert_eq!(g.text(&format!("{m}/network/hostname.txt")), "master-0\n");
+    assert_eq!(
+        g.text(&format!("{m}/network/ip-addr.txt")),
+        host.data("net/ip-addr")
+    );
+    assert_eq!(
+        g.text(&format!("{m}/rpm-ostree/status")),
+        host.data("rpm-ostree/status")
+    );
+    let rbac = Container::crio(
+        "openshift-machine-config-operator",
+        "kube-rbac-proxy-crio-master-0",
+        "kube-rbac-proxy-crio",
+    );
+    assert_eq!(
+        g.text(&format!("{m}/containers/{}.inspect", rbac.file_stem())),
+        rbac.inspect()
+    );
+    assert!(
+        g.text(&format!("{m}/containers/crictl-ps.txt"))
+            .contains("kube-rbac-proxy-crio")
+    );
+}
+
+/// No private key, kubeconfig client key or pull secret anywhere, compressed files included.
+fn check_nothing_secret(g: &Gathered) {
+    let marker = ["PRIVATE", "KEY-----"].join(" ");
+    for (rel, bytes) in &g.files {
+        let text = if rel.ends_with(".gz") {
+            g.gunzip(rel)
+        } else {
+            String::from_utf8_lossy(bytes).into_owned()
+        };
+        for secret in [marker.as_str(), PULL_TOKEN, "client-key-data"] {
+            assert!(!text.contains(secret), "{rel} holds {secret}");
+        }
+    }
+}
+
+/// The tools that need root got it through sudo: no stand-in saw core.
+fn check_root_only_tools_ran_as_root(bootstrap: &FakeHost, master: &FakeHost) {
+    for (host, tools) in [
+        (
+            bootstrap,
+            &[
+                "crictl",
+                "podman",
+                "oc",
+                "etcdctl",
+                "journalctl",
+                "rpm-ostree",
+                "ss",
+            ][..],
+        ),
+        (master, &["crictl", "journalctl", "rpm-ostree"][..]),
+    ] {
+        let calls = host.calls();
+        for tool in tools {
+            let users: Vec<&str> = calls
+                .iter()
+                .filter(|c| c.split_whitespace().nth(1) == Some(*tool))
+                .filter_map(|c| c.split_whitespace().next())
+                .collect();
+            assert!(!users.is_empty(), "{tool} was never called: {calls:#?}");
+            assert!(
+                users.iter().all(|u| *u == "root"),
+                "{tool} called as {users:?}"
+            );
+        }
+    }
+}
