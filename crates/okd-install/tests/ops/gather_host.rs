@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 
 use ::gather::test_support::evidence::Container;
 use ::gather::test_support::host::{CORE, FakeHost, core_with_sudo};
@@ -61,8 +62,9 @@ fn kubeconfig(server: &str) -> String {
     )
 }
 
-/// The host's files: asset tree, /etc/kubernetes, service records, control-plane logs.
-fn bootstrap_files(host: &FakeHost) {
+/// The host's files: asset tree, /etc/kubernetes, service records (bootkube's are `bootkube`),
+/// control-plane logs.
+fn bootstrap_files(host: &FakeHost, bootkube: Vec<serde_json::Value>) {
     let pull = format!("{{\"auths\":{{\"quay.io\":{{\"auth\":\"{PULL_TOKEN}\"}}}}}}");
     for (rel, text) in [
         ("opt/openshift/auth/kubeconfig", kubeconfig("https://api-int.okd.example.com:6443")),
@@ -88,7 +90,7 @@ fn bootstrap_files(host: &FakeHost) {
         ("var/log/openshift/node-image-pull.json", json!(succeeded()).to_string()),
         ("var/log/openshift/node-image-overlay.json", json!(succeeded()).to_string()),
         ("var/log/openshift/release-image.json", json!(succeeded()).to_string()),
-        ("var/log/openshift/bootkube.json", json!(bootkube_run("cb-bootstrap", Ending::Running)).to_string()),
+        ("var/log/openshift/bootkube.json", json!(bootkube).to_string()),
     ] {
         host.private_file(rel, text);
     }
@@ -114,8 +116,10 @@ fn crash_looping_kcm() -> (Container, String) {
     (kcm, log.to_string())
 }
 
-/// What the bootstrap host's tools answer.
-fn bootstrap_data(host: &FakeHost) {
+/// The crash-loop scenario: bootkube waits in cb-bootstrap, the API answers, the master
+/// fetched its config, and kube-controller-manager keeps exiting.
+fn crash_loop_host(host: &FakeHost) {
+    bootstrap_files(host, bootkube_run("cb-bootstrap", Ending::Running));
     let (kcm, kcm_log) = crash_looping_kcm();
     let mut containers: Vec<Container> = control_plane(&[MASTER])
         .into_iter()
@@ -130,6 +134,55 @@ fn bootstrap_data(host: &FakeHost) {
     for c in &containers {
         host.container(c);
     }
+    let journal = bootkube_journal(
+        true,
+        &["Pod Status:kube-system/kube-controller-manager\tDoesNotExist"],
+    );
+    host_state(host, &journal);
+    api_objects(host);
+}
+
+/// The kube-apiserver that keeps exiting before it ever answers, and its output.
+fn crash_looping_kas() -> (Container, String) {
+    let kas = Container::crio(
+        "openshift-kube-apiserver",
+        &bootstrap_pod("bootstrap-kube-apiserver"),
+        "kube-apiserver",
+    );
+    let log = "I1120 08:10:30.000000      17 flags.go:64] FLAG: --etcd-servers=\"[https://localhost:2379]\"\n\
+               E1120 08:10:31.000000      17 run.go:72] \"command failed\" err=\"failed to parse service-account-issuer: must be a URL\"\n";
+    (kas, log.to_string())
+}
+
+/// The API scenario: etcd runs, kube-apiserver crash-loops, cluster-bootstrap gave up
+/// waiting for the API, and nothing answers on 6443.
+fn api_down_host(host: &FakeHost) {
+    let waiting = "Still waiting for the Kubernetes API: Get \"https://localhost:6443/readyz\": dial tcp [::1]:6443: connect: connection refused";
+    bootstrap_files(
+        host,
+        bootkube_run(
+            "cb-bootstrap",
+            Ending::Failed("cluster-bootstrap exited with status 1"),
+        ),
+    );
+    let (kas, kas_log) = crash_looping_kas();
+    let mut containers: Vec<Container> = control_plane(&[])
+        .into_iter()
+        .filter(|c| c.name != "kube-apiserver")
+        .collect();
+    containers.extend(crash_looping(&kas, 4, 3, 1, &kas_log));
+    containers.extend(renders_before(None));
+    for c in &containers {
+        host.container(c);
+    }
+    host_state(host, &bootkube_journal(false, &[waiting]));
+    host.api_down(
+        "The connection to the server localhost:6443 was refused - did you specify the right host or port?\n",
+    );
+}
+
+/// Journals (bootkube's is `bootkube_journal`), a failed unit, etcd, OS and network state.
+fn host_state(host: &FakeHost, bootkube_journal: &str) {
     for (unit, text) in [
         (
             "node-image-pull",
@@ -153,13 +206,7 @@ fn bootstrap_data(host: &FakeHost) {
             "I1120 08:10:00.000000 2301 kubelet.go:2437] \"SyncLoop ADD\" source=\"file\"\n"
                 .to_string(),
         ),
-        (
-            "bootkube",
-            bootkube_journal(
-                true,
-                &["Pod Status:kube-system/kube-controller-manager\tDoesNotExist"],
-            ),
-        ),
+        ("bootkube", bootkube_journal.to_string()),
         ("approve-csr", "No resources found\n".to_string()),
         (
             "afterburn-checkin",
@@ -185,7 +232,6 @@ fn bootstrap_data(host: &FakeHost) {
         "tcp LISTEN 0 4096 *:6443 *:* users:((\"kube-apiserver\",pid=4242,fd=7))\ntcp LISTEN 0 4096 *:22623 *:* users:((\"machine-config-\",pid=4300,fd=8))\n",
         "bootstrap.okd.example.com\n",
     );
-    api_objects(host);
 }
 
 /// The bootstrap API's objects.
@@ -313,62 +359,84 @@ fn bootstrap_env(host: &FakeHost, master_port: u16) -> String {
     )
 }
 
-/// Both hosts, their servers and the key that logs in to both.
+/// The gather id is the local time to the second and names files on the shared test host:
+/// one site at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The bootstrap host (and master, when there is one), their servers and the key that logs in
+/// to both.
 struct Site {
     bootstrap: FakeHost,
-    master: FakeHost,
+    master: Option<(FakeHost, Sshd)>,
     server: Sshd,
-    _master_server: Sshd,
     key: PathBuf,
     /// The gather id, once known: names what the run leaves on the hosts.
     id: Option<String>,
+    _serial: MutexGuard<'static, ()>,
 }
 
 impl Site {
-    fn start() -> Option<Site> {
+    /// A bootstrap host prepared by `scenario`, and a master when `with_master`.
+    fn start(scenario: fn(&FakeHost), with_master: bool) -> Option<Site> {
         if !crate::sshd::available() || !core_with_sudo() {
             return None;
         }
-        let master = master_host();
-        let master_server = Sshd::start_as(CORE, &format!("SetEnv PATH={}\n", master.path_env()))?;
+        let serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+        let master = match with_master {
+            true => {
+                let host = master_host();
+                let env = format!("SetEnv PATH={}\n", host.path_env());
+                Some((host, Sshd::start_as(CORE, &env)?))
+            }
+            false => None,
+        };
         let bootstrap = FakeHost::new();
-        bootstrap_files(&bootstrap);
-        bootstrap_data(&bootstrap);
+        scenario(&bootstrap);
         install_scripts(&bootstrap);
-        let server = Sshd::start_as(CORE, &bootstrap_env(&bootstrap, master_server.port))?;
+        let master_port = master.as_ref().map_or(22, |(_, s)| s.port);
+        let server = Sshd::start_as(CORE, &bootstrap_env(&bootstrap, master_port))?;
         let key = keygen(&server.dir.path().join("admin_ed25519"), "ed25519", "", &[]);
         server.authorize(&key);
-        master_server.authorize(&key);
+        if let Some((_, master_server)) = &master {
+            master_server.authorize(&key);
+        }
         Some(Site {
             bootstrap,
             master,
             server,
-            _master_server: master_server,
             key,
             id: None,
+            _serial: serial,
         })
     }
 
-    /// `okd-install gather bootstrap` as core, gathering the master through the bootstrap host.
-    fn gather(&self, dir: &Path, home: &Path) -> Output {
-        okd(dir)
-            .args([
-                "gather",
-                "bootstrap",
-                "--bootstrap",
-                "127.0.0.1",
-                "--master",
-                MASTER,
-            ])
+    /// `okd-install gather bootstrap` as core (naming the master, if any) into `dir`; asserts
+    /// success and returns the output and the extracted bundle.
+    fn gather(&mut self, dir: &Path) -> (Output, Gathered) {
+        let home = tempfile::tempdir().unwrap();
+        let mut cmd = okd(dir);
+        cmd.args(["gather", "bootstrap", "--bootstrap", "127.0.0.1"])
             .args(["--port", &self.server.port.to_string(), "--user", CORE])
             .arg("--key")
             .arg(&self.key)
             .arg("--remote-command")
             .arg(self.bootstrap.path("usr/local/bin/installer-gather.sh"))
-            .env("HOME", home)
-            .timeout(std::time::Duration::from_secs(180))
-            .output()
-            .expect("run okd-install gather bootstrap")
+            .env("HOME", home.path())
+            .timeout(std::time::Duration::from_secs(180));
+        if self.master.is_some() {
+            cmd.args(["--master", MASTER]);
+        }
+        let out = cmd.output().expect("run okd-install gather bootstrap");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}\nsshd log:\n{}",
+            both(&out),
+            self.server.log()
+        );
+        let gathered = extract(dir);
+        self.id = Some(gathered.id.clone());
+        (out, gathered)
     }
 }
 
@@ -458,46 +526,80 @@ fn extract(dir: &Path) -> Gathered {
 
 #[test]
 fn gather_as_core_with_sudo_brings_back_the_whole_bundle_and_names_the_crash_loop() {
-    let Some(mut site) = Site::start() else {
+    let Some(mut site) = Site::start(crash_loop_host, true) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let out = site.gather(dir.path(), home.path());
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\nsshd log:\n{}",
-        both(&out),
-        site.server.log()
-    );
-    let gathered = extract(dir.path());
-    site.id = Some(gathered.id.clone());
+    let (out, gathered) = site.gather(dir.path());
+    let (master, _) = site.master.as_ref().expect("a master");
 
     check_records_journals_and_units(&site.bootstrap, &gathered);
     check_containers(&site.bootstrap, &gathered);
     check_etcd_network_and_os(&site.bootstrap, &gathered);
     check_assets_and_manifests(&site.bootstrap, &gathered);
     check_resources(&site.bootstrap, &gathered);
-    check_master(&site.master, &gathered);
+    check_master(master, &gathered);
     check_nothing_secret(&gathered);
-    check_root_only_tools_ran_as_root(&site.bootstrap, &site.master);
+    check_root_only_tools_ran_as_root(&site.bootstrap, &BOOTSTRAP_ROOT_TOOLS);
+    check_root_only_tools_ran_as_root(master, &["crictl", "journalctl", "rpm-ostree"]);
 
     let (kcm, kcm_log) = crash_looping_kcm();
     let text = stdout(&out);
-    assert!(
-        text.contains(&format!(
-            "Cause (static pod): the static pod kube-system/{}",
-            kcm.pod
-        )),
-        "{}",
-        both(&out)
-    );
-    assert!(
-        text.contains(&format!("| {}", kcm_log.lines().last().unwrap())),
-        "{text}"
-    );
+    let named = format!("Cause (static pod): the static pod kube-system/{}", kcm.pod);
+    assert!(text.contains(&named), "{}", both(&out));
+    let last = format!("| {}", kcm_log.lines().last().unwrap());
+    assert!(text.contains(&last), "{text}");
 }
+
+#[test]
+fn an_api_that_never_answered_is_gathered_and_named() {
+    let Some(mut site) = Site::start(api_down_host, false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (out, gathered) = site.gather(dir.path());
+
+    let unreachable = gathered.text("resources/api-unreachable.txt");
+    assert!(
+        unreachable.starts_with("The API did not answer through ")
+            && unreachable.contains("localhost:6443 was refused"),
+        "{unreachable}"
+    );
+    let resources: Vec<&String> = gathered
+        .files
+        .keys()
+        .filter(|k| k.starts_with("resources/"))
+        .collect();
+    assert_eq!(resources, ["resources/api-unreachable.txt"]);
+    assert!(gathered.text("gather.log").contains("No masters to gather"));
+    assert!(
+        !gathered
+            .files
+            .keys()
+            .any(|k| k.starts_with("control-plane/"))
+    );
+    check_containers(&site.bootstrap, &gathered);
+    check_nothing_secret(&gathered);
+    check_root_only_tools_ran_as_root(&site.bootstrap, &BOOTSTRAP_ROOT_TOOLS);
+
+    let (_, kas_log) = crash_looping_kas();
+    let text = stdout(&out);
+    let named = "Cause (kube-apiserver): the bootstrap kube-apiserver never answered";
+    assert!(text.contains(named), "{}", both(&out));
+    let last = format!("| {}", kas_log.lines().last().unwrap());
+    assert!(text.contains(&last), "{text}");
+}
+
+/// The bootstrap host's tools that only work as root.
+const BOOTSTRAP_ROOT_TOOLS: [&str; 7] = [
+    "crictl",
+    "podman",
+    "oc",
+    "etcdctl",
+    "journalctl",
+    "rpm-ostree",
+    "ss",
+];
 
 fn check_records_journals_and_units(host: &FakeHost, g: &Gathered) {
     for service in [
@@ -788,35 +890,19 @@ fn check_nothing_secret(g: &Gathered) {
     }
 }
 
-/// The tools that need root got it through sudo: no stand-in saw core.
-fn check_root_only_tools_ran_as_root(bootstrap: &FakeHost, master: &FakeHost) {
-    for (host, tools) in [
-        (
-            bootstrap,
-            &[
-                "crictl",
-                "podman",
-                "oc",
-                "etcdctl",
-                "journalctl",
-                "rpm-ostree",
-                "ss",
-            ][..],
-        ),
-        (master, &["crictl", "journalctl", "rpm-ostree"][..]),
-    ] {
-        let calls = host.calls();
-        for tool in tools {
-            let users: Vec<&str> = calls
-                .iter()
-                .filter(|c| c.split_whitespace().nth(1) == Some(*tool))
-                .filter_map(|c| c.split_whitespace().next())
-                .collect();
-            assert!(!users.is_empty(), "{tool} was never called: {calls:#?}");
-            assert!(
-                users.iter().all(|u| *u == "root"),
-                "{tool} called as {users:?}"
-            );
-        }
+/// The tools that need root got it through sudo: no stand-in among `tools` saw core.
+fn check_root_only_tools_ran_as_root(host: &FakeHost, tools: &[&str]) {
+    let calls = host.calls();
+    for tool in tools {
+        let users: Vec<&str> = calls
+            .iter()
+            .filter(|c| c.split_whitespace().nth(1) == Some(*tool))
+            .filter_map(|c| c.split_whitespace().next())
+            .collect();
+        assert!(!users.is_empty(), "{tool} was never called: {calls:#?}");
+        assert!(
+            users.iter().all(|u| *u == "root"),
+            "{tool} called as {users:?}"
+        );
     }
 }
