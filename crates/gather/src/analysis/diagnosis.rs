@@ -68,8 +68,9 @@ pub struct Cause {
     pub hint: String,
 }
 
-/// Each render stage of bootkube and the podman container its render runs in.
-pub(crate) const RENDER_STAGES: &[(&str, &str)] = &[
+/// Each render stage of bootkube and the podman container (`--name`) its render runs in: the
+/// container's output in `bootstrap/pods/` is what a failed stage has to say.
+pub const RENDER_STAGES: &[(&str, &str)] = &[
     ("api-bootstrap", "api-render"),
     ("auth-api-bootstrap", "auth-api-render"),
     ("config-bootstrap", "config-render"),

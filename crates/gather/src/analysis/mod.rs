@@ -26,7 +26,7 @@ use serde::Serialize;
 
 pub use checks::Problem;
 pub use containers::CrashLoop;
-pub use diagnosis::{Cause, Component};
+pub use diagnosis::{Cause, Component, RENDER_STAGES};
 pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
 pub use records::{Failure, ServiceStatus, ServiceSummary};
 
@@ -69,7 +69,7 @@ pub struct Analysis {
     pub verdict: Verdict,
     /// The component the evidence names as the one that failed, with its output.
     pub cause: Option<Cause>,
-    /// Containers kubelet kept restarting, on any host.
+    /// Containers kubelet kept restarting, on any host, except the one the cause shows.
     pub crash_loops: Vec<CrashLoop>,
     /// One summary per service record file, sorted by service name.
     pub services: Vec<ServiceSummary>,

@@ -34,25 +34,6 @@ pub const BOOTKUBE_STAGES: &[&str] = &[
     "wait-for-ceo",
 ];
 
-/// The podman container of each render stage.
-pub const RENDER_CONTAINERS: &[(&str, &str)] = &[
-    ("api-bootstrap", "api-render"),
-    ("auth-api-bootstrap", "auth-api-render"),
-    ("config-bootstrap", "config-render"),
-    ("cvo-bootstrap", "cvo-render"),
-    ("etcd-bootstrap", "etcd-render"),
-    ("kube-apiserver-bootstrap", "kube-apiserver-render"),
-    (
-        "kube-controller-manager-bootstrap",
-        "kube-controller-render",
-    ),
-    ("kube-scheduler-bootstrap", "kube-scheduler-render"),
-    ("ingress-operator-bootstrap", "ingress-render"),
-    ("node-tuning-bootstrap", "node-tuning-render"),
-    ("mco-bootstrap", "mco-render"),
-    ("cco-bootstrap", "cco-render"),
-];
-
 /// How the last stage of a bootkube run ends.
 #[derive(Debug, Clone, Copy)]
 pub enum Ending<'a> {
@@ -83,7 +64,7 @@ pub fn bootkube_run(last: &str, ending: Ending) -> Vec<Value> {
 
 /// The render containers of every stage before `until` (all of them with `None`), exited 0.
 pub fn renders_before(until: Option<&str>) -> Vec<Container> {
-    RENDER_CONTAINERS
+    gather::RENDER_STAGES
         .iter()
         .take_while(|(stage, _)| Some(*stage) != until)
         .map(|(stage, name)| {
@@ -118,19 +99,41 @@ pub fn mcs_log(master_addresses: &[&str]) -> String {
     log
 }
 
+/// The bootstrap etcd (its pod also runs the `etcdctl` container).
+pub fn etcd() -> Container {
+    Container::crio(
+        "openshift-etcd",
+        &bootstrap_pod("etcd-bootstrap-member"),
+        "etcd",
+    )
+}
+
+/// The bootstrap kube-apiserver.
+pub fn kube_apiserver() -> Container {
+    Container::crio(
+        "openshift-kube-apiserver",
+        &bootstrap_pod("bootstrap-kube-apiserver"),
+        "kube-apiserver",
+    )
+}
+
+/// The bootstrap kube-controller-manager.
+pub fn kube_controller_manager() -> Container {
+    Container::crio(
+        "kube-system",
+        &bootstrap_pod("bootstrap-kube-controller-manager"),
+        "kube-controller-manager",
+    )
+}
+
 /// The bootstrap control plane with every static pod running, the machine-config server
 /// having served `served` (addresses of masters that fetched their config).
 pub fn control_plane(served: &[&str]) -> Vec<Container> {
-    let etcd = bootstrap_pod("etcd-bootstrap-member");
-    let kas = bootstrap_pod("bootstrap-kube-apiserver");
     vec![
-        Container::crio("openshift-etcd", &etcd, "etcd")
-            .log("{\"level\":\"info\",\"msg\":\"serving client traffic securely\",\"address\":\"[::]:2379\"}\n"),
-        Container::crio("openshift-etcd", &etcd, "etcdctl"),
-        Container::crio("openshift-kube-apiserver", &kas, "kube-apiserver")
-            .log("I1120 08:11:00.000000      17 controller.go:615] quota admission added evaluator for: leases.coordination.k8s.io\n"),
-        Container::crio("kube-system", &bootstrap_pod("bootstrap-kube-controller-manager"), "kube-controller-manager")
-            .log("I1120 08:12:00.000000       1 leaderelection.go:268] successfully acquired lease kube-system/kube-controller-manager\n"),
+        etcd().log("{\"level\":\"info\",\"msg\":\"serving client traffic securely\",\"address\":\"[::]:2379\"}\n"),
+        Container::crio("openshift-etcd", &bootstrap_pod("etcd-bootstrap-member"), "etcdctl"),
+        kube_apiserver().log("I1120 08:11:00.000000      17 controller.go:615] quota admission added evaluator for: leases.coordination.k8s.io\n"),
+        kube_controller_manager().log("I1120 08:12:00.000000       1 leaderelection.go:268] successfully acquired lease kube-system/kube-controller-manager\n"),
         Container::crio("kube-system", &bootstrap_pod("bootstrap-kube-scheduler"), "kube-scheduler"),
         Container::crio("openshift-cluster-version", &bootstrap_pod("bootstrap-cluster-version-operator"), "cluster-version-operator"),
         Container::crio(
@@ -140,6 +143,17 @@ pub fn control_plane(served: &[&str]) -> Vec<Container> {
         )
         .log(&mcs_log(served)),
     ]
+}
+
+/// [`control_plane`] with the containers of the names in `instead` replaced by them (e.g. a
+/// crash loop's runs, see [`crash_looping`]).
+pub fn control_plane_with(served: &[&str], instead: Vec<Container>) -> Vec<Container> {
+    let mut all: Vec<Container> = control_plane(served)
+        .into_iter()
+        .filter(|c| !instead.iter().any(|i| i.name == c.name))
+        .collect();
+    all.extend(instead);
+    all
 }
 
 /// A container that crash-loops: `runs` failed runs (attempts `first..first+runs`) with the

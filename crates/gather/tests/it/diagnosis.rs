@@ -10,8 +10,9 @@ use gather::{Analysis, Cause, Component, JOURNAL_TAIL_LINES, analyze_bundle};
 use crate::bundle::{Bundle, record, succeeded};
 use crate::evidence::Container;
 use crate::scenario::{
-    Ending, bootkube_journal, bootkube_run, bootstrap_pod, control_plane, crash_looping, csr_json,
-    etcd_members, list, nodes_json, renders_before,
+    Ending, bootkube_journal, bootkube_run, control_plane, control_plane_with, crash_looping,
+    csr_json, etcd, etcd_members, kube_apiserver, kube_controller_manager, list, nodes_json,
+    renders_before,
 };
 
 const MASTERS: &[(&str, &str)] = &[
@@ -57,11 +58,31 @@ fn analyse(bundle: Bundle) -> Analysis {
     analyze_bundle(&path).unwrap()
 }
 
-fn cause(analysis: &Analysis) -> &Cause {
-    analysis
+/// The cause, checked to be `component`, to say `said`, and to show the end of `log`.
+fn expect_cause<'a>(
+    analysis: &'a Analysis,
+    component: Component,
+    said: &str,
+    log: &str,
+) -> &'a Cause {
+    let report = analysis.render();
+    let c = analysis
         .cause
         .as_ref()
-        .unwrap_or_else(|| panic!("no cause in\n{}", analysis.render()))
+        .unwrap_or_else(|| panic!("no cause in\n{report}"));
+    assert_eq!(c.component, component, "{report}");
+    assert!(c.summary.contains(said), "{said:?} not in {:?}", c.summary);
+    assert_eq!(c.log_tail, end_of(log), "{report}");
+    c
+}
+
+/// Asserts that one of the cause's facts says `fact`.
+fn expect_evidence(c: &Cause, fact: &str) {
+    assert!(
+        c.evidence.iter().any(|e| e.contains(fact)),
+        "{fact:?} not in {:#?}",
+        c.evidence
+    );
 }
 
 /// The last lines of `log`, as the analysis must show them.
@@ -89,16 +110,8 @@ fn a_crash_looping_static_pod_is_named_with_the_end_of_its_log() {
         "controllermanager.go:187]",
         "E1120 08:21:00.000000       1 run.go:72] \"command failed\" err=\"failed to load the service account signing key: open /etc/kubernetes/secrets/service-account.key: no such file or directory\"",
     );
-    let kcm = Container::crio(
-        "kube-system",
-        &bootstrap_pod("bootstrap-kube-controller-manager"),
-        "kube-controller-manager",
-    );
-    let mut containers: Vec<Container> = control_plane(&served())
-        .into_iter()
-        .filter(|c| c.name != "kube-controller-manager")
-        .collect();
-    containers.extend(crash_looping(&kcm, 3, 3, 1, &kcm_log));
+    let kcm = kube_controller_manager();
+    let mut containers = control_plane_with(&served(), crash_looping(&kcm, 3, 3, 1, &kcm_log));
     containers.extend(renders_before(None));
     let bundle = host(
         "crash-loop",
@@ -107,37 +120,18 @@ fn a_crash_looping_static_pod_is_named_with_the_end_of_its_log() {
     );
     let analysis = analyse(api_answers(bundle, MASTERS));
 
-    let c = cause(&analysis);
-    assert_eq!(c.component, Component::StaticPod, "{}", analysis.render());
-    assert!(
-        c.summary.contains(&format!("kube-system/{}", kcm.pod)),
-        "{}",
-        c.summary
+    let said = format!(
+        "kube-system/{} on bootstrap is crash-looping: container kube-controller-manager restarted 5 times",
+        kcm.pod
     );
-    assert!(
-        c.summary
-            .contains("container kube-controller-manager restarted 5 times"),
-        "{}",
-        c.summary
-    );
-    assert_eq!(c.log_tail, end_of(&kcm_log));
+    let c = expect_cause(&analysis, Component::StaticPod, &said, &kcm_log);
     let latest = kcm.clone().attempt(5);
-    assert_eq!(
-        c.log_file.as_deref(),
-        Some(
-            format!(
-                "log-bundle-crash-loop/bootstrap/containers/{}.log",
-                latest.file_stem()
-            )
-            .as_str()
-        )
+    let file = format!(
+        "log-bundle-crash-loop/bootstrap/containers/{}.log",
+        latest.file_stem()
     );
-    let text = analysis.render();
-    assert!(text.contains("Cause (static pod)"), "{text}");
-    assert!(
-        text.contains(&format!("| {}", kcm_log.lines().last().unwrap())),
-        "{text}"
-    );
+    assert_eq!(c.log_file.as_deref(), Some(file.as_str()));
+    assert!(analysis.render().contains("Cause (static pod)"));
     assert!(analysis.crash_loops.is_empty(), "shown once, as the cause");
 }
 
@@ -147,66 +141,38 @@ fn an_api_that_never_answered_is_told_from_etcd() {
         "server.go:152]",
         "E1120 08:25:00.000000      17 run.go:72] \"command failed\" err=\"unable to load client CA provider: open /etc/kubernetes/secrets/kube-apiserver-complete-client-ca-bundle.crt: no such file or directory\"",
     );
-    let kas = Container::crio(
-        "openshift-kube-apiserver",
-        &bootstrap_pod("bootstrap-kube-apiserver"),
-        "kube-apiserver",
+    let mut containers = control_plane_with(
+        &served(),
+        crash_looping(&kube_apiserver(), 4, 3, 1, &kas_log),
     );
-    let mut containers: Vec<Container> = control_plane(&served())
-        .into_iter()
-        .filter(|c| c.name != "kube-apiserver")
-        .collect();
-    containers.extend(crash_looping(&kas, 4, 3, 1, &kas_log));
     containers.extend(renders_before(None));
     let waiting = "Still waiting for the Kubernetes API: Get \"https://localhost:6443/readyz\": dial tcp [::1]:6443: connect: connection refused";
-    let bundle = host(
-        "api",
-        bootkube_run("cb-bootstrap", Ending::Failed("cluster-bootstrap exited with status 1")),
-        &containers,
-    )
-    .file("bootstrap/journals/bootkube.log", bootkube_journal(false, &[waiting]))
-    .file(
-        "resources/api-unreachable.txt",
-        "The API did not answer through /opt/openshift/auth/kubeconfig-loopback: The connection to the server localhost:6443 was refused - did you specify the right host or port?\n",
-    );
+    let failed = Ending::Failed("cluster-bootstrap exited with status 1");
+    let bundle = host("api", bootkube_run("cb-bootstrap", failed), &containers)
+        .file("bootstrap/journals/bootkube.log", bootkube_journal(false, &[waiting]))
+        .file(
+            "resources/api-unreachable.txt",
+            "The API did not answer through /opt/openshift/auth/kubeconfig-loopback: The connection to the server localhost:6443 was refused - did you specify the right host or port?\n",
+        );
     let analysis = analyse(bundle);
 
-    let c = cause(&analysis);
-    assert_eq!(c.component, Component::ApiServer, "{}", analysis.render());
-    assert!(c.summary.contains("never answered"), "{}", c.summary);
+    let c = expect_cause(&analysis, Component::ApiServer, "never answered", &kas_log);
     assert_eq!(c.stage.as_deref(), Some("cb-bootstrap"));
-    assert_eq!(c.log_tail, end_of(&kas_log));
-    assert!(
-        c.evidence
-            .iter()
-            .any(|e| e.contains("resources/api-unreachable.txt")),
-        "{:?}",
-        c.evidence
-    );
-    assert!(
-        c.evidence.iter().any(|e| e.contains(waiting)),
-        "{:?}",
-        c.evidence
-    );
-    assert!(
-        c.evidence
-            .iter()
-            .any(|e| e.contains("container kube-apiserver") && e.contains("restarted 6 times")),
-        "{:?}",
-        c.evidence
-    );
+    expect_evidence(c, "resources/api-unreachable.txt");
+    expect_evidence(c, waiting);
+    expect_evidence(c, "container kube-apiserver (pod openshift-kube-apiserver/");
+    expect_evidence(c, "restarted 6 times");
 }
 
-/// etcd's crash loop and the member list that could not be read, as gathered.
-fn broken_etcd(containers: &mut Vec<Container>, etcd_log: &str) -> String {
-    let etcd = Container::crio(
-        "openshift-etcd",
-        &bootstrap_pod("etcd-bootstrap-member"),
-        "etcd",
-    );
-    containers.retain(|c| c.name != "etcd" && c.name != "etcdctl");
-    containers.extend(crash_looping(&etcd, 2, 4, 2, etcd_log));
-    "no running etcdctl container: the bootstrap etcd pod is not running\n".to_string()
+/// The control plane with etcd crash-looping (its pod, etcdctl included, down), and the member
+/// list the gather could not read then.
+fn broken_etcd(etcd_log: &str) -> (Vec<Container>, String) {
+    let containers = control_plane_with(&served(), crash_looping(&etcd(), 2, 4, 2, etcd_log))
+        .into_iter()
+        .filter(|c| c.name != "etcdctl")
+        .collect();
+    let members = "no running etcdctl container: the bootstrap etcd pod is not running\n";
+    (containers, members.to_string())
 }
 
 #[test]
@@ -215,30 +181,23 @@ fn etcd_that_never_formed_is_named_with_the_end_of_its_log() {
         "etcd.go:100]",
         "{\"level\":\"fatal\",\"msg\":\"listener failed\",\"error\":\"open /etc/ssl/etcd/etcd-all-certs/etcd-serving-bootstrap.okd.example.com.crt: no such file or directory\"}",
     );
-    let mut containers = control_plane(&served());
-    let members = broken_etcd(&mut containers, &etcd_log);
+    let (mut containers, members) = broken_etcd(&etcd_log);
     containers.extend(renders_before(None));
-    let bundle = host(
-        "etcd",
-        bootkube_run(
-            "wait-for-etcd",
-            Ending::Failed("etcd did not become healthy"),
-        ),
-        &containers,
-    )
-    .file("bootstrap/etcd/member-list.txt", members);
+    let failed = Ending::Failed("etcd did not become healthy");
+    let bundle = host("etcd", bootkube_run("wait-for-etcd", failed), &containers)
+        .file("bootstrap/etcd/member-list.txt", members);
     let analysis = analyse(bundle);
 
-    let c = cause(&analysis);
-    assert_eq!(c.component, Component::Etcd, "{}", analysis.render());
+    let c = expect_cause(
+        &analysis,
+        Component::Etcd,
+        "the bootstrap etcd never formed",
+        &etcd_log,
+    );
     assert_eq!(c.stage.as_deref(), Some("wait-for-etcd"));
-    assert_eq!(c.log_tail, end_of(&etcd_log));
-    assert!(
-        c.evidence
-            .iter()
-            .any(|e| e.contains("bootstrap/etcd/member-list.txt: no running etcdctl container")),
-        "{:?}",
-        c.evidence
+    expect_evidence(
+        c,
+        "bootstrap/etcd/member-list.txt: no running etcdctl container",
     );
     assert!(
         analysis
@@ -253,23 +212,18 @@ fn etcd_is_blamed_before_the_api_it_takes_down() {
         "etcd.go:100]",
         "{\"level\":\"fatal\",\"msg\":\"failed to open data dir\",\"error\":\"permission denied\"}",
     );
-    let mut containers = control_plane(&served());
-    let members = broken_etcd(&mut containers, &etcd_log);
+    let (containers, members) = broken_etcd(&etcd_log);
+    let failed = Ending::Failed("cluster-bootstrap exited with status 1");
     let bundle = host(
         "etcd-api",
-        bootkube_run(
-            "cb-bootstrap",
-            Ending::Failed("cluster-bootstrap exited with status 1"),
-        ),
+        bootkube_run("cb-bootstrap", failed),
         &containers,
     )
     .file("bootstrap/etcd/member-list.txt", members)
     .file("resources/api-unreachable.txt", "The API did not answer\n");
     let analysis = analyse(bundle);
-    let c = cause(&analysis);
-    assert_eq!(c.component, Component::Etcd, "{}", analysis.render());
+    let c = expect_cause(&analysis, Component::Etcd, "etcd never formed", &etcd_log);
     assert_eq!(c.stage.as_deref(), Some("cb-bootstrap"));
-    assert_eq!(c.log_tail, end_of(&etcd_log));
 }
 
 #[test]
@@ -284,76 +238,46 @@ fn a_failed_render_stage_is_named_with_the_end_of_its_container_output() {
         .exited(255)
         .log(&render_log);
     containers.push(failed.clone());
-    let bundle = host(
-        "render",
-        bootkube_run(stage, Ending::Failed("kube-apiserver render failed")),
-        &containers,
-    );
-    let analysis = analyse(bundle);
+    let ending = Ending::Failed("kube-apiserver render failed");
+    let analysis = analyse(host("render", bootkube_run(stage, ending), &containers));
 
-    let c = cause(&analysis);
-    assert_eq!(c.component, Component::RenderStage, "{}", analysis.render());
+    let said = "its container kube-apiserver-render exited with code 255";
+    let c = expect_cause(&analysis, Component::RenderStage, said, &render_log);
     assert_eq!(c.stage.as_deref(), Some(stage));
-    assert!(
-        c.summary
-            .contains("its container kube-apiserver-render exited with code 255"),
-        "{}",
-        c.summary
+    let file = format!(
+        "log-bundle-render/bootstrap/pods/{}.log",
+        failed.file_stem()
     );
-    assert_eq!(c.log_tail, end_of(&render_log));
-    assert_eq!(
-        c.log_file.as_deref(),
-        Some(
-            format!(
-                "log-bundle-render/bootstrap/pods/{}.log",
-                failed.file_stem()
-            )
-            .as_str()
-        )
-    );
+    assert_eq!(c.log_file.as_deref(), Some(file.as_str()));
 }
 
 #[test]
 fn a_render_container_that_left_nothing_is_still_named() {
     let stage = "mco-bootstrap";
-    let bundle = host(
+    let ending = Ending::Failed(
+        "Error: initializing source docker://quay.io/okd/scos-content: unauthorized",
+    );
+    let analysis = analyse(host(
         "render-gone",
-        bootkube_run(
-            stage,
-            Ending::Failed(
-                "Error: initializing source docker://quay.io/okd/scos-content: unauthorized",
-            ),
-        ),
+        bootkube_run(stage, ending),
         &renders_before(Some(stage)),
-    );
-    let analysis = analyse(bundle);
-    let c = cause(&analysis);
-    assert_eq!(c.component, Component::RenderStage);
-    assert!(c.summary.contains("mco-render"), "{}", c.summary);
-    assert!(c.log_tail.is_empty());
-    assert!(
-        c.evidence
-            .iter()
-            .any(|e| e.contains("no podman container mco-render")),
-        "{:?}",
-        c.evidence
-    );
+    ));
+    let c = expect_cause(&analysis, Component::RenderStage, "mco-render", "");
+    expect_evidence(c, "no podman container mco-render");
 }
 
 #[test]
 fn a_failed_node_image_overlay_is_named_with_the_end_of_its_journal() {
+    let mount = "mount: /usr: mount point not mounted or bad option.";
     let journal = long_log(
         "node-image-overlay.sh:",
-        "mount: /usr: mount point not mounted or bad option.\nnode-image-overlay.service: Main process exited, code=exited, status=32/n/a",
+        &format!(
+            "{mount}\nnode-image-overlay.service: Main process exited, code=exited, status=32/n/a"
+        ),
     );
     let overlay = vec![
         record("service start", "", "", ""),
-        record(
-            "service end",
-            "",
-            "failure",
-            "mount: /usr: mount point not mounted or bad option.",
-        ),
+        record("service end", "", "failure", mount),
     ];
     let bundle = Bundle::new("overlay")
         .service("node-image-pull", succeeded())
@@ -364,15 +288,12 @@ fn a_failed_node_image_overlay_is_named_with_the_end_of_its_journal() {
             "* node-image-overlay.service loaded failed failed Overlay the node image\n",
         );
     let analysis = analyse(bundle);
-
-    let c = cause(&analysis);
-    assert_eq!(c.component, Component::NodeImage, "{}", analysis.render());
-    assert!(
-        c.summary.contains("node-image-overlay.service"),
-        "{}",
-        c.summary
+    expect_cause(
+        &analysis,
+        Component::NodeImage,
+        "node-image-overlay.service",
+        &journal,
     );
-    assert_eq!(c.log_tail, end_of(&journal));
     assert!(analysis.render().contains("Cause (node image)"));
 }
 
@@ -391,20 +312,19 @@ fn a_failed_node_image_unit_without_records_is_still_named() {
             "* node-image-pull.service loaded failed failed Pull the node image\n",
         );
     let analysis = analyse(bundle);
-    let c = cause(&analysis);
-    assert_eq!(c.component, Component::NodeImage, "{}", analysis.render());
-    assert!(
-        c.summary.contains("node-image-pull.service"),
-        "{}",
-        c.summary
+    expect_cause(
+        &analysis,
+        Component::NodeImage,
+        "node-image-pull.service",
+        journal,
     );
-    assert_eq!(c.log_tail, end_of(journal));
 }
 
 #[test]
 fn masters_that_never_fetched_their_config_are_named() {
     let mut containers = control_plane(&[]);
     containers.extend(renders_before(None));
+    let waiting = "Pod Status:openshift-kube-apiserver/kube-apiserver\tDoesNotExist";
     let bundle = host(
         "masters",
         bootkube_run("cb-bootstrap", Ending::Running),
@@ -412,38 +332,17 @@ fn masters_that_never_fetched_their_config_are_named() {
     )
     .file(
         "bootstrap/journals/bootkube.log",
-        bootkube_journal(
-            true,
-            &["Pod Status:openshift-kube-apiserver/kube-apiserver\tDoesNotExist"],
-        ),
+        bootkube_journal(true, &[waiting]),
     );
     let analysis = analyse(api_answers(bundle, &[]));
 
-    let c = cause(&analysis);
-    assert_eq!(
-        c.component,
-        Component::MasterIgnition,
-        "{}",
-        analysis.render()
-    );
-    assert!(c.summary.contains("port 22623"), "{}", c.summary);
-    assert!(
-        c.evidence
-            .iter()
-            .any(|e| e.contains("no request for the master pool")),
-        "{:?}",
-        c.evidence
-    );
-    assert!(
-        c.evidence.iter().any(|e| e.contains("resources/csr.json")),
-        "{:?}",
-        c.evidence
-    );
     let mcs = containers
         .iter()
         .find(|c| c.name == "machine-config-server")
         .unwrap();
-    assert_eq!(c.log_tail, end_of(&mcs.log));
+    let c = expect_cause(&analysis, Component::MasterIgnition, "port 22623", &mcs.log);
+    expect_evidence(c, "no request for the master pool");
+    expect_evidence(c, "resources/csr.json");
 }
 
 #[test]
@@ -461,16 +360,12 @@ fn masters_that_fetched_their_config_are_not_blamed() {
 
 #[test]
 fn a_stopped_machine_config_server_is_why_masters_got_no_config() {
-    let mut containers: Vec<Container> = control_plane(&[])
+    let stopped = control_plane(&[])
         .into_iter()
-        .map(|c| {
-            if c.name == "machine-config-server" {
-                c.exited(255)
-            } else {
-                c
-            }
-        })
+        .filter(|c| c.name == "machine-config-server")
+        .map(|c| c.exited(255))
         .collect();
+    let mut containers = control_plane_with(&[], stopped);
     containers.extend(renders_before(None));
     let bundle = host(
         "mcs",
@@ -479,19 +374,12 @@ fn a_stopped_machine_config_server_is_why_masters_got_no_config() {
     )
     .file("resources/nodes.json", list("NodeList", Vec::new()));
     let analysis = analyse(bundle);
-    let c = cause(&analysis);
-    assert_eq!(
-        c.component,
-        Component::MasterIgnition,
-        "{}",
-        analysis.render()
-    );
-    assert!(
-        c.summary
-            .contains("machine-config-server (port 22623) is not running"),
-        "{}",
-        c.summary
-    );
+    let mcs = containers
+        .iter()
+        .find(|c| c.name == "machine-config-server")
+        .unwrap();
+    let said = "machine-config-server (port 22623) is not running";
+    expect_cause(&analysis, Component::MasterIgnition, said, &mcs.log);
 }
 
 #[test]
@@ -502,11 +390,8 @@ fn the_cause_serializes_with_its_component() {
             .exited(1)
             .log("error: no payload\n"),
     );
-    let bundle = host(
-        "json",
-        bootkube_run("cvo-bootstrap", Ending::Failed("render failed")),
-        &containers,
-    );
+    let ending = Ending::Failed("render failed");
+    let bundle = host("json", bootkube_run("cvo-bootstrap", ending), &containers);
     let value = serde_json::to_value(analyse(bundle)).unwrap();
     assert_eq!(value["cause"]["component"], "render-stage");
     assert_eq!(value["cause"]["stage"], "cvo-bootstrap");

@@ -15,8 +15,9 @@ use std::sync::{Mutex, MutexGuard};
 use ::gather::test_support::evidence::Container;
 use ::gather::test_support::host::{CORE, FakeHost, core_with_sudo};
 use ::gather::test_support::scenario::{
-    Ending, bootkube_journal, bootkube_run, bootstrap_pod, control_plane, crash_looping, csr_json,
-    etcd_members, list, nodes_json, renders_before,
+    BOOTKUBE_STAGES, Ending, bootkube_journal, bootkube_run, control_plane_with, crash_looping,
+    csr_json, etcd_members, kube_apiserver, kube_controller_manager, list, nodes_json,
+    renders_before,
 };
 use serde_json::json;
 
@@ -31,22 +32,12 @@ const PULL_TOKEN: &str = "b2tkLWdhdGhlci10ZXN0OnB1bGwtc2VjcmV0LW5vdC1mb3ItdGhlLW
 const MASTER: &str = "127.0.0.1";
 
 /// The bootstrap stages finished before cb-bootstrap, each with its marker.
-const DONE: &[&str] = &[
-    "openshift-manifests",
-    "api-bootstrap",
-    "auth-api-bootstrap",
-    "config-bootstrap",
-    "cvo-bootstrap",
-    "etcd-bootstrap",
-    "kube-apiserver-bootstrap",
-    "kube-controller-manager-bootstrap",
-    "kube-scheduler-bootstrap",
-    "ingress-operator-bootstrap",
-    "node-tuning-bootstrap",
-    "mco-bootstrap",
-    "cco-bootstrap",
-    "wait-for-etcd",
-];
+fn done_stages() -> impl Iterator<Item = &'static str> {
+    BOOTKUBE_STAGES
+        .iter()
+        .copied()
+        .take_while(|s| *s != "cb-bootstrap")
+}
 
 /// A PEM private key block (made up: only its markers matter).
 fn private_key() -> String {
@@ -94,7 +85,7 @@ fn bootstrap_files(host: &FakeHost, bootkube: Vec<serde_json::Value>) {
     ] {
         host.private_file(rel, text);
     }
-    for stage in DONE {
+    for stage in done_stages() {
         host.private_file(&format!("opt/openshift/{stage}.done"), "");
     }
     host.private_dirs(&[
@@ -106,11 +97,7 @@ fn bootstrap_files(host: &FakeHost, bootkube: Vec<serde_json::Value>) {
 
 /// The kube-controller-manager that keeps exiting, and its output.
 fn crash_looping_kcm() -> (Container, String) {
-    let kcm = Container::crio(
-        "kube-system",
-        &bootstrap_pod("bootstrap-kube-controller-manager"),
-        "kube-controller-manager",
-    );
+    let kcm = kube_controller_manager();
     let log = "I1120 08:20:00.000000       1 controllermanager.go:187] Version: v1.32.5\n\
                E1120 08:20:01.000000       1 run.go:72] \"command failed\" err=\"open /etc/kubernetes/secrets/service-account.key: no such file or directory\"\n";
     (kcm, log.to_string())
@@ -121,11 +108,7 @@ fn crash_looping_kcm() -> (Container, String) {
 fn crash_loop_host(host: &FakeHost) {
     bootstrap_files(host, bootkube_run("cb-bootstrap", Ending::Running));
     let (kcm, kcm_log) = crash_looping_kcm();
-    let mut containers: Vec<Container> = control_plane(&[MASTER])
-        .into_iter()
-        .filter(|c| c.name != "kube-controller-manager")
-        .collect();
-    containers.extend(crash_looping(&kcm, 3, 3, 1, &kcm_log));
+    let mut containers = control_plane_with(&[MASTER], crash_looping(&kcm, 3, 3, 1, &kcm_log));
     containers.extend(renders_before(None));
     containers.push(
         Container::podman("cluster-bootstrap")
@@ -144,11 +127,7 @@ fn crash_loop_host(host: &FakeHost) {
 
 /// The kube-apiserver that keeps exiting before it ever answers, and its output.
 fn crash_looping_kas() -> (Container, String) {
-    let kas = Container::crio(
-        "openshift-kube-apiserver",
-        &bootstrap_pod("bootstrap-kube-apiserver"),
-        "kube-apiserver",
-    );
+    let kas = kube_apiserver();
     let log = "I1120 08:10:30.000000      17 flags.go:64] FLAG: --etcd-servers=\"[https://localhost:2379]\"\n\
                E1120 08:10:31.000000      17 run.go:72] \"command failed\" err=\"failed to parse service-account-issuer: must be a URL\"\n";
     (kas, log.to_string())
@@ -166,11 +145,7 @@ fn api_down_host(host: &FakeHost) {
         ),
     );
     let (kas, kas_log) = crash_looping_kas();
-    let mut containers: Vec<Container> = control_plane(&[])
-        .into_iter()
-        .filter(|c| c.name != "kube-apiserver")
-        .collect();
-    containers.extend(crash_looping(&kas, 4, 3, 1, &kas_log));
+    let mut containers = control_plane_with(&[], crash_looping(&kas, 4, 3, 1, &kas_log));
     containers.extend(renders_before(None));
     for c in &containers {
         host.container(c);
@@ -290,17 +265,20 @@ fn api_objects(host: &FakeHost) {
     }
 }
 
+/// The master's one static pod.
+fn master_static_pod() -> Container {
+    Container::crio(
+        "openshift-machine-config-operator",
+        "kube-rbac-proxy-crio-master-0",
+        "kube-rbac-proxy-crio",
+    )
+    .log("I1120 08:16:00.000000 1 main.go:210] Starting TCP socket on :9637\n")
+}
+
 /// The master: it fetched its config from the bootstrap host and runs one static pod.
 fn master_host() -> FakeHost {
     let host = FakeHost::new();
-    host.container(
-        &Container::crio(
-            "openshift-machine-config-operator",
-            "kube-rbac-proxy-crio-master-0",
-            "kube-rbac-proxy-crio",
-        )
-        .log("I1120 08:16:00.000000 1 main.go:210] Starting TCP socket on :9637\n"),
-    );
+    host.container(&master_static_pod());
     host.journal(
         "kubelet",
         "I1120 08:16:00.000000 2101 kubelet.go:2437] \"SyncLoop ADD\"\n",
@@ -488,6 +466,11 @@ impl Gathered {
         String::from_utf8_lossy(bytes).into_owned()
     }
 
+    /// Asserts that `rel` holds exactly `expected`.
+    fn expect(&self, rel: &str, expected: &str) {
+        assert_eq!(self.text(rel), expected, "{rel} in the bundle");
+    }
+
     fn has(&self, rel: &str) -> bool {
         self.files.contains_key(rel)
     }
@@ -601,6 +584,11 @@ const BOOTSTRAP_ROOT_TOOLS: [&str; 7] = [
     "ss",
 ];
 
+/// A file of the host as the test wrote it.
+fn on_host(host: &FakeHost, rel: &str) -> String {
+    std::fs::read_to_string(host.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
 fn check_records_journals_and_units(host: &FakeHost, g: &Gathered) {
     for service in [
         "node-image-pull",
@@ -608,14 +596,8 @@ fn check_records_journals_and_units(host: &FakeHost, g: &Gathered) {
         "release-image",
         "bootkube",
     ] {
-        let on_host =
-            std::fs::read_to_string(host.path(&format!("var/log/openshift/{service}.json")))
-                .unwrap();
-        assert_eq!(
-            g.text(&format!("bootstrap/services/{service}.json")),
-            on_host,
-            "{service} record"
-        );
+        let record = on_host(host, &format!("var/log/openshift/{service}.json"));
+        g.expect(&format!("bootstrap/services/{service}.json"), &record);
     }
     for unit in [
         "node-image-pull",
@@ -626,35 +608,19 @@ fn check_records_journals_and_units(host: &FakeHost, g: &Gathered) {
         "bootkube",
         "approve-csr",
     ] {
-        assert_eq!(
-            g.text(&format!("bootstrap/journals/{unit}.log")),
-            host.data(&format!("journal/{unit}.log")),
-            "{unit} journal"
-        );
+        let journal = host.data(&format!("journal/{unit}.log"));
+        g.expect(&format!("bootstrap/journals/{unit}.log"), &journal);
     }
-    assert_eq!(
-        g.text("bootstrap/journals/progress.log"),
-        "-- No entries --\n"
-    );
-    assert!(
-        g.text("failed-units.txt")
-            .contains("* afterburn-checkin.service"),
-        "{}",
-        g.text("failed-units.txt")
-    );
-    assert!(
-        g.text("unit-status/afterburn-checkin.service.txt")
-            .contains("Active: failed")
-    );
-    assert_eq!(
-        g.text("unit-status/afterburn-checkin.service.log"),
-        host.data("journal/afterburn-checkin.log")
-    );
+    g.expect("bootstrap/journals/progress.log", "-- No entries --\n");
+    let failed = g.text("failed-units.txt");
+    assert!(failed.contains("* afterburn-checkin.service"), "{failed}");
+    let status = g.text("unit-status/afterburn-checkin.service.txt");
+    assert!(status.contains("Active: failed"), "{status}");
+    let journal = host.data("journal/afterburn-checkin.log");
+    g.expect("unit-status/afterburn-checkin.service.log", &journal);
     let log = g.text("gather.log");
-    assert!(
-        log.contains("Gathering cluster resources") && log.contains("Gathering master 127.0.0.1"),
-        "{log}"
-    );
+    let steps = ["Gathering cluster resources", "Gathering master 127.0.0.1"];
+    assert!(steps.iter().all(|s| log.contains(s)), "{log}");
 }
 
 fn check_containers(host: &FakeHost, g: &Gathered) {
@@ -663,99 +629,53 @@ fn check_containers(host: &FakeHost, g: &Gathered) {
         for entry in std::fs::read_dir(host.path(&format!("data/{dir}"))).unwrap() {
             let data = entry.unwrap().path();
             let id = data.file_name().unwrap().to_string_lossy().into_owned();
-            let name = std::fs::read_to_string(data.join("name")).unwrap();
-            let stem = format!("bootstrap/{runtime}/{name}-{id}");
-            assert_eq!(
-                g.text(&format!("{stem}.log")),
-                std::fs::read_to_string(data.join("log")).unwrap(),
-                "{stem}.log"
-            );
-            assert_eq!(
-                g.text(&format!("{stem}.inspect")),
-                std::fs::read_to_string(data.join("inspect.json")).unwrap(),
-                "{stem}.inspect"
-            );
+            let read = |file: &str| std::fs::read_to_string(data.join(file)).unwrap();
+            let stem = format!("bootstrap/{runtime}/{}-{id}", read("name"));
+            g.expect(&format!("{stem}.log"), &read("log"));
+            g.expect(&format!("{stem}.inspect"), &read("inspect.json"));
             let list = g.text(&format!("bootstrap/{runtime}/{dir}-ps.txt"));
             assert!(list.contains(&id[..12]), "{id} in the {dir} list:\n{list}");
             seen += 1;
         }
     }
     assert!(seen > 20, "every container of both runtimes: {seen}");
-    assert_eq!(
-        g.text("bootstrap/containers/bootstrap-control-plane/kube-apiserver.log"),
-        std::fs::read_to_string(host.path("var/log/bootstrap-control-plane/kube-apiserver.log"))
-            .unwrap()
-    );
+    let log = "var/log/bootstrap-control-plane/kube-apiserver.log";
+    let copy = "bootstrap/containers/bootstrap-control-plane/kube-apiserver.log";
+    g.expect(copy, &on_host(host, log));
 }
 
 fn check_etcd_network_and_os(host: &FakeHost, g: &Gathered) {
     for (file, data) in [
-        ("member-list.txt", "member-list"),
-        ("endpoint-health.txt", "endpoint-health"),
-        ("endpoint-status.txt", "endpoint-status"),
+        ("etcd/member-list.txt", "etcd/member-list"),
+        ("etcd/endpoint-health.txt", "etcd/endpoint-health"),
+        ("etcd/endpoint-status.txt", "etcd/endpoint-status"),
+        ("network/ip-addr.txt", "net/ip-addr"),
+        ("network/ip-route.txt", "net/ip-route"),
+        ("network/ip-route-v6.txt", "net/ip-route-v6"),
+        ("network/ss.txt", "net/ss"),
+        ("network/hostname.txt", "net/hostname"),
+        ("rpm-ostree/status", "rpm-ostree/status"),
+        ("rpm-ostree/history", "rpm-ostree/history"),
     ] {
-        assert_eq!(
-            g.text(&format!("bootstrap/etcd/{file}")),
-            host.data(&format!("etcd/{data}")),
-            "etcd {file}"
-        );
+        g.expect(&format!("bootstrap/{file}"), &host.data(data));
     }
-    for (file, data) in [
-        ("ip-addr.txt", "ip-addr"),
-        ("ip-route.txt", "ip-route"),
-        ("ip-route-v6.txt", "ip-route-v6"),
-        ("ss.txt", "ss"),
-        ("hostname.txt", "hostname"),
-    ] {
-        assert_eq!(
-            g.text(&format!("bootstrap/network/{file}")),
-            host.data(&format!("net/{data}")),
-            "network {file}"
-        );
-    }
-    assert_eq!(
-        g.text("bootstrap/network/resolv.conf"),
-        std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default()
-    );
-    assert_eq!(
-        g.text("bootstrap/rpm-ostree/status"),
-        host.data("rpm-ostree/status")
-    );
-    assert_eq!(
-        g.text("bootstrap/rpm-ostree/history"),
-        host.data("rpm-ostree/history")
-    );
+    let resolv = std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default();
+    g.expect("bootstrap/network/resolv.conf", &resolv);
 }
 
 fn check_assets_and_manifests(host: &FakeHost, g: &Gathered) {
-    let same = |bundle: &str, on_host: &str| {
-        assert_eq!(
-            g.text(bundle),
-            std::fs::read_to_string(host.path(on_host)).unwrap(),
-            "{bundle}"
-        );
-    };
-    same(
-        "rendered-assets/openshift/tls/root-ca.crt",
-        "opt/openshift/tls/root-ca.crt",
-    );
-    same(
-        "rendered-assets/openshift/manifests/cluster-config.yaml",
-        "opt/openshift/manifests/cluster-config.yaml",
-    );
-    same(
-        "rendered-assets/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
-        "opt/openshift/openshift/99_openshift-machineconfig_99-master-ssh.yaml",
-    );
-    same(
-        "rendered-assets/openshift/bootstrap-manifests/kube-apiserver-pod.yaml",
-        "opt/openshift/bootstrap-manifests/kube-apiserver-pod.yaml",
-    );
-    for stage in DONE {
-        assert!(
-            g.has(&format!("rendered-assets/openshift/{stage}.done")),
-            "{stage}.done"
-        );
+    for asset in [
+        "tls/root-ca.crt",
+        "manifests/cluster-config.yaml",
+        "openshift/99_openshift-machineconfig_99-master-ssh.yaml",
+        "bootstrap-manifests/kube-apiserver-pod.yaml",
+    ] {
+        let text = on_host(host, &format!("opt/openshift/{asset}"));
+        g.expect(&format!("rendered-assets/openshift/{asset}"), &text);
+    }
+    for stage in done_stages() {
+        let marker = format!("rendered-assets/openshift/{stage}.done");
+        assert!(g.has(&marker), "{marker}");
     }
     for sub in [
         "manifests/etcd-member-pod.yaml",
@@ -763,27 +683,24 @@ fn check_assets_and_manifests(host: &FakeHost, g: &Gathered) {
         "bootstrap-configs/kube-apiserver-config.yaml",
         "bootstrap-manifests/kube-apiserver-pod.yaml",
     ] {
-        same(
-            &format!("bootstrap/etc-kubernetes/{sub}"),
-            &format!("etc/kubernetes/{sub}"),
-        );
+        let text = on_host(host, &format!("etc/kubernetes/{sub}"));
+        g.expect(&format!("bootstrap/etc-kubernetes/{sub}"), &text);
     }
     for left_out in [
-        "rendered-assets/openshift/auth/kubeconfig",
-        "rendered-assets/openshift/auth/kubeconfig-loopback",
-        "rendered-assets/openshift/.kube/config",
-        "rendered-assets/openshift/tls/kube-apiserver-lb-server.key",
-        "rendered-assets/openshift/tls/aggregator-signer.pem",
-        "rendered-assets/openshift/manifests/openshift-config-secret-pull-secret.yaml",
-        "rendered-assets/openshift/mco-bootstrap/bootstrap/manifests/machineconfigcontroller-pull-secret",
+        "auth/kubeconfig",
+        "auth/kubeconfig-loopback",
+        ".kube/config",
+        "tls/kube-apiserver-lb-server.key",
+        "tls/aggregator-signer.pem",
+        "manifests/openshift-config-secret-pull-secret.yaml",
+        "mco-bootstrap/bootstrap/manifests/machineconfigcontroller-pull-secret",
     ] {
-        assert!(!g.has(left_out), "{left_out} must stay on the host");
+        let path = format!("rendered-assets/openshift/{left_out}");
+        assert!(!g.has(&path), "{path} must stay on the host");
     }
-    assert!(
-        !g.files
-            .keys()
-            .any(|k| k.contains("bootstrap-secrets") || k.ends_with("etc-kubernetes/kubeconfig"))
-    );
+    let secrets = |k: &&String| k.contains("bootstrap-secrets") || k.ends_with("/kubeconfig");
+    let kept: Vec<&String> = g.files.keys().filter(secrets).collect();
+    assert!(kept.is_empty(), "{kept:?} must stay on the host");
 }
 
 fn check_resources(host: &FakeHost, g: &Gathered) {
@@ -799,34 +716,24 @@ fn check_resources(host: &FakeHost, g: &Gathered) {
         "apiservices",
         "services",
     ] {
-        assert_eq!(
-            g.text(&format!("resources/{kind}.json")),
-            host.data(&format!("oc/{kind}.json")),
-            "{kind}"
+        g.expect(
+            &format!("resources/{kind}.json"),
+            &host.data(&format!("oc/{kind}.json")),
         );
     }
-    assert_eq!(g.text("resources/nodes.list"), "master-0\n");
-    assert_eq!(g.text("resources/masters.list"), format!("{MASTER}\n"));
-    assert_eq!(
-        g.text("resources/containers"),
-        "-n openshift-kube-apiserver kube-apiserver-master-0 -c setup\n\
-         -n openshift-kube-apiserver kube-apiserver-master-0 -c kube-apiserver\n\
-         -n openshift-kube-apiserver kube-apiserver-master-0 -c kube-apiserver-cert-syncer\n\
+    g.expect("resources/nodes.list", "master-0\n");
+    g.expect("resources/masters.list", &format!("{MASTER}\n"));
+    let kas_pod = "-n openshift-kube-apiserver kube-apiserver-master-0";
+    let containers = format!(
+        "{kas_pod} -c setup\n{kas_pod} -c kube-apiserver\n{kas_pod} -c kube-apiserver-cert-syncer\n\
          -n openshift-etcd etcd-master-0 -c etcd\n"
     );
-    assert_eq!(
-        g.text("resources/api-pods"),
-        "-n openshift-kube-apiserver kube-apiserver-master-0\n"
-    );
-    assert_eq!(
-        g.text("resources/secrets-names.txt"),
-        host.data("oc/secrets.txt")
-    );
+    g.expect("resources/containers", &containers);
+    g.expect("resources/api-pods", &format!("{kas_pod}\n"));
+    g.expect("resources/secrets-names.txt", &host.data("oc/secrets.txt"));
     let annotated = g.text("resources/secrets-names-with-annotations.txt");
-    assert!(
-        annotated.contains("pull-secret") && !annotated.contains("-token-"),
-        "{annotated}"
-    );
+    let filtered = annotated.contains("pull-secret") && !annotated.contains("-token-");
+    assert!(filtered, "{annotated}");
     assert_eq!(
         g.gunzip("resources/openapi.json.gz"),
         host.data("oc/openapi.json")
@@ -836,43 +743,27 @@ fn check_resources(host: &FakeHost, g: &Gathered) {
 
 fn check_master(host: &FakeHost, g: &Gathered) {
     let m = format!("control-plane/{MASTER}");
-    assert!(
-        g.text(&format!("{m}/failed-units.txt"))
-            .contains("0 loaded units listed.")
-    );
-    for unit in ["kubelet", "crio", "ignition"] {
-        assert_eq!(
-            g.text(&format!("{m}/journals/{unit}.log")),
-            host.data(&format!("journal/{unit}.log")),
-            "master {unit}"
-        );
+    let failed = g.text(&format!("{m}/failed-units.txt"));
+    assert!(failed.contains("0 loaded units listed."), "{failed}");
+    for (file, data) in [
+        ("journals/kubelet.log", "journal/kubelet.log"),
+        ("journals/crio.log", "journal/crio.log"),
+        ("journals/ignition.log", "journal/ignition.log"),
+        ("network/ip-addr.txt", "net/ip-addr"),
+        ("network/hostname.txt", "net/hostname"),
+        ("rpm-ostree/status", "rpm-ostree/status"),
+    ] {
+        g.expect(&format!("{m}/{file}"), &host.data(data));
     }
-    assert!(
-        g.gunzip(&format!("{m}/journals/journal.log.gz"))
-            .contains("GET result: OK")
+    let journal = g.gunzip(&format!("{m}/journals/journal.log.gz"));
+    assert!(journal.contains("GET result: OK"), "{journal}");
+    let rbac = master_static_pod();
+    g.expect(
+        &format!("{m}/containers/{}.inspect", rbac.file_stem()),
+        &rbac.inspect(),
     );
-    assert_eq!(g.text(&format!("{m}/network/hostname.txt")), "master-0\n");
-    assert_eq!(
-        g.text(&format!("{m}/network/ip-addr.txt")),
-        host.data("net/ip-addr")
-    );
-    assert_eq!(
-        g.text(&format!("{m}/rpm-ostree/status")),
-        host.data("rpm-ostree/status")
-    );
-    let rbac = Container::crio(
-        "openshift-machine-config-operator",
-        "kube-rbac-proxy-crio-master-0",
-        "kube-rbac-proxy-crio",
-    );
-    assert_eq!(
-        g.text(&format!("{m}/containers/{}.inspect", rbac.file_stem())),
-        rbac.inspect()
-    );
-    assert!(
-        g.text(&format!("{m}/containers/crictl-ps.txt"))
-            .contains("kube-rbac-proxy-crio")
-    );
+    let list = g.text(&format!("{m}/containers/crictl-ps.txt"));
+    assert!(list.contains("kube-rbac-proxy-crio"), "{list}");
 }
 
 /// No private key, kubeconfig client key or pull secret anywhere, compressed files included.
