@@ -29,6 +29,11 @@
 
 #![deny(missing_docs)]
 
+// The test harness names this crate `gather::` so that its files read the same when gather's
+// own integration tests include them by path (there `gather` is the crate under test).
+#[cfg(feature = "test-support")]
+extern crate self as gather;
+
 mod agent;
 mod analysis;
 mod auth;
@@ -43,9 +48,9 @@ mod session;
 pub mod test_support;
 
 pub use analysis::{
-    Analysis, FailedUnit, Failure, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState,
-    MachineOsState, Problem, ServiceStatus, ServiceSummary, UnreadableRecord, Verdict,
-    analyze_bundle,
+    Analysis, Cause, Component, CrashLoop, FailedUnit, Failure, JOURNAL_TAIL_LINES,
+    MachineOsBuildState, MachineOsConfigState, MachineOsState, Problem, RENDER_STAGES,
+    ServiceStatus, ServiceSummary, UnreadableRecord, Verdict, analyze_bundle,
 };
 pub use error::{AnalysisError, GatherError};
 pub use events::{GatherEvent, RemoteStream};

@@ -1453,9 +1453,22 @@ fn tar_entries(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// A stand-in sudo for runs as an unprivileged user: drops its options and runs the command
+/// (as root the gather scripts do not call sudo at all).
+fn sudo_standin(host: &Host) {
+    let path = host.dir("standins/sudo");
+    fs::write(
+        &path,
+        "#!/bin/sh\nwhile [ \"${1#-}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 #[test]
 fn installer_gather_writes_the_bundle_layout_without_secrets() {
     let host = Host::new(&sample("context-baremetal-dual-proxy.json"));
+    sudo_standin(&host);
     fs::write(host.dir("records/bootkube.json"), "[\n]\n").unwrap();
     fs::write(
         host.openshift()
@@ -1465,6 +1478,23 @@ fn installer_gather_writes_the_bundle_layout_without_secrets() {
     .unwrap();
     fs::create_dir_all(host.openshift().join(".kube")).unwrap();
     fs::write(host.openshift().join(".kube/config"), "x").unwrap();
+    for (rel, text) in [
+        (
+            "etc/kubernetes/manifests/kube-apiserver-pod.yaml",
+            "kind: Pod",
+        ),
+        (
+            "etc/kubernetes/bootstrap-secrets/kubeconfig",
+            "kind: Config",
+        ),
+        (
+            "etc/kubernetes/bootstrap-configs/kube-apiserver-config.yaml",
+            "kind: KubeAPIServerConfig",
+        ),
+    ] {
+        fs::create_dir_all(host.dir(rel).parent().unwrap()).unwrap();
+        fs::write(host.dir(rel), text).unwrap();
+    }
 
     let mut child = host
         .command(
@@ -1486,7 +1516,16 @@ fn installer_gather_writes_the_bundle_layout_without_secrets() {
         "bootstrap/journals/bootkube.log",
         "bootstrap/journals/release-image.log",
         "bootstrap/journals/release-image-pivot.log",
+        "bootstrap/journals/node-image-overlay.log",
         "bootstrap/services/bootkube.json",
+        "bootstrap/network/ip-addr.txt",
+        "bootstrap/network/hostname.txt",
+        "bootstrap/containers/crictl-ps.txt",
+        "bootstrap/pods/podman-ps.txt",
+        "bootstrap/etcd/member-list.txt",
+        "bootstrap/rpm-ostree/status",
+        "bootstrap/etc-kubernetes/manifests/kube-apiserver-pod.yaml",
+        "bootstrap/etc-kubernetes/bootstrap-configs/kube-apiserver-config.yaml",
         "rendered-assets/openshift/manifests/cluster-config.yaml",
         "rendered-assets/openshift/tls/root-ca.crt",
         "resources/clusteroperators.json",
@@ -1499,7 +1538,10 @@ fn installer_gather_writes_the_bundle_layout_without_secrets() {
         let name = format!("log-bundle-test123/{expected}");
         assert!(entries.contains(&name), "{name} missing from {entries:#?}");
     }
-    for entry in entries.iter().filter(|e| e.contains("/rendered-assets/")) {
+    for entry in entries
+        .iter()
+        .filter(|e| e.contains("/rendered-assets/") || e.contains("/etc-kubernetes/"))
+    {
         let leaf = entry.trim_end_matches('/').rsplit('/').next().unwrap();
         assert!(
             !(leaf.contains("secret")
@@ -1511,17 +1553,23 @@ fn installer_gather_writes_the_bundle_layout_without_secrets() {
     }
     let log = host.log();
     assert!(log.contains("ssh -o PreferredAuthentications=publickey"));
-    assert!(
-        log.contains("core@192.0.2.20 -- sudo bash ./installer-masters-gather.sh --id test123")
-    );
-    assert!(log.contains("core@[fd00::20]:/tmp/artifacts-test123/*"));
-    // The OS pivot ran in an earlier boot: its journal is not limited to this one.
+    // The masters write into their own artifacts directory, as upstream's 4.19 script does.
+    assert!(log.contains(
+        "-p 22 core@192.0.2.20 -- sudo --non-interactive bash ./installer-masters-gather.sh --id master-test123"
+    ));
+    assert!(log.contains("core@[fd00::20]:/tmp/artifacts-master-test123/*"));
+    // The API is asked through /etc/kubernetes/bootstrap-secrets/kubeconfig when it exists (as
+    // upstream; after a single-node reboot it is the only one left).
+    assert!(log.contains("bootstrap-secrets/kubeconfig --request-timeout=10s get --raw /version"));
+    // Journals of every boot: the node image and the OS pivot may have worked in an earlier one.
     assert!(log.contains("journalctl --no-pager --output=short --unit release-image-pivot\n"));
+    assert!(log.contains("journalctl --no-pager --output=short --unit node-image-overlay\n"));
 }
 
 #[test]
 fn installer_masters_gather_fills_its_artifacts_dir() {
     let host = Host::new(&sample("context-ha-none.json"));
+    sudo_standin(&host);
     let out = host.dir("artifacts/master");
     let mut cmd = host.command(
         "installer-masters-gather.sh",
@@ -1539,8 +1587,12 @@ fn installer_masters_gather_fills_its_artifacts_dir() {
         "failed-units.txt",
         "journals/kubelet.log",
         "journals/machine-config-daemon-host.log",
+        "journals/ignition.log",
+        "journals/journal.log.gz",
         "network/ip-addr.txt",
         "network/hostname.txt",
+        "containers/crictl-ps.txt",
+        "rpm-ostree/status",
     ] {
         assert!(out.join(file).exists(), "{file} missing");
     }

@@ -12,6 +12,21 @@ use crate::AnalysisError;
 /// ever need its tail or a JSON document far smaller than this.
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Journals the analysis reads (`.../bootstrap/journals/<unit>.log`); the others are only
+/// for people.
+pub(crate) const JOURNALS: &[&str] = &[
+    "bootkube",
+    "release-image-pivot",
+    "node-image-pull",
+    "node-image-overlay",
+];
+
+/// Cluster dumps the analysis reads (`.../resources/<name>`).
+const RESOURCES: &[&str] = &["nodes.json", "csr.json", "api-unreachable.txt"];
+
+/// How many trailing lines of a container log are kept: the analysis shows the end only.
+const LOG_LINES_KEPT: usize = 200;
+
 /// What kind of file the analysis is interested in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Wanted {
@@ -19,14 +34,21 @@ pub(crate) enum Wanted {
     ServiceRecord(String),
     /// `.../failed-units.txt`
     FailedUnits,
-    /// `.../bootstrap/journals/bootkube.log`
-    BootkubeJournal,
-    /// `.../bootstrap/journals/release-image-pivot.log` (the OS pivot's journal, every boot)
-    OsPivotJournal,
+    /// `.../bootstrap/journals/<unit>.log` for a unit in [`JOURNALS`]
+    Journal(String),
     /// `.../resources/machineosconfigs.json`
     MachineOsConfigs,
     /// `.../resources/machineosbuilds.json`
     MachineOsBuilds,
+    /// `.../resources/<name>` for a name in [`RESOURCES`]
+    Resource(String),
+    /// `.../bootstrap/etcd/member-list.txt`
+    EtcdMembers,
+    /// A container's inspection: `.../bootstrap/containers/`, `.../bootstrap/pods/` or a
+    /// master's `.../control-plane/<host>/containers/`, named `<name>-<id>.inspect`.
+    ContainerInspect,
+    /// The container's output next to it, `<name>-<id>.log` (only its last lines are kept).
+    ContainerLog,
 }
 
 /// One interesting file, with its path inside the archive.
@@ -52,23 +74,59 @@ pub(crate) fn classify(path: &str) -> Option<Wanted> {
         .filter(|p| !p.is_empty() && *p != ".")
         .collect();
     let tail = |n: usize| parts.len().checked_sub(n).map(|start| &parts[start..]);
-    if let Some([b, s, file]) = tail(3)
-        && *b == "bootstrap"
-        && *s == "services"
-    {
-        let name = file.strip_suffix(".json").filter(|n| !n.is_empty())?;
-        return Some(Wanted::ServiceRecord(name.to_string()));
-    }
-    match (tail(3), tail(2), parts.last()) {
-        (Some(["bootstrap", "journals", "bootkube.log"]), _, _) => Some(Wanted::BootkubeJournal),
-        (Some(["bootstrap", "journals", "release-image-pivot.log"]), _, _) => {
-            Some(Wanted::OsPivotJournal)
+    if let Some(["bootstrap", dir, file]) = tail(3) {
+        match *dir {
+            "services" => {
+                let name = file.strip_suffix(".json").filter(|n| !n.is_empty())?;
+                return Some(Wanted::ServiceRecord(name.to_string()));
+            }
+            "journals" => {
+                let unit = file.strip_suffix(".log")?;
+                return JOURNALS
+                    .contains(&unit)
+                    .then(|| Wanted::Journal(unit.to_string()));
+            }
+            "containers" | "pods" => return container_file(file),
+            "etcd" if *file == "member-list.txt" => return Some(Wanted::EtcdMembers),
+            _ => {}
         }
-        (_, Some(["resources", "machineosconfigs.json"]), _) => Some(Wanted::MachineOsConfigs),
-        (_, Some(["resources", "machineosbuilds.json"]), _) => Some(Wanted::MachineOsBuilds),
-        (_, _, Some(&"failed-units.txt")) => Some(Wanted::FailedUnits),
+    }
+    if let Some(["control-plane", _host, "containers", file]) = tail(4) {
+        return container_file(file);
+    }
+    match (tail(2), parts.last()) {
+        (Some(["resources", "machineosconfigs.json"]), _) => Some(Wanted::MachineOsConfigs),
+        (Some(["resources", "machineosbuilds.json"]), _) => Some(Wanted::MachineOsBuilds),
+        (Some(["resources", name]), _) if RESOURCES.contains(name) => {
+            Some(Wanted::Resource(name.to_string()))
+        }
+        (_, Some(&"failed-units.txt")) => Some(Wanted::FailedUnits),
         _ => None,
     }
+}
+
+/// A container file is `<name>-<id>.inspect` or `.log`; lists (`crictl-ps.txt`) are not.
+fn container_file(file: &str) -> Option<Wanted> {
+    if file.ends_with(".inspect") {
+        Some(Wanted::ContainerInspect)
+    } else if file.ends_with(".log") {
+        Some(Wanted::ContainerLog)
+    } else {
+        None
+    }
+}
+
+/// The text kept of a file: the last lines of a container log, everything else whole.
+fn kept_text(kind: &Wanted, bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if *kind != Wanted::ContainerLog {
+        return text.into_owned();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(LOG_LINES_KEPT);
+    let mut kept = lines[start..].join("\n");
+    kept.push('\n');
+    kept
 }
 
 /// Reads the interesting regular files of the bundle at `path`.
@@ -96,7 +154,7 @@ pub(crate) fn read_bundle(path: &Path) -> Result<BundleContents, AnalysisError> 
             };
             let mut bytes = Vec::new();
             (&mut entry).take(MAX_FILE_BYTES).read_to_end(&mut bytes)?;
-            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let text = kept_text(&kind, &bytes);
             Ok(Some(BundleFile {
                 path: name,
                 kind,
@@ -144,15 +202,53 @@ mod tests {
         );
         assert_eq!(
             classify("b/bootstrap/journals/bootkube.log"),
-            Some(Wanted::BootkubeJournal)
+            Some(Wanted::Journal("bootkube".into()))
         );
         assert_eq!(
-            classify("b/bootstrap/journals/release-image-pivot.log"),
-            Some(Wanted::OsPivotJournal)
+            classify("b/bootstrap/journals/node-image-overlay.log"),
+            Some(Wanted::Journal("node-image-overlay".into()))
         );
+        assert_eq!(classify("b/bootstrap/journals/kubelet.log"), None);
+        assert_eq!(
+            classify("b/bootstrap/containers/etcd-0a1b.inspect"),
+            Some(Wanted::ContainerInspect)
+        );
+        assert_eq!(
+            classify("b/bootstrap/pods/etcd-render-0a1b.log"),
+            Some(Wanted::ContainerLog)
+        );
+        assert_eq!(classify("b/bootstrap/pods/podman-ps.txt"), None);
+        assert_eq!(
+            classify("b/control-plane/10.0.0.5/containers/etcd-0a1b.log"),
+            Some(Wanted::ContainerLog)
+        );
+        assert_eq!(
+            classify("b/bootstrap/containers/bootstrap-control-plane/kube-apiserver.log"),
+            None
+        );
+        assert_eq!(
+            classify("b/bootstrap/etcd/member-list.txt"),
+            Some(Wanted::EtcdMembers)
+        );
+        assert_eq!(
+            classify("b/resources/api-unreachable.txt"),
+            Some(Wanted::Resource("api-unreachable.txt".into()))
+        );
+        assert_eq!(classify("b/resources/pods.json"), None);
         assert_eq!(
             classify("b/resources/machineosbuilds.json"),
             Some(Wanted::MachineOsBuilds)
         );
+    }
+
+    #[test]
+    fn container_logs_keep_their_last_lines() {
+        let long: String = (0..LOG_LINES_KEPT + 50)
+            .map(|i| format!("line {i}\n"))
+            .collect();
+        let kept = kept_text(&Wanted::ContainerLog, long.as_bytes());
+        assert_eq!(kept.lines().count(), LOG_LINES_KEPT);
+        assert_eq!(kept.lines().next(), Some("line 50"));
+        assert_eq!(kept_text(&Wanted::FailedUnits, long.as_bytes()), long);
     }
 }

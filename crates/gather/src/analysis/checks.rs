@@ -1,6 +1,7 @@
 //! The ordered checks: each bootstrap service depends on the one before it, so the first
-//! service that did not succeed explains the rest. The order is node image, release image,
-//! the OS pivot onto the release's machine-OS image (see `os_pivot`), bootkube. The
+//! service that did not succeed explains the rest. The order is the node image (pulled,
+//! then laid over the host OS), release image, the OS pivot onto the release's machine-OS
+//! image of older scripts (see `os_pivot`), bootkube. The
 //! bootstrap pivot, which waits for all of them, is checked last (see the `pivot` module).
 
 use serde::Serialize;
@@ -73,6 +74,12 @@ const CHECKS: &[Check] = &[
         hint: node_image_hint,
     },
     Check {
+        service: "node-image-overlay",
+        required: false,
+        task: "lay the node image over the host's operating system",
+        hint: node_image_overlay_hint,
+    },
+    Check {
         service: "release-image",
         required: true,
         task: "pull the release image",
@@ -95,6 +102,11 @@ const CHECKS: &[Check] = &[
 fn node_image_hint(_stage: Option<&str>) -> &'static str {
     "check the pull secret, DNS, proxy or mirror settings and that the bootstrap host can reach \
      the registry of the node image"
+}
+
+fn node_image_overlay_hint(_stage: Option<&str>) -> &'static str {
+    "see the end of bootstrap/journals/node-image-overlay.log: the mount of the node image's \
+     /usr, the /etc sync or the SELinux policy reload failed"
 }
 
 fn release_image_hint(_stage: Option<&str>) -> &'static str {

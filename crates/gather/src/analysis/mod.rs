@@ -3,12 +3,17 @@
 //! The checks follow the order in which the services depend on each other on the bootstrap
 //! host (node image, release image, the OS pivot onto the release's machine-OS image,
 //! bootkube, then the bootstrap pivot when it recorded a failure), so the first problem found
-//! is the cause and later ones are consequences. Beyond that first problem the analysis
-//! collects the evidence a person would look for next: every failed unit, other failed services, the end of the
-//! bootkube journal and the state of on-cluster layering builds.
+//! is the cause and later ones are consequences. The [diagnosis](Cause) then reads the
+//! containers, the etcd member list and the cluster dumps to name the component that failed
+//! (a render step, etcd, the API server, the masters' config fetch, a crash-looping static
+//! pod). Beyond that the analysis collects the evidence a person would look for next: every
+//! failed unit, other failed services, the end of the bootkube journal and the state of
+//! on-cluster layering builds.
 
 mod bundle;
 mod checks;
+mod containers;
+mod diagnosis;
 mod extras;
 mod os_pivot;
 mod pivot;
@@ -20,14 +25,17 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use checks::Problem;
+pub use containers::CrashLoop;
+pub use diagnosis::{Cause, Component, RENDER_STAGES};
 pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
 pub use records::{Failure, ServiceStatus, ServiceSummary};
 
 use crate::AnalysisError;
 use bundle::{BundleFile, Wanted};
 
-/// How many lines of the bootkube journal are shown when bootkube did not succeed, and of the
-/// OS pivot's journal when the pivot is the problem.
+/// How many lines of a journal or container log are shown: of the bootkube journal when
+/// bootkube did not succeed, of the OS pivot's journal when the pivot is the problem, and of
+/// the output of the failing or crash-looping container.
 pub const JOURNAL_TAIL_LINES: usize = 20;
 
 /// The overall finding.
@@ -59,6 +67,10 @@ pub struct Analysis {
     pub bundle: PathBuf,
     /// The first problem, or why there is none.
     pub verdict: Verdict,
+    /// The component the evidence names as the one that failed, with its output.
+    pub cause: Option<Cause>,
+    /// Containers kubelet kept restarting, on any host, except the one the cause shows.
+    pub crash_loops: Vec<CrashLoop>,
     /// One summary per service record file, sorted by service name.
     pub services: Vec<ServiceSummary>,
     /// Services other than the one named in the verdict that recorded a failure.
@@ -125,29 +137,41 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
     let bootkube = checks::pick(&services, "bootkube");
     let bootkube_journal_tail = match bootkube {
         Some(s) if s.succeeded() => Vec::new(),
-        _ if found_records => journal_tail(
-            files,
-            &Wanted::BootkubeJournal,
-            bootkube.map(|s| s.file.as_str()),
-        ),
+        _ if found_records => journal_tail(files, "bootkube", bootkube.map(|s| s.file.as_str())),
         _ => Vec::new(),
     };
     let os_pivot_journal_tail = match problem_service {
         Some(os_pivot::SERVICE) => journal_tail(
             files,
-            &Wanted::OsPivotJournal,
+            os_pivot::SERVICE,
             checks::pick(&services, os_pivot::SERVICE).map(|s| s.file.as_str()),
         ),
         _ => Vec::new(),
     };
+    let failed_units = failed_units(files);
+    let all_containers = containers::containers(files);
+    let mut crash_loops = containers::crash_loops(&all_containers, JOURNAL_TAIL_LINES);
+    let evidence = diagnosis::Evidence {
+        files,
+        containers: &all_containers,
+        crash_loops: &crash_loops,
+        failed_units: &failed_units,
+    };
+    let cause = diagnosis::diagnose(&evidence, &verdict);
+    // The loop the cause shows already is not listed again.
+    if let Some(shown) = cause.as_ref().and_then(|c| c.log_file.as_ref()) {
+        crash_loops.retain(|l| l.log_file.as_ref() != Some(shown));
+    }
     let mut notes = Vec::new();
     Analysis {
         bundle: path.to_path_buf(),
         verdict,
+        cause,
+        crash_loops,
         services,
         other_failures,
         unreadable_records,
-        failed_units: failed_units(files),
+        failed_units,
         bootkube_journal_tail,
         os_pivot_journal_tail,
         machine_os: machine_os(files, &mut notes),
@@ -163,16 +187,26 @@ fn failed_units(files: &[BundleFile]) -> Vec<FailedUnit> {
         .collect()
 }
 
-/// The tail of a journal of kind `wanted`, preferring the copy next to the service's record
-/// file (the nested single-node layout can hold two).
-fn journal_tail(files: &[BundleFile], wanted: &Wanted, record_file: Option<&str>) -> Vec<String> {
+/// The journal of `unit`, preferring the copy next to the service's record file (the nested
+/// single-node layout can hold two).
+pub(crate) fn journal<'a>(
+    files: &'a [BundleFile],
+    unit: &str,
+    record_file: Option<&str>,
+) -> Option<&'a BundleFile> {
     let prefix = record_file.and_then(|f| f.rsplit_once("services/").map(|(dir, _)| dir));
-    let journals: Vec<&BundleFile> = files.iter().filter(|f| &f.kind == wanted).collect();
-    let chosen = journals
+    let wanted = Wanted::Journal(unit.to_string());
+    let journals: Vec<&BundleFile> = files.iter().filter(|f| f.kind == wanted).collect();
+    journals
         .iter()
         .find(|f| prefix.is_some_and(|p| f.path.starts_with(p)))
-        .or(journals.first());
-    let Some(journal) = chosen else {
+        .or(journals.first())
+        .copied()
+}
+
+/// The last lines of the journal of `unit` (see [`journal`]).
+fn journal_tail(files: &[BundleFile], unit: &str, record_file: Option<&str>) -> Vec<String> {
+    let Some(journal) = journal(files, unit, record_file) else {
         return Vec::new();
     };
     let lines: Vec<&str> = journal.text.lines().collect();

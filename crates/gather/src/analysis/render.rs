@@ -9,6 +9,8 @@ impl Analysis {
     pub fn render(&self) -> String {
         let mut out = String::new();
         self.render_verdict(&mut out);
+        self.render_cause(&mut out);
+        self.render_crash_loops(&mut out);
         self.render_other_failures(&mut out);
         self.render_unreadable(&mut out);
         self.render_failed_units(&mut out);
@@ -48,6 +50,39 @@ impl Analysis {
                     }
                 }
                 let _ = writeln!(out, "  Next: {}.", p.hint);
+            }
+        }
+    }
+
+    fn render_cause(&self, out: &mut String) {
+        let Some(c) = &self.cause else {
+            return;
+        };
+        let _ = writeln!(out, "Cause ({}): {}.", c.component.label(), c.summary);
+        for fact in &c.evidence {
+            let _ = writeln!(out, "  - {fact}");
+        }
+        if let Some(file) = &c.log_file {
+            let _ = writeln!(out, "  End of {file}:");
+            write_tail(out, &c.log_tail);
+        }
+        let _ = writeln!(out, "  Next: {}.", c.hint);
+    }
+
+    fn render_crash_loops(&self, out: &mut String) {
+        if self.crash_loops.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "Crash-looping containers:");
+        for l in &self.crash_loops {
+            let _ = writeln!(
+                out,
+                "  - {}: {}/{} container {} restarted {} times, last exit code {}",
+                l.host, l.namespace, l.pod, l.container, l.restarts, l.exit_code
+            );
+            if let Some(file) = &l.log_file {
+                let _ = writeln!(out, "    End of {file}:");
+                write_tail(out, &l.log_tail);
             }
         }
     }
@@ -145,6 +180,13 @@ impl Analysis {
         for s in &self.services {
             let _ = writeln!(out, "  - {}", describe(s));
         }
+    }
+}
+
+/// Log lines, indented and marked as quoted output.
+fn write_tail(out: &mut String, lines: &[String]) {
+    for line in lines {
+        let _ = writeln!(out, "    | {line}");
     }
 }
 

@@ -2,13 +2,16 @@
 //! with everything under `log-bundle-<id>/` and the service records in `bootstrap/services/`.
 //!
 //! Tests build exactly the evidence a case needs instead of shipping binary fixtures, so the
-//! input of every analysis test can be read next to its assertions.
+//! input of every analysis test can be read next to its assertions. Containers are written
+//! with the shapes of `evidence`, the same the fake host's stand-in runtimes print.
 
 use std::path::{Path, PathBuf};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use serde_json::{Value, json};
+
+use super::evidence::Container;
 
 /// One service-record entry; empty strings are left out, as the record library does. A
 /// failure also gets an `errorLine`, which every failure entry of the library carries.
@@ -52,9 +55,10 @@ impl Bundle {
         }
     }
 
-    /// Adds a file at `path` below the top directory.
+    /// Adds a file at `path` below the top directory, replacing one added before.
     pub fn file(mut self, path: &str, content: impl AsRef<[u8]>) -> Bundle {
         let full = format!("{}/{path}", self.top);
+        self.files.retain(|(name, _)| *name != full);
         self.files.push((full, content.as_ref().to_vec()));
         self
     }
@@ -64,6 +68,14 @@ impl Bundle {
     pub fn service(self, service: &str, entries: Vec<Value>) -> Bundle {
         let text = serde_json::to_string_pretty(&entries).expect("records to JSON");
         self.file(&format!("bootstrap/services/{service}.json"), text)
+    }
+
+    /// Adds a container's `<name>-<id>.inspect` and `.log` below `dir` (`bootstrap/containers`,
+    /// `bootstrap/pods`, `control-plane/<host>/containers`), as the gather script writes them.
+    pub fn container(self, dir: &str, c: &Container) -> Bundle {
+        let stem = c.file_stem();
+        self.file(&format!("{dir}/{stem}.inspect"), c.inspect())
+            .file(&format!("{dir}/{stem}.log"), &c.log)
     }
 
     /// Writes the bundle as a tar.gz to `dir/name` and returns that path.

@@ -10,6 +10,7 @@
 //! environment says `CI=true`, so CI never passes by skipping.
 
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
@@ -115,16 +116,22 @@ impl Sshd {
     /// Like [`Sshd::start`], with extra configuration lines that win over the defaults
     /// (sshd keeps the first value it reads for a keyword).
     pub fn start_with(extra: &str) -> Option<Sshd> {
+        let user = run(Command::new("id").arg("-un")).trim().to_string();
+        Self::start_as(&user, extra)
+    }
+
+    /// A server that logs in `user` (which must exist; another user than the one running the
+    /// tests needs sshd to run as root), with extra configuration lines such as `SetEnv`.
+    pub fn start_as(user: &str, extra: &str) -> Option<Sshd> {
         if !available() {
             return None;
         }
-        let user = run(Command::new("id").arg("-un")).trim().to_string();
-        let passwd = run(Command::new("getent").args(["passwd", &user]));
+        let passwd = run(Command::new("getent").args(["passwd", user]));
         let home = PathBuf::from(passwd.trim().split(':').nth(5).expect("home in passwd"));
         // sshd refuses to start without its privilege separation directory.
         let _ = std::fs::create_dir_all("/run/sshd");
         for _ in 0..START_ATTEMPTS {
-            let mut server = Self::spawn(extra, &user, &home);
+            let mut server = Self::spawn(extra, user, &home);
             if server.ready() {
                 return Some(server);
             }
@@ -138,6 +145,14 @@ impl Sshd {
         let dir = tempfile::tempdir().expect("sshd temp dir");
         keygen(&dir.path().join("host_key"), "ed25519", "", &[]);
         std::fs::write(dir.path().join("authorized_keys"), "").expect("write authorized_keys");
+        // sshd reads authorized_keys as the login user, who may not be the one running us.
+        for (path, mode) in [
+            (dir.path().to_path_buf(), 0o711),
+            (dir.path().join("authorized_keys"), 0o644),
+        ] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+                .expect("open the sshd dir to the login user");
+        }
         let port = free_port();
         let config = dir.path().join("sshd_config");
         let text = format!("{extra}{}", config_text(dir.path(), port));

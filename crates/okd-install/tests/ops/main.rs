@@ -1,6 +1,7 @@
 //! Integration tests of the operational commands of the `okd-install` binary and of the PKI
 //! target: the generated bootkube.sh run for real against the OKD 4.19 payload stand-in,
-//! `gather bootstrap` against a real OpenSSH server, `analyze` on bundles built here,
+//! `gather bootstrap` against a real OpenSSH server (also running the real gather scripts as
+//! core with sudo on a simulated bootstrap host), `analyze` on bundles built here,
 //! both waits against the cluster crate's TLS test API server, `create pki` checked with the
 //! real openssl CLI, user-supplied certificates, and Ctrl-C ending a run with exit code 8.
 //!
@@ -10,6 +11,7 @@
 mod analyze;
 mod common;
 mod gather;
+mod gather_host;
 mod interrupt;
 mod pki;
 mod real_render;

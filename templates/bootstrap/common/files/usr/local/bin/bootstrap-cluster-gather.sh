@@ -15,7 +15,8 @@ cluster_bootstrap_gather() {
     id="cluster-bootstrap-failure-$(date -u +%Y%m%dT%H%M%SZ)"
     mkdir -p "${records_dir}" || return 0
     echo "Gathering diagnostics into ${records_dir}/${id}.tar.gz"
-    TAR_FILE="${records_dir}/${id}.tar.gz" "${bin_dir}/installer-gather.sh" --id "${id}" || \
+    # Root here has no key for the masters: trying them would only delay the restart.
+    GATHER_MASTERS=no TAR_FILE="${records_dir}/${id}.tar.gz" "${bin_dir}/installer-gather.sh" --id "${id}" || \
         echo "Gathering diagnostics failed; continuing" >&2
     return 0
 }

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Collect diagnostics on a control-plane host: installer-masters-gather.sh [--id ID]
 #
-# Run by installer-gather.sh on the bootstrap host (over ssh, or locally on a single node
-# after its reboot). Output goes to ${ARTIFACTS_DIR:-/tmp/artifacts-<ID>}:
-# failed-units.txt, unit-status/, journals/, network/, containers/. Best effort throughout.
+# installer-gather.sh on the bootstrap host copies this here and runs it with sudo over ssh
+# (or locally on a single node after its reboot), then fetches the output. It runs as root:
+# the journal, the container runtimes and rpm-ostree need it. Output goes to
+# ${ARTIFACTS_DIR:-/tmp/artifacts-<ID>}:
+#   failed-units.txt, unit-status/   failed units, their status and journal
+#   journals/                        node services, ignition.log (the config fetch from
+#                                    :22623, every boot) and journal.log.gz (everything)
+#   network/                         addresses, routes, sockets, hostname, resolv.conf
+#   containers/                      crictl-ps.txt, podman-ps.txt, <name>-<id>.log and .inspect
+#   rpm-ostree/                      OS deployments and their history
+# Best effort throughout: a failing command is logged and the next one runs.
 set -uo pipefail
 
 ID=""
@@ -25,35 +33,79 @@ while [ "$#" -gt 0 ]; do
 done
 ID="${ID:-$(date -u +%Y%m%d%H%M%S)}"
 ARTIFACTS="${ARTIFACTS_DIR:-/tmp/artifacts-${ID}}"
-mkdir -p "${ARTIFACTS}/unit-status" "${ARTIFACTS}/journals" "${ARTIFACTS}/network" "${ARTIFACTS}/containers"
 
-echo "Gathering failed units"
-systemctl --failed --no-legend --plain --no-pager >"${ARTIFACTS}/failed-units.txt"
-while read -r unit _; do
-    [ -n "${unit}" ] || continue
-    systemctl status --full --no-pager "${unit}" >"${ARTIFACTS}/unit-status/${unit}.txt" 2>&1
-    journalctl --boot --no-pager --unit "${unit}" >"${ARTIFACTS}/unit-status/${unit}.log" 2>&1
-done <"${ARTIFACTS}/failed-units.txt"
+# collect FILE CMD...: CMD's output (both streams) into FILE under the artifacts.
+collect() {
+    local file="${ARTIFACTS}/$1"
+    shift
+    "$@" >"${file}" 2>&1 || echo "  ${*}: exit status $? (see ${file#"${ARTIFACTS}"/})"
+}
 
-echo "Gathering journals"
-for service in kubelet crio machine-config-daemon-host pivot openshift-azure-routes openshift-gcp-routes; do
-    journalctl --boot --no-pager --output=short --unit "${service}" >"${ARTIFACTS}/journals/${service}.log" 2>&1
-done
+gather_failed_units() {
+    echo "Gathering failed units"
+    LANG=POSIX systemctl list-units --state=failed --no-pager >"${ARTIFACTS}/failed-units.txt" 2>&1
+    local unit
+    for unit in $(systemctl list-units --state=failed --no-legend --plain --no-pager 2>/dev/null | awk '{print $1}'); do
+        # status exits non-zero for a failed unit, which is no news here.
+        systemctl status --full --no-pager "${unit}" >"${ARTIFACTS}/unit-status/${unit}.txt" 2>&1
+        collect "unit-status/${unit}.log" journalctl --no-pager --unit "${unit}"
+    done
+}
 
-echo "Gathering network state"
-ip addr >"${ARTIFACTS}/network/ip-addr.txt" 2>&1
-ip route >"${ARTIFACTS}/network/ip-route.txt" 2>&1
-hostname >"${ARTIFACTS}/network/hostname.txt" 2>&1
-cp /etc/resolv.conf "${ARTIFACTS}/network/" 2>/dev/null
+gather_journals() {
+    echo "Gathering journals"
+    local unit
+    for unit in crio kubelet machine-config-daemon-host machine-config-daemon-firstboot \
+        openshift-azure-routes openshift-gcp-routes pivot sssd; do
+        collect "journals/${unit}.log" journalctl --boot --no-pager --output=short --unit "${unit}"
+    done
+    # Ignition ran in the initramfs of the first boot: whether (and from where) this host got
+    # its config from the machine-config server.
+    collect journals/ignition.log journalctl --no-pager --output=short --identifier ignition
+    journalctl --no-pager --output=with-unit | gzip >"${ARTIFACTS}/journals/journal.log.gz"
+}
 
-echo "Gathering container logs"
-for id in $(crictl ps --all --quiet 2>/dev/null); do
-    name="$(crictl inspect --output go-template --template '{{.status.metadata.name}}' "${id}" 2>/dev/null)"
-    crictl logs "${id}" >"${ARTIFACTS}/containers/${name:-unknown}-${id}.log" 2>&1
-    crictl inspect "${id}" >"${ARTIFACTS}/containers/${name:-unknown}-${id}.inspect" 2>&1
-done
-for id in $(podman ps --all --quiet 2>/dev/null); do
-    podman logs "${id}" >"${ARTIFACTS}/containers/podman-${id}.log" 2>&1
-    podman inspect "${id}" >"${ARTIFACTS}/containers/podman-${id}.inspect" 2>&1
-done
+gather_network() {
+    echo "Gathering network state"
+    collect network/ip-addr.txt ip addr
+    collect network/ip-route.txt ip route
+    collect network/ip-route-v6.txt ip -6 route
+    collect network/ss.txt ss --all --numeric --processes --tcp --udp
+    hostname >"${ARTIFACTS}/network/hostname.txt" 2>&1
+    cp /etc/resolv.conf "${ARTIFACTS}/network/" 2>/dev/null
+}
+
+gather_containers() {
+    echo "Gathering containers"
+    local id name
+    collect containers/crictl-ps.txt crictl ps --all
+    for id in $(crictl ps --all --quiet 2>/dev/null); do
+        name="$(crictl inspect --output go-template --template '{{.status.metadata.name}}' "${id}" 2>/dev/null)"
+        collect "containers/${name:-unknown}-${id}.log" crictl logs "${id}"
+        collect "containers/${name:-unknown}-${id}.inspect" crictl inspect "${id}"
+    done
+    collect containers/podman-ps.txt podman ps --all
+    while read -r -u 3 id name; do
+        [ -n "${id}" ] || continue
+        collect "containers/${name:-unknown}-${id}.log" podman logs "${id}"
+        collect "containers/${name:-unknown}-${id}.inspect" podman inspect "${id}"
+    done 3< <(podman ps --all --format '{{.ID}} {{.Names}}' 2>/dev/null)
+}
+
+gather_os_state() {
+    echo "Gathering OS deployments"
+    collect rpm-ostree/status rpm-ostree status --verbose
+    collect rpm-ostree/history rpm-ostree ex history
+}
+
+rm -rf "${ARTIFACTS}"
+mkdir -p "${ARTIFACTS}/unit-status" "${ARTIFACTS}/journals" "${ARTIFACTS}/network" \
+    "${ARTIFACTS}/containers" "${ARTIFACTS}/rpm-ostree"
+gather_failed_units
+gather_journals
+gather_network
+gather_containers
+gather_os_state
+# The bootstrap host fetches this directory as core.
+chmod --recursive a+rX "${ARTIFACTS}"
 echo "Done: ${ARTIFACTS}"
