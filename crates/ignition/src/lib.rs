@@ -65,6 +65,55 @@ pub const BOOTSTRAP_TARGET_MINOR: &str = "4.19";
 /// Shorthand for results carrying this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Each render stage of the bootstrap's `bootkube.sh`, in run order, with the podman container
+/// (`--name`) its render runs in: the stage names mark `<stage>.done` and the service records,
+/// the container names the output a failed stage leaves. One table for the gather analysis and
+/// the real-render harness; a test ties it to the template.
+pub const BOOTKUBE_RENDER_STAGES: &[(&str, &str)] = &[
+    ("api-bootstrap", "api-render"),
+    ("auth-api-bootstrap", "auth-api-render"),
+    ("config-bootstrap", "config-render"),
+    ("cvo-bootstrap", "cvo-render"),
+    ("etcd-bootstrap", "etcd-render"),
+    ("kube-apiserver-bootstrap", "kube-apiserver-render"),
+    (
+        "kube-controller-manager-bootstrap",
+        "kube-controller-render",
+    ),
+    ("kube-scheduler-bootstrap", "kube-scheduler-render"),
+    ("ingress-operator-bootstrap", "ingress-render"),
+    ("node-tuning-bootstrap", "node-tuning-render"),
+    ("mco-bootstrap", "mco-render"),
+    ("cco-bootstrap", "cco-render"),
+];
+
+#[cfg(test)]
+mod render_stage_tests {
+    /// Every stage runs in this order in bootkube.sh, its function starts the named container.
+    #[test]
+    fn the_table_is_what_bootkube_sh_runs() {
+        let script =
+            include_str!("../../../templates/bootstrap/common/files/usr/local/bin/bootkube.sh.j2");
+        let mut from = 0;
+        for (stage, container) in super::BOOTKUBE_RENDER_STAGES {
+            let call = format!("\nrun_stage {stage} stage_");
+            let at = script[from..]
+                .find(&call)
+                .unwrap_or_else(|| panic!("{call:?} missing or out of order"));
+            from += at + call.len();
+            let function = format!("stage_{}() {{", stage.replace('-', "_"));
+            let body_at = script
+                .find(&function)
+                .unwrap_or_else(|| panic!("{function} missing"));
+            let body_end = body_at + script[body_at..].find("\n}\n").unwrap();
+            assert!(
+                script[body_at..body_end].contains(&format!("--name {container} ")),
+                "{function} does not run container {container}"
+            );
+        }
+    }
+}
+
 /// The `MAJOR.MINOR` a release pull spec's tag names (`quay.io/okd/scos-release:4.20.0-okd-scos.1`
 /// gives `4.20`), or `None` when it is pinned by digest only or its tag is not a version.
 pub fn release_minor(pull_spec: &str) -> Option<String> {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::{Host, Payload, RENDER_STAGES, RenderRun};
+use crate::{Host, Payload, RenderRun, render_stages};
 
 /// One thing missing or wrong after the renders, with the stage responsible.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,15 +85,15 @@ const OUTPUTS: &[(&str, &str)] = &[
     ("mco-bootstrap", "/etc/ssl/mcs/tls.key"),
 ];
 
-/// The render containers of the 4.19 `bootkube.sh` and the flags each must be given: those of
+/// The render stages of the 4.19 `bootkube.sh` and the flags each one's container (named in
+/// [`ignition::BOOTKUBE_RENDER_STAGES`]) must be given: those of
 /// upstream's release-4.19 invocation, every one defined by the 4.19 binary (an unknown flag
 /// makes the binary exit, so the run itself proves that). Several change nothing for some
 /// inputs (a payload version the operator only reports, a feature-gate path that selects the
 /// default set), so the calls are checked as well as the outputs.
-const INVOCATIONS: &[(&str, &str, &[&str])] = &[
+const INVOCATIONS: &[(&str, &[&str])] = &[
     (
         "api-bootstrap",
-        "api-render",
         &[
             "--asset-output-dir",
             "--rendered-manifest-dir",
@@ -103,7 +103,6 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "auth-api-bootstrap",
-        "auth-api-render",
         &[
             "--asset-output-dir",
             "--rendered-manifest-dir",
@@ -113,7 +112,6 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "config-bootstrap",
-        "config-render",
         &[
             "--skip-api-rendering",
             "--cluster-infrastructure-input-file",
@@ -127,7 +125,6 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "cvo-bootstrap",
-        "cvo-render",
         &[
             "--output-dir",
             "--release-image",
@@ -136,7 +133,6 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "etcd-bootstrap",
-        "etcd-render",
         &[
             "--asset-output-dir",
             "--cluster-configmap-file",
@@ -147,7 +143,6 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "kube-apiserver-bootstrap",
-        "kube-apiserver-render",
         &[
             "--manifest-etcd-serving-ca",
             "--manifest-etcd-server-urls",
@@ -166,7 +161,6 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "kube-controller-manager-bootstrap",
-        "kube-controller-render",
         &[
             "--cluster-policy-controller-image",
             "--manifest-image",
@@ -181,7 +175,6 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "kube-scheduler-bootstrap",
-        "kube-scheduler-render",
         &[
             "--manifest-image",
             "--asset-input-dir",
@@ -189,19 +182,13 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
             "--config-output-file",
         ],
     ),
-    (
-        "ingress-operator-bootstrap",
-        "ingress-render",
-        &["--prefix", "--output-dir"],
-    ),
+    ("ingress-operator-bootstrap", &["--prefix", "--output-dir"]),
     (
         "node-tuning-bootstrap",
-        "node-tuning-render",
         &["--asset-input-dir", "--asset-output-dir"],
     ),
     (
         "mco-bootstrap",
-        "mco-render",
         &[
             "--user",
             "--root-ca",
@@ -216,7 +203,6 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "cco-bootstrap",
-        "cco-render",
         &[
             "--user",
             "--dest-dir",
@@ -231,7 +217,7 @@ const INVOCATIONS: &[(&str, &str, &[&str])] = &[
 /// release version, a ControllerConfig that does not name the release's node image.
 pub fn check_outputs(host: &Host, payload: &Payload, run: &RenderRun) -> Vec<Finding> {
     let mut findings = Vec::new();
-    for stage in RENDER_STAGES {
+    for stage in render_stages() {
         if !host.assets().join(format!("{stage}.done")).exists() {
             findings.push(finding(stage, "no .done marker".into()));
         }
@@ -265,9 +251,19 @@ fn flag_value<'a>(call: &'a [String], flag: &str) -> Option<&'a str> {
     })
 }
 
+/// The container the render of `stage` runs in.
+fn container_of(stage: &str) -> &'static str {
+    ignition::BOOTKUBE_RENDER_STAGES
+        .iter()
+        .find(|(s, _)| *s == stage)
+        .map(|(_, name)| *name)
+        .unwrap_or("?")
+}
+
 fn check_invocations(calls: &[Vec<String>]) -> Vec<Finding> {
     let mut findings = Vec::new();
-    for (stage, name, flags) in INVOCATIONS {
+    for (stage, flags) in INVOCATIONS {
+        let name = container_of(stage);
         let Some(call) = call_named(calls, name) else {
             findings.push(finding(stage, format!("no podman run of container {name}")));
             continue;
@@ -298,7 +294,8 @@ fn check_versions(host: &Host, payload: &Payload, calls: &[Vec<String>]) -> Vec<
         }
     };
     let mut findings = Vec::new();
-    for (stage, name, flags) in INVOCATIONS {
+    for (stage, flags) in INVOCATIONS {
+        let name = container_of(stage);
         let Some(call) = call_named(calls, name) else {
             continue;
         };

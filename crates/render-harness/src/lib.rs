@@ -37,22 +37,17 @@ pub use pointer::{AppliedPointer, PointerError, apply_pointer, check_pointer_tls
 pub use run::{RenderRun, run_renders};
 
 /// The stages of the 4.19 `bootkube.sh` that run before cluster-bootstrap, in order, by their
-/// upstream names (each leaves `<stage>.done` in the asset directory).
-pub const RENDER_STAGES: &[&str] = &[
-    "openshift-manifests",
-    "api-bootstrap",
-    "auth-api-bootstrap",
-    "config-bootstrap",
-    "cvo-bootstrap",
-    "etcd-bootstrap",
-    "kube-apiserver-bootstrap",
-    "kube-controller-manager-bootstrap",
-    "kube-scheduler-bootstrap",
-    "ingress-operator-bootstrap",
-    "node-tuning-bootstrap",
-    "mco-bootstrap",
-    "cco-bootstrap",
-];
+/// upstream names (each leaves `<stage>.done` in the asset directory): the manifests copy,
+/// then the renders of [`ignition::BOOTKUBE_RENDER_STAGES`].
+pub fn render_stages() -> Vec<&'static str> {
+    std::iter::once("openshift-manifests")
+        .chain(
+            ignition::BOOTKUBE_RENDER_STAGES
+                .iter()
+                .map(|(stage, _)| *stage),
+        )
+        .collect()
+}
 
 /// Result of this crate's fallible steps.
 pub type Result<T> = std::result::Result<T, Error>;

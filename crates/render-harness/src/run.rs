@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, tail};
 use crate::host::which;
-use crate::{Host, Payload, RENDER_STAGES, Result};
+use crate::{Host, Payload, Result, render_stages};
 
 /// What a run of bootkube.sh did.
 #[derive(Debug, Clone)]
 pub struct RenderRun {
-    /// Stages with a `.done` marker, in [`RENDER_STAGES`] order.
+    /// Stages with a `.done` marker, in [`render_stages`] order.
     pub stages_done: Vec<String>,
     /// bootkube.sh's output.
     pub log: String,
@@ -29,9 +29,10 @@ pub struct RenderRun {
 pub fn run_renders(host: &Host, payload: &Payload, limit: Duration) -> Result<RenderRun> {
     std::fs::create_dir_all(&host.records).map_err(Error::io(&host.records))?;
     let mut child = spawn(host, payload)?;
+    let stages = render_stages();
     let last = host
         .assets()
-        .join(format!("{}.done", RENDER_STAGES[RENDER_STAGES.len() - 1]));
+        .join(format!("{}.done", stages[stages.len() - 1]));
     let started = Instant::now();
     let outcome = loop {
         if last.exists() {
@@ -153,7 +154,7 @@ fn stop(child: &mut Child, payload: &Payload) {
 
 /// The stages whose marker exists.
 fn done_stages(host: &Host) -> Vec<String> {
-    RENDER_STAGES
+    render_stages()
         .iter()
         .filter(|s| host.assets().join(format!("{s}.done")).exists())
         .map(|s| s.to_string())

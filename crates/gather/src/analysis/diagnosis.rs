@@ -70,23 +70,7 @@ pub struct Cause {
 
 /// Each render stage of bootkube and the podman container (`--name`) its render runs in: the
 /// container's output in `bootstrap/pods/` is what a failed stage has to say.
-pub const RENDER_STAGES: &[(&str, &str)] = &[
-    ("api-bootstrap", "api-render"),
-    ("auth-api-bootstrap", "auth-api-render"),
-    ("config-bootstrap", "config-render"),
-    ("cvo-bootstrap", "cvo-render"),
-    ("etcd-bootstrap", "etcd-render"),
-    ("kube-apiserver-bootstrap", "kube-apiserver-render"),
-    (
-        "kube-controller-manager-bootstrap",
-        "kube-controller-render",
-    ),
-    ("kube-scheduler-bootstrap", "kube-scheduler-render"),
-    ("ingress-operator-bootstrap", "ingress-render"),
-    ("node-tuning-bootstrap", "node-tuning-render"),
-    ("mco-bootstrap", "mco-render"),
-    ("cco-bootstrap", "cco-render"),
-];
+pub use ignition::BOOTKUBE_RENDER_STAGES as RENDER_STAGES;
 
 /// The bootkube stages that wait on the running control plane rather than render.
 const CONTROL_PLANE_STAGES: &[&str] = &["cb-bootstrap", "wait-for-ceo"];
