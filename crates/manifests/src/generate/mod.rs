@@ -70,6 +70,7 @@ const SECRET_FILES: &[&str] = &[
     "machine-config-server-ca-secret.yaml",
     "openshift-config-secret-pull-secret.yaml",
     "99_kubeadmin-password-secret.yaml",
+    vsphere::CREDS_FILE,
 ];
 
 /// Result of [`generate`].
