@@ -8,7 +8,7 @@ use super::names::dns_subdomain_problem;
 use crate::errors::FieldError;
 use crate::types::{
     FailureDomain, InstallConfig, RegionType, Topology, VCenter, VsphereHost, VsphereHostRole,
-    VspherePlatform, ZoneType,
+    VsphereMachinePool, VspherePlatform, ZoneType,
 };
 
 const BASE: &str = "platform.vsphere";
@@ -51,6 +51,100 @@ pub fn vsphere(cfg: &InstallConfig, v: &mut Validation) {
     }
     if !vs.hosts.is_empty() {
         hosts(cfg, vs, v);
+    }
+    machine_pools(cfg, vs, v);
+}
+
+/// CPUs and cores per socket of a VM that does not set them.
+const DEFAULT_CPUS: i32 = 4;
+const DEFAULT_CORES_PER_SOCKET: i32 = 4;
+
+/// The vSphere settings of every pool and of defaultMachinePlatform.
+fn machine_pools(cfg: &InstallConfig, vs: &VspherePlatform, v: &mut Validation) {
+    let pools = cfg
+        .control_plane
+        .iter()
+        .map(|p| ("controlPlane".to_string(), p.platform.vsphere.as_ref()))
+        .chain(
+            cfg.compute
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("compute[{i}]"), p.platform.vsphere.as_ref())),
+        )
+        .map(|(path, pool)| (format!("{path}.platform.vsphere"), pool))
+        .chain(std::iter::once((
+            format!("{BASE}.defaultMachinePlatform"),
+            vs.default_machine_platform.as_ref(),
+        )));
+    for (path, pool) in pools {
+        if let Some(pool) = pool {
+            machine_pool(vs, pool, &path, v);
+        }
+    }
+}
+
+fn machine_pool(vs: &VspherePlatform, p: &VsphereMachinePool, base: &str, v: &mut Validation) {
+    let disk = p
+        .os_disk
+        .as_ref()
+        .and_then(|d| d.disk_size_gb)
+        .map(i64::from);
+    for (field, value) in [
+        ("osDisk.diskSizeGB", disk),
+        ("memoryMB", p.memory_mb),
+        ("cpus", p.cpus.map(i64::from)),
+        ("coresPerSocket", p.cores_per_socket.map(i64::from)),
+    ] {
+        if let Some(n) = value.filter(|n| *n < 0) {
+            v.err(FieldError::invalid(
+                format!("{base}.{field}"),
+                n,
+                "must not be negative",
+            ));
+        }
+    }
+    let cpus = p.cpus.filter(|n| *n > 0).unwrap_or(DEFAULT_CPUS);
+    let cores = p
+        .cores_per_socket
+        .filter(|n| *n > 0)
+        .unwrap_or(DEFAULT_CORES_PER_SOCKET);
+    if cores > cpus {
+        v.err(FieldError::invalid(
+            format!("{base}.coresPerSocket"),
+            cores,
+            format!("exceeds the number of CPUs ({cpus}; {DEFAULT_CPUS} when cpus is not set)"),
+        ));
+    } else if cpus % cores != 0 {
+        v.err(FieldError::invalid(
+            format!("{base}.cpus"),
+            cpus,
+            format!("must be a multiple of coresPerSocket ({cores}; {DEFAULT_CORES_PER_SOCKET} when not set)"),
+        ));
+    }
+    for (i, zone) in p.zones.iter().enumerate() {
+        if !vs.failure_domains.iter().any(|f| &f.name == zone) {
+            v.err(FieldError::invalid(
+                format!("{base}.zones[{i}]"),
+                zone,
+                "must be the name of one of platform.vsphere.failureDomains",
+            ));
+        }
+    }
+    for (i, d) in p.data_disks.iter().enumerate() {
+        let path = format!("{base}.dataDisks[{i}]");
+        if d.name.trim().is_empty() {
+            v.err(FieldError::required(
+                format!("{path}.name"),
+                "name the data disk",
+            ));
+        }
+        if d.size_gib <= 0 {
+            v.err(FieldError::invalid(
+                format!("{path}.sizeGiB"),
+                d.size_gib,
+                "must be positive",
+            ));
+        }
     }
 }
 

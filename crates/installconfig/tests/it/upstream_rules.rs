@@ -574,3 +574,41 @@ fn redacted_config_has_no_vcenter_credentials() {
     assert!(!yaml.contains("administrator@vsphere.local"), "{yaml}");
     assert!(yaml.contains("vcenter.example.com"));
 }
+
+#[test]
+fn vsphere_machine_pool_shape() {
+    let mut c = vs();
+    c.compute[0].platform.vsphere = Some(VsphereMachinePool {
+        cpus: Some(6),
+        memory_mb: Some(-1),
+        zones: vec!["fd9".into()],
+        ..VsphereMachinePool::default()
+    });
+    bad(&c, "compute[0].platform.vsphere.cpus", ErrorKind::Invalid);
+    bad(
+        &c,
+        "compute[0].platform.vsphere.memoryMB",
+        ErrorKind::Invalid,
+    );
+    bad(
+        &c,
+        "compute[0].platform.vsphere.zones[0]",
+        ErrorKind::Invalid,
+    );
+    c.compute[0].platform.vsphere = Some(VsphereMachinePool {
+        cpus: Some(8),
+        cores_per_socket: Some(2),
+        zones: vec!["fd1".into()],
+        ..VsphereMachinePool::default()
+    });
+    ok(&c);
+    vsp(&mut c).default_machine_platform = Some(VsphereMachinePool {
+        cores_per_socket: Some(8),
+        ..VsphereMachinePool::default()
+    });
+    bad(
+        &c,
+        "platform.vsphere.defaultMachinePlatform.coresPerSocket",
+        ErrorKind::Invalid,
+    );
+}
