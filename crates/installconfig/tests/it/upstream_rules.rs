@@ -5,10 +5,20 @@ use installconfig::validate::{FeatureGate, baseline_capabilities, gate_enabled, 
 use installconfig::*;
 
 use crate::fixture_text;
-use crate::validate::{bad, bm, bm_platform, caps, cidr, dual, net, none, ok, vs};
+use crate::validate::{bad, bm, bm_platform, caps, cidr, dual, net, none, ok, parse_rejects, vs};
 
 fn vsp(c: &mut InstallConfig) -> &mut VspherePlatform {
     c.platform.vsphere.as_mut().unwrap()
+}
+
+/// Asserts an Invalid error at `platform.baremetal.<field>`.
+#[track_caller]
+fn bm_invalid(c: &InstallConfig, field: &str) -> FieldError {
+    bad(
+        c,
+        &format!("platform.baremetal.{field}"),
+        ErrorKind::Invalid,
+    )
 }
 
 fn errors_at(c: &InstallConfig, path: &str) -> Vec<FieldError> {
@@ -80,13 +90,10 @@ fn baselines_are_those_of_release_4_19() {
         "pullSecret:",
         "capabilities:\n  baselineCapabilitySet: v4.19\npullSecret:",
     );
-    let err = parse_str(&text, "install-config.yaml").unwrap_err();
-    assert!(
-        err.field_errors()
-            .iter()
-            .any(|e| e.path == "capabilities.baselineCapabilitySet"
-                && e.kind == ErrorKind::NotSupported),
-        "{err}"
+    parse_rejects(
+        &text,
+        "capabilities.baselineCapabilitySet",
+        ErrorKind::NotSupported,
     );
 }
 
@@ -126,13 +133,7 @@ fn old_baselines_are_checked_too() {
 #[test]
 fn okd_feature_set_is_not_a_4_19_feature_set() {
     let text = fixture_text("none-sno.yaml").replace("pullSecret:", "featureSet: OKD\npullSecret:");
-    let err = parse_str(&text, "install-config.yaml").unwrap_err();
-    assert!(
-        err.field_errors()
-            .iter()
-            .any(|e| e.path == "featureSet" && e.kind == ErrorKind::NotSupported),
-        "{err}"
-    );
+    parse_rejects(&text, "featureSet", ErrorKind::NotSupported);
 }
 
 // ---- feature gates ----
@@ -381,42 +382,22 @@ fn baremetal_provisioning_addresses_inside_the_network() {
     let p = bm_platform(&mut c);
     p.cluster_provisioning_ip = Some(IpAddrString("172.23.0.3".into()));
     p.provisioning_dhcp_range = Some("172.22.0.10,172.23.0.254".into());
-    bad(
-        &c,
-        "platform.baremetal.clusterProvisioningIP",
-        ErrorKind::Invalid,
-    );
-    bad(
-        &c,
-        "platform.baremetal.provisioningDHCPRange",
-        ErrorKind::Invalid,
-    );
+    bm_invalid(&c, "clusterProvisioningIP");
+    bm_invalid(&c, "provisioningDHCPRange");
     let p = bm_platform(&mut c);
     p.cluster_provisioning_ip = Some(IpAddrString("172.22.0.20".into()));
     p.provisioning_dhcp_range = Some("172.22.0.10,172.22.0.254".into());
-    bad(
-        &c,
-        "platform.baremetal.clusterProvisioningIP",
-        ErrorKind::Invalid,
-    );
+    bm_invalid(&c, "clusterProvisioningIP");
 }
 
 #[test]
 fn baremetal_provisioning_network_shape() {
     let mut c = bm();
     bm_platform(&mut c).provisioning_network_cidr = Some(cidr("192.168.50.0/25"));
-    let e = bad(
-        &c,
-        "platform.baremetal.provisioningNetworkCIDR",
-        ErrorKind::Invalid,
-    );
+    let e = bm_invalid(&c, "provisioningNetworkCIDR");
     assert!(e.detail.contains("machine network"), "{e}");
     bm_platform(&mut c).provisioning_network_cidr = Some(cidr("fd00:22::/48"));
-    bad(
-        &c,
-        "platform.baremetal.provisioningNetworkCIDR",
-        ErrorKind::Invalid,
-    );
+    bm_invalid(&c, "provisioningNetworkCIDR");
 }
 
 #[test]
@@ -428,11 +409,7 @@ fn baremetal_disabled_provisioning_uses_machine_network() {
     p.bootstrap_provisioning_ip = None;
     p.provisioning_dhcp_range = None;
     p.cluster_provisioning_ip = Some(IpAddrString("10.99.0.3".into()));
-    bad(
-        &c,
-        "platform.baremetal.clusterProvisioningIP",
-        ErrorKind::Invalid,
-    );
+    bm_invalid(&c, "clusterProvisioningIP");
     bm_platform(&mut c).cluster_provisioning_ip = Some(IpAddrString("192.168.50.3".into()));
     ok(&c);
 }

@@ -932,16 +932,25 @@ fn baremetal_host_rules() {
     );
 }
 
-#[test]
-fn baremetal_host_role_is_a_known_value() {
-    let text = fixture_text("baremetal-compact.yaml").replacen("role: master", "role: boss", 1);
-    let err = parse_str(&text, "install-config.yaml").unwrap_err();
+/// Asserts that `text` does not load and has a `kind` problem at `path`.
+#[track_caller]
+pub(crate) fn parse_rejects(text: &str, path: &str, kind: ErrorKind) {
+    let err = parse_str(text, "install-config.yaml").unwrap_err();
     assert!(
         err.field_errors()
             .iter()
-            .any(|e| e.path == "platform.baremetal.hosts[0].role"
-                && e.kind == ErrorKind::NotSupported),
-        "{err}"
+            .any(|e| e.path == path && e.kind == kind),
+        "no {kind:?} at {path}: {err}"
+    );
+}
+
+#[test]
+fn baremetal_host_role_is_a_known_value() {
+    let text = fixture_text("baremetal-compact.yaml").replacen("role: master", "role: boss", 1);
+    parse_rejects(
+        &text,
+        "platform.baremetal.hosts[0].role",
+        ErrorKind::NotSupported,
     );
 }
 

@@ -18,6 +18,11 @@ fn file<T: DeserializeOwned>(i: &ManifestInputs, dir: Dir, name: &str) -> T {
     serde_saphyr::from_slice(&f.data).unwrap()
 }
 
+/// Whether `generate` writes `<dir>/<name>` for `i`.
+fn has(i: &ManifestInputs, dir: Dir, name: &str) -> bool {
+    generate(i).unwrap().get(dir, name).is_some()
+}
+
 fn vsphere(i: &mut ManifestInputs) -> &mut manifests::inputs::VSphere {
     match &mut i.platform {
         Platform::VSphere(vs) => vs,
@@ -80,12 +85,11 @@ fn vsphere_credentials_reader_role() {
         Some(&["vsphere-creds".to_string()][..])
     );
     assert_eq!(rule.verbs, ["get"]);
-    assert!(
-        generate(&common::baremetal_compact())
-            .unwrap()
-            .get(Dir::Openshift, "99_cloud-creds-secret.yaml")
-            .is_none()
-    );
+    assert!(!has(
+        &common::baremetal_compact(),
+        Dir::Openshift,
+        "99_cloud-creds-secret.yaml"
+    ));
 }
 
 #[test]
@@ -165,12 +169,11 @@ fn ovn_join_subnet_reaches_the_network_operator() {
         "100.65.0.0/16"
     );
     assert_eq!(op.spec.cluster_network[0].cidr, "10.128.0.0/14");
-    assert!(
-        generate(&common::sno())
-            .unwrap()
-            .get(Dir::Manifests, "cluster-network-03-config.yml")
-            .is_none()
-    );
+    assert!(!has(
+        &common::sno(),
+        Dir::Manifests,
+        "cluster-network-03-config.yml"
+    ));
 }
 
 #[test]
