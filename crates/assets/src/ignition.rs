@@ -394,7 +394,7 @@ impl Asset for Metadata {
             )
         } else if let Some(bm) = &ic.platform.baremetal {
             ignition::MetadataPlatform::BareMetal {
-                libvirt_uri: String::new(),
+                libvirt_uri: bm.libvirt_uri.clone().unwrap_or_default(),
                 bootstrap_provisioning_ip: bm
                     .bootstrap_provisioning_ip
                     .as_ref()

@@ -174,7 +174,7 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
         worker_pointer_ign: parents.get::<WorkerPointer>()?.0.clone(),
         release: manifests::inputs::ReleaseInfo {
             channel: release.channel.clone(),
-            upstream: None,
+            upstream: Some(release.upstream.clone()).filter(|u| !u.is_empty()),
         },
         installer_version: release.installer_version.clone(),
         invoker: release.invoker.clone(),
@@ -210,6 +210,8 @@ pub fn map_install_config(ic: &InstallConfig) -> Result<ManifestInputs, BoxError
                 .collect(),
             service_network: net.service_network.iter().map(|c| c.0).collect(),
             machine_network: net.machine_network.iter().map(|m| m.cidr.0).collect(),
+            ovn_internal_join_subnet: installconfig::validate::configured_join_subnet(net)
+                .map(|c| c.masked()),
         },
         proxy: ic.proxy.as_ref().map(|p| manifests::inputs::Proxy {
             http_proxy: non_empty(&p.http_proxy),
@@ -312,65 +314,103 @@ fn parse_ips(vips: Vec<String>) -> Result<Vec<std::net::IpAddr>, BoxError> {
 
 fn map_platform(ic: &InstallConfig) -> Result<manifests::inputs::Platform, BoxError> {
     if let Some(bm) = &ic.platform.baremetal {
-        return Ok(manifests::inputs::Platform::BareMetal(
-            manifests::inputs::BareMetal {
-                api_vips: parse_ips(ic.api_vips())?,
-                ingress_vips: parse_ips(ic.ingress_vips())?,
-                user_managed_load_balancer: false,
-                provisioning: manifests::inputs::BareMetalProvisioning {
-                    network: match bm.provisioning_network.as_ref().map(enum_name).as_deref() {
-                        Some("Unmanaged") => manifests::inputs::ProvisioningNetwork::Unmanaged,
-                        Some("Disabled") => manifests::inputs::ProvisioningNetwork::Disabled,
-                        _ => manifests::inputs::ProvisioningNetwork::Managed,
-                    },
-                    network_cidr: bm.provisioning_network_cidr.map(|c| c.0),
-                    interface: bm.provisioning_network_interface.clone(),
-                    cluster_provisioning_ip: bm
-                        .cluster_provisioning_ip
-                        .as_ref()
-                        .and_then(|ip| ip.0.parse().ok()),
-                    dhcp_range: bm.provisioning_dhcp_range.clone(),
-                    os_download_url: bm.cluster_os_image.clone(),
-                },
-            },
-        ));
+        return Ok(manifests::inputs::Platform::BareMetal(map_baremetal(
+            ic, bm,
+        )?));
     }
     if let Some(vs) = &ic.platform.vsphere {
-        return Ok(manifests::inputs::Platform::VSphere(
-            manifests::inputs::VSphere {
-                api_vips: parse_ips(ic.api_vips())?,
-                ingress_vips: parse_ips(ic.ingress_vips())?,
-                user_managed_load_balancer: false,
-                vcenters: vs
-                    .vcenters
-                    .iter()
-                    .map(|v| manifests::inputs::VCenter {
-                        server: v.server.clone(),
-                        port: v.port.unwrap_or(443),
-                        datacenters: v.datacenters.clone(),
-                    })
-                    .collect(),
-                failure_domains: vs
-                    .failure_domains
-                    .iter()
-                    .map(|f| manifests::inputs::FailureDomain {
-                        name: f.name.clone(),
-                        region: f.region.clone(),
-                        zone: f.zone.clone(),
-                        server: f.server.clone(),
-                        datacenter: f.topology.datacenter.clone(),
-                        compute_cluster: f.topology.compute_cluster.clone(),
-                        networks: f.topology.networks.clone(),
-                        datastore: f.topology.datastore.clone(),
-                        resource_pool: f.topology.resource_pool.clone(),
-                        folder: f.topology.folder.clone(),
-                        template: f.topology.template.clone(),
-                    })
-                    .collect(),
-            },
-        ));
+        return Ok(manifests::inputs::Platform::VSphere(map_vsphere(ic, vs)?));
     }
     Ok(manifests::inputs::Platform::None)
+}
+
+/// `loadBalancer.type` as the manifests crate spells it; `None` when the user left it out.
+fn load_balancer(
+    lb: &Option<installconfig::LoadBalancer>,
+) -> Option<manifests::inputs::LoadBalancerType> {
+    lb.as_ref().map(|l| match l.lb_type {
+        installconfig::LoadBalancerType::OpenShiftManagedDefault => {
+            manifests::inputs::LoadBalancerType::OpenShiftManagedDefault
+        }
+        installconfig::LoadBalancerType::UserManaged => {
+            manifests::inputs::LoadBalancerType::UserManaged
+        }
+    })
+}
+
+fn map_baremetal(
+    ic: &InstallConfig,
+    bm: &installconfig::BaremetalPlatform,
+) -> Result<manifests::inputs::BareMetal, BoxError> {
+    use installconfig::ProvisioningNetwork as Ic;
+    use manifests::inputs::ProvisioningNetwork as Out;
+    let network = match bm.provisioning_network {
+        Some(Ic::Unmanaged) => Out::Unmanaged,
+        Some(Ic::Disabled) => Out::Disabled,
+        Some(Ic::Managed) | None => Out::Managed,
+    };
+    Ok(manifests::inputs::BareMetal {
+        api_vips: parse_ips(ic.api_vips())?,
+        ingress_vips: parse_ips(ic.ingress_vips())?,
+        load_balancer: load_balancer(&bm.load_balancer),
+        provisioning: manifests::inputs::BareMetalProvisioning {
+            network,
+            network_cidr: bm.provisioning_network_cidr.map(|c| c.0),
+            interface: bm.provisioning_network_interface.clone(),
+            cluster_provisioning_ip: bm.cluster_provisioning_ip.as_ref().and_then(|ip| ip.ip()),
+            dhcp_range: bm.provisioning_dhcp_range.clone(),
+            os_download_url: bm.cluster_os_image.clone(),
+            additional_ntp_servers: bm.additional_ntp_servers.clone(),
+        },
+    })
+}
+
+fn map_vsphere(
+    ic: &InstallConfig,
+    vs: &installconfig::VspherePlatform,
+) -> Result<manifests::inputs::VSphere, BoxError> {
+    use installconfig::validate::{FeatureGate, gate_enabled};
+    Ok(manifests::inputs::VSphere {
+        api_vips: parse_ips(ic.api_vips())?,
+        ingress_vips: parse_ips(ic.ingress_vips())?,
+        load_balancer: load_balancer(&vs.load_balancer),
+        vcenters: vs
+            .vcenters
+            .iter()
+            .map(|v| manifests::inputs::VCenter {
+                server: v.server.clone(),
+                port: v.port.unwrap_or(installconfig::DEFAULT_VCENTER_PORT),
+                datacenters: v.datacenters.clone(),
+            })
+            .collect(),
+        credentials: vs
+            .vcenters
+            .iter()
+            .map(|v| manifests::inputs::VCenterCredentials {
+                server: v.server.clone(),
+                username: v.user.clone(),
+                password: manifests::inputs::SecretString(v.password.clone()),
+            })
+            .collect(),
+        failure_domains: vs.failure_domains.iter().map(failure_domain).collect(),
+        multi_networks: gate_enabled(ic, FeatureGate::VSphereMultiNetworks),
+    })
+}
+
+fn failure_domain(f: &installconfig::FailureDomain) -> manifests::inputs::FailureDomain {
+    manifests::inputs::FailureDomain {
+        name: f.name.clone(),
+        region: f.region.clone(),
+        zone: f.zone.clone(),
+        server: f.server.clone(),
+        datacenter: f.topology.datacenter.clone(),
+        compute_cluster: f.topology.compute_cluster.clone(),
+        networks: f.topology.networks.clone(),
+        datastore: f.topology.datastore.clone(),
+        resource_pool: f.topology.resource_pool.clone(),
+        folder: f.topology.folder.clone(),
+        template: f.topology.template.clone(),
+    }
 }
 
 /// Files of both directories as (`manifests/<name>`, bytes), in delivery order.

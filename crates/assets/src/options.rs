@@ -12,13 +12,18 @@ pub struct ReleaseOptions {
     pub release_image: String,
     /// Update channel for `spec.channel` of the ClusterVersion.
     pub channel: String,
+    /// Update graph for `spec.upstream` of the ClusterVersion (empty: the cluster's default,
+    /// which serves OCP, not OKD).
+    #[serde(default)]
+    pub upstream: String,
     /// Recorded in the openshift-install-manifests ConfigMap.
     pub invoker: String,
     /// Cluster profile for the render step (usually empty).
     pub cluster_profile: String,
     /// Explicit bootstrap kubelet node IP (usually empty).
     pub bootstrap_node_ip: String,
-    /// okd-install's version, recorded in the cluster.
+    /// The version recorded in `openshift-install-manifests` (upstream records its own build's
+    /// release version; okd-install records the version of its default release).
     pub installer_version: String,
 }
 

@@ -185,6 +185,7 @@ fn convert_vsphere(vs: &mut VspherePlatform, out: &mut Converted) {
             folder: expand("vm", folder),
             template: None,
             tag_ids: Vec::new(),
+            host_group: None,
         },
         region_type: None,
         zone_type: None,

@@ -12,15 +12,18 @@ impl InstallConfig {
             .unwrap_or_else(|e| panic!("install config always serializes: {e}"))
     }
 
-    /// A copy without secrets, for manifests/cluster-config.yaml: the pull secret is blanked
-    /// and vSphere and BMC passwords are removed.
+    /// A copy without secrets, for manifests/cluster-config.yaml: the pull secret is blanked,
+    /// the vCenter users and passwords are removed (as upstream does; the cluster reads them
+    /// from the kube-system/vsphere-creds secret), and BMC and fencing passwords too.
     pub fn redacted(&self) -> InstallConfig {
         let mut c = self.clone();
         c.pull_secret = REDACTED.to_string();
         if let Some(vs) = c.platform.vsphere.as_mut() {
             for vc in &mut vs.vcenters {
+                vc.user = REDACTED.to_string();
                 vc.password = REDACTED.to_string();
             }
+            vs.deprecated_username = None;
             vs.deprecated_password = None;
         }
         if let Some(bm) = c.platform.baremetal.as_mut() {

@@ -98,6 +98,12 @@ pub fn run_survey(
             ..Networking::default()
         });
     }
+    if let Some(bm) = &cfg.platform.baremetal {
+        let workers = bm.hosts.len().saturating_sub(SURVEY_MIN_HOSTS) as i64;
+        let mut pool = MachinePool::named(WORKER_POOL);
+        pool.replicas = Some(workers);
+        cfg.compute = vec![pool];
+    }
     defaults::apply(&mut cfg);
     let v = validate::validate(&cfg);
     if v.errors.is_empty() {
@@ -209,9 +215,80 @@ fn ask_baremetal(p: &mut dyn Prompter) -> Result<(BaremetalPlatform, Cidr), Surv
     let bm = BaremetalPlatform {
         api_vips: vec![IpAddrString(api.trim().to_string())],
         ingress_vips: vec![IpAddrString(ingress.trim().to_string())],
+        hosts: ask_hosts(p)?,
         ..BaremetalPlatform::default()
     };
     Ok((bm, net))
+}
+
+/// Hosts the survey needs before it stops asking: the three control-plane hosts.
+const SURVEY_MIN_HOSTS: usize = 3;
+
+/// Asks for bare-metal hosts until an empty name; the first three become control-plane
+/// hosts and the rest compute hosts (the compute replicas follow the host count).
+fn ask_hosts(p: &mut dyn Prompter) -> Result<Vec<BaremetalHost>, SurveyError> {
+    let mut hosts: Vec<BaremetalHost> = Vec::new();
+    loop {
+        let taken: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
+        let name_ok = |s: &str| -> Result<(), String> {
+            let s = s.trim();
+            if s.is_empty() {
+                return (taken.len() >= SURVEY_MIN_HOSTS)
+                    .then_some(())
+                    .ok_or_else(|| {
+                        format!("give at least {SURVEY_MIN_HOSTS} hosts (the control plane)")
+                    });
+            }
+            if taken.iter().any(|t| t == s) {
+                return Err(format!("host {s} is already listed"));
+            }
+            dns_subdomain_problem(s).map_or(Ok(()), |e| Err(format!("the host name {e}")))
+        };
+        let name = p.text("Host name (empty when done)", None, &name_ok)?;
+        if name.trim().is_empty() {
+            return Ok(hosts);
+        }
+        hosts.push(ask_host(p, name.trim(), &hosts)?);
+    }
+}
+
+fn ask_host(
+    p: &mut dyn Prompter,
+    name: &str,
+    earlier: &[BaremetalHost],
+) -> Result<BaremetalHost, SurveyError> {
+    let mac_ok = |s: &str| -> Result<(), String> {
+        let s = s.trim();
+        if !validate::is_mac(s) {
+            return Err("write the MAC address as six hex pairs, e.g. 52:54:00:12:34:56".into());
+        }
+        let dup = earlier.iter().filter_map(|h| h.boot_mac_address.as_deref());
+        match dup.into_iter().find(|m| m.eq_ignore_ascii_case(s)) {
+            Some(m) => Err(format!("{m} is already the boot MAC of another host")),
+            None => Ok(()),
+        }
+    };
+    let mac = p.text("Boot MAC address", None, &mac_ok)?;
+    let address = p.text("BMC address", None, &non_empty)?;
+    let username = p.text("BMC user", None, &non_empty)?;
+    let password = p.secret("BMC password", &non_empty)?;
+    let role = if earlier.len() < SURVEY_MIN_HOSTS {
+        HostRole::Master
+    } else {
+        HostRole::Worker
+    };
+    Ok(BaremetalHost {
+        name: name.to_string(),
+        role: Some(role),
+        boot_mac_address: Some(mac.trim().to_string()),
+        bmc: Some(Bmc {
+            username: username.trim().to_string(),
+            password,
+            address: address.trim().to_string(),
+            disable_certificate_verification: false,
+        }),
+        ..BaremetalHost::default()
+    })
 }
 
 /// A /24 (IPv4) or /64 (IPv6) around the API VIP, offered as the machine network.

@@ -93,7 +93,7 @@ pub enum Platform {
     None,
     /// `platform: baremetal`.
     BareMetal(BareMetal),
-    /// `platform: vsphere` (credentials are never needed here).
+    /// `platform: vsphere`.
     VSphere(VSphere),
 }
 
@@ -105,12 +105,21 @@ pub struct BareMetal {
     pub api_vips: Vec<IpAddr>,
     /// `ingressVIPs` (1 or 2).
     pub ingress_vips: Vec<IpAddr>,
-    /// `loadBalancer.type: UserManaged`.
+    /// `loadBalancer.type`, when the user set it.
     #[serde(default)]
-    pub user_managed_load_balancer: bool,
+    pub load_balancer: Option<LoadBalancerType>,
     /// Provisioning-network settings for the metal3 `Provisioning` object.
     #[serde(default)]
     pub provisioning: BareMetalProvisioning,
+}
+
+/// Who runs the API and ingress load balancer (`platform.<p>.loadBalancer.type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LoadBalancerType {
+    /// keepalived and haproxy on the nodes, managed by the MCO.
+    OpenShiftManagedDefault,
+    /// The user's own load balancer; the MCO must not run keepalived/haproxy.
+    UserManaged,
 }
 
 /// `provisioningNetwork` modes.
@@ -147,6 +156,9 @@ pub struct BareMetalProvisioning {
     /// `clusterOSImage` (download URL of the OS image for hosts).
     #[serde(default)]
     pub os_download_url: Option<String>,
+    /// `additionalNTPServers`.
+    #[serde(default)]
+    pub additional_ntp_servers: Vec<String>,
 }
 
 /// vSphere settings that end up in the Infrastructure object (no credentials).
@@ -159,15 +171,46 @@ pub struct VSphere {
     /// `ingressVIPs`.
     #[serde(default)]
     pub ingress_vips: Vec<IpAddr>,
-    /// `loadBalancer.type: UserManaged`.
+    /// `loadBalancer.type`, when the user set it.
     #[serde(default)]
-    pub user_managed_load_balancer: bool,
-    /// vCenters without user/password.
+    pub load_balancer: Option<LoadBalancerType>,
+    /// vCenters (servers and datacenters only; credentials are in `credentials`).
     #[serde(default)]
     pub vcenters: Vec<VCenter>,
+    /// The user and password of every vCenter, for the `kube-system/vsphere-creds` secret.
+    #[serde(default)]
+    pub credentials: Vec<VCenterCredentials>,
     /// Failure domains.
     #[serde(default)]
     pub failure_domains: Vec<FailureDomain>,
+    /// The VSphereMultiNetworks feature gate is on: the node networking is derived from the
+    /// machine networks.
+    #[serde(default)]
+    pub multi_networks: bool,
+}
+
+/// The credentials of one vCenter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VCenterCredentials {
+    /// Host name or address of the vCenter (the key prefix in the secret).
+    pub server: String,
+    /// vCenter user.
+    pub username: String,
+    /// vCenter password.
+    pub password: SecretString,
+}
+
+/// A secret value: kept as text for rendering, but `Debug` never prints it, so a logged or
+/// panicking `ManifestInputs` does not leak it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SecretString(pub String);
+
+impl std::fmt::Debug for SecretString {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
 }
 
 /// One vCenter as the cluster should know it.
@@ -225,6 +268,9 @@ pub struct Networking {
     pub service_network: Vec<IpNet>,
     /// `machineNetwork` CIDRs.
     pub machine_network: Vec<IpNet>,
+    /// `ovnKubernetesConfig.ipv4.internalJoinSubnet`, when the user set it.
+    #[serde(default)]
+    pub ovn_internal_join_subnet: Option<IpNet>,
 }
 
 /// One `clusterNetwork` entry.

@@ -256,8 +256,10 @@ pub struct VipStatus {
     /// All ingress VIPs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ingress_i_ps: Vec<String>,
-    /// Load balancer ownership.
-    pub load_balancer: LoadBalancer,
+    /// Load balancer ownership, when the user chose it (the API defaults it to
+    /// `OpenShiftManagedDefault`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_balancer: Option<LoadBalancer>,
     /// Machine network CIDRs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub machine_networks: Vec<String>,
@@ -315,6 +317,77 @@ pub struct NetworkSpec {
     pub service_network: Vec<String>,
     /// Network plugin.
     pub network_type: String,
+    /// Which Service externalIPs are allowed; the empty policy the installer writes blocks
+    /// them all.
+    #[serde(rename = "externalIP")]
+    pub external_ip: ExternalIpConfig,
+}
+
+/// `spec.externalIP` of the Network config.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExternalIpConfig {
+    /// The policy (empty: no externalIP is allowed).
+    pub policy: ExternalIpPolicy,
+}
+
+/// `spec.externalIP.policy`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExternalIpPolicy {
+    /// Allowed CIDRs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_cidrs: Vec<String>,
+    /// Rejected CIDRs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_cidrs: Vec<String>,
+}
+
+/// Group/version of the operator configuration API.
+pub const OPERATOR_V1: &str = "operator.openshift.io/v1";
+
+/// Network `cluster` of the cluster network operator (operator.openshift.io/v1).
+pub type OperatorNetwork = Object<OperatorNetworkSpec>;
+
+/// Operator Network spec: the subset the installer sets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OperatorNetworkSpec {
+    /// `Managed`.
+    pub management_state: String,
+    /// Pod networks (the same as in the config API Network).
+    pub cluster_network: Vec<ClusterNetwork>,
+    /// Service networks.
+    pub service_network: Vec<String>,
+    /// The default pod network.
+    pub default_network: DefaultNetwork,
+}
+
+/// `spec.defaultNetwork`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DefaultNetwork {
+    /// `OVNKubernetes`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// OVN-Kubernetes settings.
+    pub ovn_kubernetes_config: OvnKubernetesConfig,
+}
+
+/// `spec.defaultNetwork.ovnKubernetesConfig`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OvnKubernetesConfig {
+    /// IPv4 settings.
+    pub ipv4: OvnIpv4Config,
+}
+
+/// `ovnKubernetesConfig.ipv4`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OvnIpv4Config {
+    /// The join subnet OVN uses between its routers.
+    pub internal_join_subnet: String,
 }
 
 /// One pod network.
@@ -498,6 +571,13 @@ pub type Provisioning = Object<ProvisioningSpec>;
 pub struct ProvisioningSpec {
     /// `Managed`, `Unmanaged` or `Disabled`.
     pub provisioning_network: String,
+    /// NTP servers handed to the hosts while they are provisioned.
+    #[serde(
+        rename = "additionalNTPServers",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub additional_ntp_servers: Vec<String>,
     /// Interface on the control-plane hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioning_interface: Option<String>,
@@ -529,6 +609,7 @@ pub struct ProvisioningSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub provisioning_os_download_url: Option<String>,
-    /// Watch BareMetalHosts in every namespace.
+    /// Watch BareMetalHosts in every namespace (the installer leaves it off).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub watch_all_namespaces: bool,
 }

@@ -37,6 +37,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         "bootstrap-pivot",
         include_str!("../../../examples/bootstrap-pivot.yaml"),
     ),
+    (
+        "baremetal-hosts",
+        include_str!("../../../examples/baremetal-hosts.yaml"),
+    ),
 ];
 
 /// Names of the shipped examples.

@@ -9,8 +9,12 @@ use serde::Deserialize;
 pub struct DefaultRelease {
     /// Release image pull spec.
     pub image: String,
+    /// Release version of the image.
+    pub version: String,
     /// Update channel.
     pub channel: String,
+    /// Update graph URL.
+    pub upstream: String,
     /// Node OS flavour.
     pub os: String,
 }
@@ -32,6 +36,13 @@ mod tests {
     fn default_release_parses() {
         let r = super::DefaultRelease::get();
         assert!(r.image.starts_with("quay.io/okd/"), "{}", r.image);
-        assert!(r.channel.starts_with("stable-4."));
+        assert_eq!(r.channel, "stable-scos-4");
+        assert!(r.upstream.starts_with("https://"), "{}", r.upstream);
+        assert!(
+            r.image.ends_with(&r.version),
+            "{} vs {}",
+            r.image,
+            r.version
+        );
     }
 }

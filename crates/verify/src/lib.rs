@@ -19,6 +19,7 @@ mod ign;
 mod kubeconfig;
 mod material;
 mod online;
+mod platform;
 mod pointer;
 mod report;
 mod x509;
@@ -81,6 +82,7 @@ pub fn verify(dir: &Path, opts: &Options) -> Report {
     auth::check_password(&m, &mut report);
     ign::check_all(&m, opts, &mut report);
     consistency::check_all(&m, &mut report);
+    platform::check_all(&m, &mut report);
     if opts.online {
         online::check_all(&m, opts, &mut report);
     }

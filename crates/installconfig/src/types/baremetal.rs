@@ -195,9 +195,10 @@ pub struct BaremetalHost {
     /// Host name.
     #[serde(default)]
     pub name: String,
-    /// `master`, `worker` or `arbiter`.
+    /// What the host becomes. A host without a role fills the first pool that still needs
+    /// hosts (control plane, then arbiter, then compute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
+    pub role: Option<HostRole>,
     /// BMC access.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bmc: Option<Bmc>,
@@ -220,6 +221,18 @@ pub struct BaremetalHost {
     /// NMState network configuration of the host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_config: Option<serde_json::Value>,
+}
+
+/// The role of a bare-metal host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HostRole {
+    /// A control-plane host.
+    Master,
+    /// A compute host.
+    Worker,
+    /// The arbiter host of a two-node-with-arbiter cluster.
+    Arbiter,
 }
 
 /// Host boot mode.

@@ -293,15 +293,9 @@ pub enum BaselineCapabilitySet {
     /// The capabilities of 4.17.
     #[serde(rename = "v4.17")]
     V4_17,
-    /// The capabilities of 4.18.
+    /// The capabilities of 4.18 (the newest named set a 4.19 release knows).
     #[serde(rename = "v4.18")]
     V4_18,
-    /// The capabilities of 4.19.
-    #[serde(rename = "v4.19")]
-    V4_19,
-    /// The capabilities of 4.20.
-    #[serde(rename = "v4.20")]
-    V4_20,
     /// Every capability of the release being installed (follows upgrades).
     #[default]
     #[serde(rename = "vCurrent")]
@@ -368,9 +362,6 @@ pub enum FeatureSet {
     DevPreviewNoUpgrade,
     /// Features chosen with featureGates; the cluster can no longer be upgraded.
     CustomNoUpgrade,
-    /// The OKD feature set.
-    #[serde(rename = "OKD")]
-    Okd,
 }
 
 impl FeatureSet {

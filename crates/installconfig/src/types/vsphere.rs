@@ -139,12 +139,31 @@ pub struct FailureDomain {
     /// Where the virtual machines of this failure domain live.
     #[serde(default)]
     pub topology: Topology,
-    /// Object type the region tag is attached to (Datacenter or ComputeCluster).
+    /// Object type the region tag is attached to. Set it together with zoneType.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub region_type: Option<String>,
-    /// Object type the zone tag is attached to (ComputeCluster or HostGroup).
+    pub region_type: Option<RegionType>,
+    /// Object type the zone tag is attached to. `HostGroup` needs topology.hostGroup and the
+    /// VSphereHostVMGroupZonal feature gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub zone_type: Option<String>,
+    pub zone_type: Option<ZoneType>,
+}
+
+/// What a failure domain's region tag is attached to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum RegionType {
+    /// A datacenter.
+    Datacenter,
+    /// A compute cluster (only with zoneType HostGroup).
+    ComputeCluster,
+}
+
+/// What a failure domain's zone tag is attached to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ZoneType {
+    /// A compute cluster.
+    ComputeCluster,
+    /// A host group inside a compute cluster (feature-gated).
+    HostGroup,
 }
 
 /// Placement of a failure domain's virtual machines.
@@ -172,9 +191,13 @@ pub struct Topology {
     /// Path of a pre-existing template VM.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
-    /// Tags attached to the virtual machines.
+    /// Tags attached to the virtual machines (at most 10, each
+    /// `urn:vmomi:InventoryServiceTag:<UUID>:GLOBAL`).
     #[serde(default, rename = "tagIDs", skip_serializing_if = "Vec::is_empty")]
     pub tag_ids: Vec<String>,
+    /// Host group of the zone, with zoneType HostGroup.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_group: Option<String>,
 }
 
 /// Disk provisioning of virtual machines.
@@ -238,19 +261,31 @@ pub struct DataDisk {
     pub size_gib: i32,
 }
 
-/// Static IP settings of one vSphere host (feature-gated upstream).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// Static IP settings of one vSphere host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct VsphereHost {
-    /// `bootstrap`, `control-plane` or `compute`.
-    #[serde(default)]
-    pub role: String,
+    /// Which machine this host is: exactly one `bootstrap`, one `control-plane` per
+    /// control-plane replica and one `compute` per compute replica.
+    pub role: VsphereHostRole,
     /// Failure domain of the host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_domain: Option<String>,
     /// Network device settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_device: Option<NetworkDevice>,
+}
+
+/// The machine a static-IP vSphere host describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum VsphereHostRole {
+    /// The bootstrap machine.
+    Bootstrap,
+    /// A control-plane machine.
+    ControlPlane,
+    /// A compute machine.
+    Compute,
 }
 
 /// Static network device settings.

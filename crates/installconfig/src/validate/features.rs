@@ -4,48 +4,84 @@ use std::collections::BTreeSet;
 
 use super::Validation;
 use crate::errors::FieldError;
-use crate::types::{BaselineCapabilitySet as B, Capability as C, FeatureSet, InstallConfig};
+use crate::types::{
+    BaselineCapabilitySet as B, Capability as C, FeatureSet, InstallConfig, ZoneType,
+};
 
-/// True when feature gate `name` is on: any preview feature set, or CustomNoUpgrade with
-/// `name=true`.
-pub fn gate_enabled(cfg: &InstallConfig, name: &str) -> bool {
-    match cfg.feature_set {
-        FeatureSet::TechPreviewNoUpgrade | FeatureSet::DevPreviewNoUpgrade => true,
-        FeatureSet::CustomNoUpgrade => cfg
-            .feature_gates
-            .iter()
-            .any(|g| g.trim() == format!("{name}=true")),
-        _ => false,
+/// The feature gates whose state changes what okd-install accepts or writes. Each is off in
+/// the Default feature set of the 4.19 release; the sets that switch it on are in
+/// [`FeatureGate::in_set`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatureGate {
+    /// Two-node control plane with fencing.
+    DualReplica,
+    /// Two control-plane nodes plus an arbiter node.
+    HighlyAvailableArbiter,
+    /// Several port groups per vSphere failure domain, and `nodeNetworking`.
+    VSphereMultiNetworks,
+    /// vSphere zones that are host groups inside a compute cluster.
+    VSphereHostVmGroupZonal,
+    /// Additional data disks on vSphere machines.
+    VSphereMultiDisk,
+}
+
+impl FeatureGate {
+    /// The gate's name as the FeatureGate API spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FeatureGate::DualReplica => "DualReplica",
+            FeatureGate::HighlyAvailableArbiter => "HighlyAvailableArbiter",
+            FeatureGate::VSphereMultiNetworks => "VSphereMultiNetworks",
+            FeatureGate::VSphereHostVmGroupZonal => "VSphereHostVMGroupZonal",
+            FeatureGate::VSphereMultiDisk => "VSphereMultiDisk",
+        }
+    }
+
+    /// Whether the named feature set of release 4.19 switches the gate on (taken from the
+    /// release's FeatureGate manifests: DualReplica is a DevPreview feature, the others are
+    /// TechPreview features).
+    fn in_set(self, set: FeatureSet) -> bool {
+        match set {
+            FeatureSet::DevPreviewNoUpgrade => true,
+            FeatureSet::TechPreviewNoUpgrade => self != FeatureGate::DualReplica,
+            FeatureSet::Default | FeatureSet::CustomNoUpgrade => false,
+        }
     }
 }
 
-/// The capabilities a baseline set enables (each release's set extends the previous one).
+/// True when `gate` is on: in the preview feature sets that include it, or with
+/// CustomNoUpgrade and `<gate>=true` in featureGates.
+pub fn gate_enabled(cfg: &InstallConfig, gate: FeatureGate) -> bool {
+    if cfg.feature_set == FeatureSet::CustomNoUpgrade {
+        let wanted = format!("{}=true", gate.name());
+        return cfg.feature_gates.iter().any(|g| g.trim() == wanted);
+    }
+    gate.in_set(cfg.feature_set)
+}
+
+/// The capabilities a baseline set enables, as release 4.19 defines the sets (MachineAPI is
+/// part of every set since it was made optional; OperatorLifecycleManagerV1 joined in v4.18).
 pub fn baseline_capabilities(set: B) -> BTreeSet<C> {
-    let steps: [(B, &[C]); 11] = [
+    let steps: [(B, &[C]); 9] = [
         (
             B::V4_11,
-            &[C::Baremetal, C::Marketplace, C::OpenshiftSamples],
+            &[
+                C::Baremetal,
+                C::Marketplace,
+                C::OpenshiftSamples,
+                C::MachineApi,
+            ],
         ),
         (
             B::V4_12,
             &[C::Console, C::Insights, C::Storage, C::CsiSnapshot],
         ),
         (B::V4_13, &[C::NodeTuning]),
-        (
-            B::V4_14,
-            &[
-                C::MachineApi,
-                C::Build,
-                C::DeploymentConfig,
-                C::ImageRegistry,
-            ],
-        ),
+        (B::V4_14, &[C::Build, C::DeploymentConfig, C::ImageRegistry]),
         (B::V4_15, &[C::OperatorLifecycleManager, C::CloudCredential]),
         (B::V4_16, &[C::CloudControllerManager, C::Ingress]),
         (B::V4_17, &[]),
         (B::V4_18, &[C::OperatorLifecycleManagerV1]),
-        (B::V4_19, &[]),
-        (B::V4_20, &[]),
         (B::VCurrent, &[]),
     ];
     let mut out = BTreeSet::new();
@@ -61,60 +97,105 @@ pub fn baseline_capabilities(set: B) -> BTreeSet<C> {
     out
 }
 
+/// The capabilities the config enables (the baseline defaults to vCurrent).
+pub fn enabled_capabilities(cfg: &InstallConfig) -> BTreeSet<C> {
+    match &cfg.capabilities {
+        None => baseline_capabilities(B::VCurrent),
+        Some(caps) => {
+            let mut enabled = baseline_capabilities(caps.baseline_capability_set);
+            enabled.extend(caps.additional_enabled_capabilities.iter().copied());
+            enabled
+        }
+    }
+}
+
 /// Every capability and feature rule.
 pub fn features(cfg: &InstallConfig, v: &mut Validation) {
     capabilities(cfg, v);
     gates(cfg, v);
+    gated_fields(cfg, v);
+}
+
+/// A capability the config needs but does not enable, and why.
+struct Missing {
+    capability: C,
+    why: String,
+}
+
+/// The name of a capability as install-config.yaml spells it.
+fn capability_name(c: C) -> String {
+    serde_json::to_value(c)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 fn capabilities(cfg: &InstallConfig, v: &mut Validation) {
     let Some(caps) = &cfg.capabilities else {
         return;
     };
-    let mut enabled = baseline_capabilities(caps.baseline_capability_set);
-    enabled.extend(caps.additional_enabled_capabilities.iter().copied());
-    let path = "capabilities.additionalEnabledCapabilities";
-    let platform = cfg.platform_name();
-    if enabled.contains(&C::Marketplace) && !enabled.contains(&C::OperatorLifecycleManager) {
+    let enabled = enabled_capabilities(cfg);
+    // The user either listed additional capabilities or chose only a baseline: point at the
+    // field they wrote, since that is where the fix goes.
+    let path = if caps.additional_enabled_capabilities.is_empty() {
+        "capabilities.baselineCapabilitySet"
+    } else {
+        "capabilities.additionalEnabledCapabilities"
+    };
+    let baseline = serde_json::to_value(caps.baseline_capability_set)
+        .ok()
+        .and_then(|b| b.as_str().map(str::to_string))
+        .unwrap_or_default();
+    for m in missing_capabilities(cfg, &enabled) {
+        let name = capability_name(m.capability);
         v.err(FieldError::invalid(
             path,
-            "marketplace",
-            "the marketplace capability needs OperatorLifecycleManager; add it",
-        ));
-    }
-    if platform == "baremetal" && !enabled.contains(&C::Baremetal) {
-        v.err(FieldError::invalid(
-            path,
-            "baremetal",
-            "platform baremetal needs the baremetal capability; add it",
-        ));
-    }
-    if caps.baseline_capability_set != B::None {
-        return;
-    }
-    if !enabled.contains(&C::Ingress) {
-        v.err(FieldError::invalid(
-            path,
-            "Ingress",
-            "the Ingress capability cannot be disabled; add it",
-        ));
-    }
-    if !enabled.contains(&C::CloudCredential) && !matches!(platform, "baremetal" | "none") {
-        v.err(FieldError::invalid(
-            path,
-            "CloudCredential",
+            &name,
             format!(
-                "CloudCredential can only be disabled on baremetal and none, not {platform}; add it"
+                "{}; baseline {baseline} does not include it, so add {name} to capabilities.additionalEnabledCapabilities",
+                m.why
             ),
         ));
     }
-    if !enabled.contains(&C::CloudControllerManager) && !matches!(platform, "baremetal" | "none") {
-        v.err(FieldError::invalid(
-            path,
-            "CloudControllerManager",
-            format!("CloudControllerManager can only be disabled on baremetal and none, not {platform}; add it"),
-        ));
-    }
+}
+
+fn missing_capabilities(cfg: &InstallConfig, enabled: &BTreeSet<C>) -> Vec<Missing> {
+    let platform = cfg.platform_name();
+    let cloud_free = matches!(platform, "baremetal" | "none");
+    let rules: [(bool, C, String); 5] = [
+        (
+            enabled.contains(&C::Marketplace),
+            C::OperatorLifecycleManager,
+            "the marketplace capability needs OperatorLifecycleManager".into(),
+        ),
+        (
+            platform == "baremetal",
+            C::Baremetal,
+            "platform baremetal needs the baremetal capability".into(),
+        ),
+        (
+            !cloud_free,
+            C::CloudCredential,
+            format!("CloudCredential can only be disabled on baremetal and none, not {platform}"),
+        ),
+        (
+            !cloud_free,
+            C::CloudControllerManager,
+            format!(
+                "CloudControllerManager can only be disabled on baremetal and none, not {platform}"
+            ),
+        ),
+        (
+            true,
+            C::Ingress,
+            "the Ingress capability cannot be disabled".into(),
+        ),
+    ];
+    rules
+        .into_iter()
+        .filter(|(needed, cap, _)| *needed && !enabled.contains(cap))
+        .map(|(_, capability, why)| Missing { capability, why })
+        .collect()
 }
 
 fn gates(cfg: &InstallConfig, v: &mut Validation) {
@@ -138,6 +219,74 @@ fn gates(cfg: &InstallConfig, v: &mut Validation) {
                 format!("featureGates[{i}]"),
                 g,
                 "write a feature gate as Name=true or Name=false",
+            ));
+        }
+    }
+}
+
+/// Install-config fields that only work when a feature gate is on: (path, gate, used).
+fn gated_field_uses(cfg: &InstallConfig) -> Vec<(String, FeatureGate)> {
+    let mut uses = Vec::new();
+    let Some(vs) = &cfg.platform.vsphere else {
+        return uses;
+    };
+    if vs.node_networking.is_some() {
+        uses.push((
+            "platform.vsphere.nodeNetworking".to_string(),
+            FeatureGate::VSphereMultiNetworks,
+        ));
+    }
+    for (i, fd) in vs.failure_domains.iter().enumerate() {
+        let base = format!("platform.vsphere.failureDomains[{i}]");
+        if fd.topology.networks.len() > 1 {
+            uses.push((
+                format!("{base}.topology.networks"),
+                FeatureGate::VSphereMultiNetworks,
+            ));
+        }
+        if fd.zone_type == Some(ZoneType::HostGroup) || fd.topology.host_group.is_some() {
+            uses.push((
+                format!("{base}.zoneType"),
+                FeatureGate::VSphereHostVmGroupZonal,
+            ));
+        }
+    }
+    let pools = cfg
+        .control_plane
+        .iter()
+        .map(|p| ("controlPlane".to_string(), p))
+        .chain(
+            cfg.compute
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("compute[{i}]"), p)),
+        );
+    for (path, pool) in pools {
+        if pool
+            .platform
+            .vsphere
+            .as_ref()
+            .is_some_and(|p| !p.data_disks.is_empty())
+        {
+            uses.push((
+                format!("{path}.platform.vsphere.dataDisks"),
+                FeatureGate::VSphereMultiDisk,
+            ));
+        }
+    }
+    uses
+}
+
+fn gated_fields(cfg: &InstallConfig, v: &mut Validation) {
+    for (path, gate) in gated_field_uses(cfg) {
+        if !gate_enabled(cfg, gate) {
+            v.err(FieldError::forbidden(
+                path,
+                format!(
+                    "this field needs the {} feature gate: set featureSet TechPreviewNoUpgrade, or CustomNoUpgrade with featureGates [{}=true], or remove the field",
+                    gate.name(),
+                    gate.name()
+                ),
             ));
         }
     }

@@ -11,15 +11,18 @@ mod names;
 mod network;
 mod platform;
 mod pools;
+mod provisioning;
 mod proxy;
 mod secrets;
 pub mod sshkey;
 mod vips;
 mod vsphere;
 
-pub use features::{baseline_capabilities, gate_enabled};
+pub use features::{FeatureGate, baseline_capabilities, enabled_capabilities, gate_enabled};
+pub use hosts::is_mac;
 pub use mirrors::repository_problem;
 pub use names::{MAX_NAME_LEN, dns_subdomain_problem};
+pub use network::configured_join_subnet;
 pub use secrets::{pull_secret_problem, ssh_key_problem, trust_bundle_problem};
 
 use crate::errors::{FieldError, Warning};
@@ -56,6 +59,7 @@ pub fn validate(cfg: &InstallConfig) -> Validation {
     vips::vips(cfg, &mut v);
     vsphere::vsphere(cfg, &mut v);
     hosts::hosts(cfg, &mut v);
+    provisioning::provisioning(cfg, &mut v);
     pools::pools(cfg, &mut v);
     secrets::secrets(cfg, &mut v);
     proxy::proxy(cfg, &mut v);

@@ -20,22 +20,35 @@ fn net(s: &str) -> IpNet {
         .unwrap_or_else(|e| panic!("built-in network {s}: {e}"))
 }
 
-/// OVN-Kubernetes internal subnets of each family: (what, network).
-fn ovn_internal(cfg: &Networking) -> Vec<(&'static str, IpNet)> {
-    let join4 = cfg
-        .ovn_kubernetes_config
+/// OVN-Kubernetes' default IPv4 join subnet.
+pub const OVN_DEFAULT_JOIN_V4: &str = "100.64.0.0/16";
+
+/// Path of the user's IPv4 join subnet.
+const JOIN_PATH: &str = "networking.ovnKubernetesConfig.ipv4.internalJoinSubnet";
+
+/// The IPv4 join subnet the user set, if any.
+pub fn configured_join_subnet(n: &Networking) -> Option<Cidr> {
+    n.ovn_kubernetes_config
         .as_ref()
         .and_then(|o| o.ipv4.as_ref())
         .and_then(|i| i.internal_join_subnet)
-        .map_or_else(|| net("100.64.0.0/16"), |c| c.masked());
-    vec![
-        ("internal", join4),
+}
+
+/// OVN-Kubernetes' default internal subnets of each family: (what, network). A join subnet
+/// the user set replaces the IPv4 default and is checked on its own path
+/// ([`join_subnet`]), so that an overlap is reported at the field the user wrote.
+fn ovn_internal(cfg: &Networking) -> Vec<(&'static str, IpNet)> {
+    let mut list = vec![
         ("transit", net("100.88.0.0/16")),
         ("masquerade", net("169.254.0.0/17")),
         ("internal", net("fd98::/64")),
         ("transit", net("fd97::/64")),
         ("masquerade", net("fd69::/112")),
-    ]
+    ];
+    if configured_join_subnet(cfg).is_none() {
+        list.push(("internal", net(OVN_DEFAULT_JOIN_V4)));
+    }
+    list
 }
 
 /// Every networking rule.
@@ -49,6 +62,7 @@ pub fn networking(cfg: &InstallConfig, v: &mut Validation) {
     if n.network_type == "OVNKubernetes" {
         ovn_overlaps(n, v);
     }
+    ovn_config(n, v);
     host_prefixes(n, v);
     families(cfg, v);
     if let Some(mtu) = n.cluster_network_mtu {
@@ -253,6 +267,80 @@ fn ovn_overlaps(n: &Networking, v: &mut Validation) {
     }
 }
 
+/// ovnKubernetesConfig belongs to the OVNKubernetes plugin; its join subnet must be a usable
+/// IPv4 network that collides with nothing and has an address for every possible node.
+fn ovn_config(n: &Networking, v: &mut Validation) {
+    if n.ovn_kubernetes_config.is_none() {
+        return;
+    }
+    if n.network_type != "OVNKubernetes" {
+        v.err(FieldError::invalid(
+            "networking.ovnKubernetesConfig",
+            &n.network_type,
+            "ovnKubernetesConfig only applies to networkType OVNKubernetes; remove it or use OVNKubernetes",
+        ));
+    }
+    if let Some(join) = configured_join_subnet(n) {
+        join_subnet(n, join, v);
+    }
+}
+
+fn join_subnet(n: &Networking, join: Cidr, v: &mut Validation) {
+    if !join.is_ipv4() {
+        return v.err(FieldError::invalid(
+            JOIN_PATH,
+            join,
+            "the IPv4 join subnet must be an IPv4 network, e.g. 100.65.0.0/16",
+        ));
+    }
+    if join.0.addr() != join.0.network() {
+        return v.err(FieldError::invalid(
+            JOIN_PATH,
+            join,
+            format!(
+                "this is not a network address because host bits are set; use {}",
+                join.masked()
+            ),
+        ));
+    }
+    let j = join.masked();
+    let others = all_cidrs(n);
+    for (path, other) in others.iter().filter(|(_, c)| overlaps(&j, &c.masked())) {
+        let field = path.split('[').next().unwrap_or_default();
+        v.err(FieldError::invalid(
+            JOIN_PATH,
+            join,
+            format!("overlaps {path} ({other}); pick a join subnet outside every {field}"),
+        ));
+    }
+    if let Some(max) = max_nodes(n).filter(|m| *m >= usable_addresses(&j)) {
+        v.err(FieldError::invalid(
+            JOIN_PATH,
+            join,
+            format!("has room for fewer nodes than the cluster networks allow ({max}); use a larger join subnet"),
+        ));
+    }
+}
+
+/// The number of nodes the IPv4 cluster networks can hold (one host subnet each), or None
+/// when a host prefix is invalid (reported elsewhere).
+fn max_nodes(n: &Networking) -> Option<u128> {
+    let mut total: u128 = 0;
+    for e in n.cluster_network.iter().filter(|e| e.cidr.is_ipv4()) {
+        let bits = u32::try_from(e.host_prefix)
+            .ok()?
+            .checked_sub(u32::from(e.cidr.prefix_len()))?;
+        total = total.checked_add(1u128.checked_shl(bits)?)?;
+    }
+    Some(total)
+}
+
+/// Addresses of an IPv4 network left for nodes after the network, broadcast and gateway
+/// addresses.
+fn usable_addresses(net: &IpNet) -> u128 {
+    (1u128 << (32 - u32::from(net.prefix_len()))).saturating_sub(3)
+}
+
 fn host_prefixes(n: &Networking, v: &mut Validation) {
     let ovn = n.network_type == "OVNKubernetes";
     let mut first_v4: Option<i32> = None;
@@ -357,6 +445,8 @@ fn families(cfg: &InstallConfig, v: &mut Validation) {
         }
         return;
     }
+    // Baremetal and vSphere clusters may be IPv6-primary (every list IPv6 first).
+    let v6_primary_ok = matches!(cfg.platform_name(), "baremetal" | "vsphere");
     for (path, (fam, v4_first)) in lists {
         if fam != Families::Dual && fam != Families::None {
             v.err(FieldError::invalid(
@@ -364,11 +454,11 @@ fn families(cfg: &InstallConfig, v: &mut Validation) {
                 format!("{fam:?}").to_lowercase(),
                 "a dual-stack cluster needs one IPv4 and one IPv6 network in every network list",
             ));
-        } else if fam == Families::Dual && !v4_first {
+        } else if fam == Families::Dual && !v4_first && !v6_primary_ok {
             v.err(FieldError::invalid(
                 path,
                 "IPv6 first",
-                "list the IPv4 network before the IPv6 network",
+                "list the IPv4 network before the IPv6 network (IPv6-primary dual-stack is only supported on baremetal and vsphere)",
             ));
         }
     }

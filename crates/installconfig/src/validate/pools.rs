@@ -1,7 +1,7 @@
 //! Machine pool rules and topologies (single node, arbiter, two-node fencing).
 
 use super::Validation;
-use super::features::gate_enabled;
+use super::features::{FeatureGate, gate_enabled};
 use crate::errors::FieldError;
 use crate::types::{ARBITER_POOL, InstallConfig, MachinePool, WORKER_POOL};
 
@@ -83,8 +83,8 @@ fn control_plane(cfg: &InstallConfig, cp: &MachinePool, v: &mut Validation) {
         ));
     }
     if let Some(f) = &cp.fencing {
-        if !gate_enabled(cfg, "DualReplica") {
-            v.err(FieldError::forbidden("controlPlane.fencing", "two-node fencing needs the DualReplica feature gate (featureSet TechPreviewNoUpgrade, or CustomNoUpgrade with DualReplica=true)"));
+        if !gate_enabled(cfg, FeatureGate::DualReplica) {
+            v.err(FieldError::forbidden("controlPlane.fencing", "two-node fencing needs the DualReplica feature gate (featureSet DevPreviewNoUpgrade, or CustomNoUpgrade with DualReplica=true)"));
         }
         if replicas != 2 {
             v.err(FieldError::invalid(
@@ -116,7 +116,7 @@ fn pool_platform(p: &MachinePool, path: &str, platform: &str, v: &mut Validation
 }
 
 fn arbiter(cfg: &InstallConfig, a: &MachinePool, v: &mut Validation) {
-    if !gate_enabled(cfg, "HighlyAvailableArbiter") {
+    if !gate_enabled(cfg, FeatureGate::HighlyAvailableArbiter) {
         v.err(FieldError::forbidden(
             "arbiter",
             "the arbiter pool needs the HighlyAvailableArbiter feature gate (featureSet TechPreviewNoUpgrade, or CustomNoUpgrade with HighlyAvailableArbiter=true)",

@@ -5,6 +5,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::Validation;
+use super::network::{OVN_DEFAULT_JOIN_V4, configured_join_subnet};
 use crate::errors::FieldError;
 use crate::types::InstallConfig;
 
@@ -97,13 +98,8 @@ fn one_proxy(cfg: &InstallConfig, path: &str, value: &str, schemes: &[&str], v: 
             "the proxy address lies in the service network; nodes could not reach it",
         ));
     }
-    let join = n
-        .ovn_kubernetes_config
-        .as_ref()
-        .and_then(|o| o.ipv4.as_ref())
-        .and_then(|i| i.internal_join_subnet);
-    let join = join.map_or_else(
-        || "100.64.0.0/16".parse::<IpNet>().ok(),
+    let join = configured_join_subnet(n).map_or_else(
+        || OVN_DEFAULT_JOIN_V4.parse::<IpNet>().ok(),
         |c| Some(c.masked()),
     );
     if join.is_some_and(|j| j.contains(&ip)) {

@@ -4,6 +4,7 @@ mod explain;
 mod load;
 mod props;
 mod survey;
+mod upstream_rules;
 mod validate;
 
 use std::path::PathBuf;

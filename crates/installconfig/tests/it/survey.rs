@@ -1,6 +1,7 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
+use installconfig::HostRole;
 use installconfig::survey::{NO_SSH_KEY, Prompter, SurveyError, Validator, run_survey};
 
 use crate::fixture_text;
@@ -124,6 +125,25 @@ fn baremetal_survey_checks_vips() {
         "192.168.50.5",
         "10.1.1.1",
         "192.168.50.6",
+        "",
+        "m0",
+        "52:54:00:00:00:01",
+        "redfish://10.1.1.10/redfish/v1/Systems/1",
+        "admin",
+        "pw",
+        "m0",
+        "m1",
+        "52:54:00:00:00:01",
+        "52:54:00:00:00:02",
+        "redfish://10.1.1.11/redfish/v1/Systems/1",
+        "admin",
+        "pw",
+        "m2",
+        "52:54:00:00:00:03",
+        "redfish://10.1.1.12/redfish/v1/Systems/1",
+        "admin",
+        "pw",
+        "",
         "lab.example.org.",
         "my.cluster",
         "compact",
@@ -141,8 +161,20 @@ fn baremetal_survey_checks_vips() {
     let rejected: Vec<&str> = s.rejected.iter().map(|(q, _)| q.as_str()).collect();
     assert_eq!(
         rejected,
-        vec!["API VIP", "Ingress VIP", "Ingress VIP", "Cluster Name"]
+        vec![
+            "API VIP",
+            "Ingress VIP",
+            "Ingress VIP",
+            "Host name (empty when done)",
+            "Host name (empty when done)",
+            "Boot MAC address",
+            "Cluster Name"
+        ]
     );
+    let hosts = &cfg.platform.baremetal.as_ref().unwrap().hosts;
+    assert_eq!(hosts.len(), 3);
+    assert!(hosts.iter().all(|h| h.role == Some(HostRole::Master)));
+    assert_eq!(cfg.compute[0].replicas, Some(0));
     installconfig::parse_str(&cfg.to_yaml(), "install-config.yaml").unwrap();
 }
 

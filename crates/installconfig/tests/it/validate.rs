@@ -5,27 +5,27 @@ use installconfig::*;
 
 use crate::{fixture, fixture_text};
 
-fn base(name: &str) -> InstallConfig {
+pub(crate) fn base(name: &str) -> InstallConfig {
     load(fixture(name)).unwrap_or_else(|e| panic!("{e}")).config
 }
-fn none() -> InstallConfig {
+pub(crate) fn none() -> InstallConfig {
     base("none-sno.yaml")
 }
-fn bm() -> InstallConfig {
+pub(crate) fn bm() -> InstallConfig {
     base("baremetal-compact.yaml")
 }
-fn vs() -> InstallConfig {
+pub(crate) fn vs() -> InstallConfig {
     base("vsphere-ha.yaml")
 }
 
 #[track_caller]
-fn ok(cfg: &InstallConfig) {
+pub(crate) fn ok(cfg: &InstallConfig) {
     let v = validate(cfg);
     assert!(v.errors.is_empty(), "unexpected errors: {:#?}", v.errors);
 }
 
 #[track_caller]
-fn bad(cfg: &InstallConfig, path: &str, kind: ErrorKind) -> FieldError {
+pub(crate) fn bad(cfg: &InstallConfig, path: &str, kind: ErrorKind) -> FieldError {
     let v = validate(cfg);
     v.errors
         .iter()
@@ -34,13 +34,13 @@ fn bad(cfg: &InstallConfig, path: &str, kind: ErrorKind) -> FieldError {
         .unwrap_or_else(|| panic!("no {kind:?} error at {path}; got {:#?}", v.errors))
 }
 
-fn cidr(s: &str) -> Cidr {
+pub(crate) fn cidr(s: &str) -> Cidr {
     Cidr::parse(s).unwrap()
 }
-fn ip(s: &str) -> IpAddrString {
+pub(crate) fn ip(s: &str) -> IpAddrString {
     IpAddrString(s.to_string())
 }
-fn net(c: &mut InstallConfig) -> &mut Networking {
+pub(crate) fn net(c: &mut InstallConfig) -> &mut Networking {
     c.networking.as_mut().unwrap()
 }
 
@@ -231,7 +231,7 @@ fn host_prefix_rules() {
     );
 }
 
-fn dual(c: &mut InstallConfig) {
+pub(crate) fn dual(c: &mut InstallConfig) {
     let n = net(c);
     n.machine_network.push(MachineNetworkEntry {
         cidr: cidr("fd00:1::/64"),
@@ -288,7 +288,7 @@ fn cluster_network_mtu_is_aws_only() {
 
 // ---- VIPs ----
 
-fn bm_platform(c: &mut InstallConfig) -> &mut BaremetalPlatform {
+pub(crate) fn bm_platform(c: &mut InstallConfig) -> &mut BaremetalPlatform {
     c.platform.baremetal.as_mut().unwrap()
 }
 
@@ -424,6 +424,7 @@ fn arbiter_needs_feature_gate() {
     let mut c = bm();
     c.arbiter = Some(arbiter_pool());
     c.control_plane.as_mut().unwrap().replicas = Some(2);
+    bm_platform(&mut c).hosts[2].role = Some(HostRole::Arbiter);
     bad(&c, "arbiter", ErrorKind::Forbidden);
     c.feature_set = FeatureSet::CustomNoUpgrade;
     c.feature_gates = vec!["HighlyAvailableArbiter=true".into()];
@@ -685,7 +686,7 @@ fn credentials_mode_not_on_these_platforms() {
 
 // ---- capabilities and features ----
 
-fn caps(c: &mut InstallConfig, set: BaselineCapabilitySet, extra: &[Capability]) {
+pub(crate) fn caps(c: &mut InstallConfig, set: BaselineCapabilitySet, extra: &[Capability]) {
     c.capabilities = Some(Capabilities {
         baseline_capability_set: set,
         additional_enabled_capabilities: extra.to_vec(),
@@ -725,11 +726,8 @@ fn marketplace_needs_olm() {
 fn ingress_cannot_be_disabled() {
     let mut c = none();
     caps(&mut c, BaselineCapabilitySet::None, &[]);
-    let e = bad(
-        &c,
-        "capabilities.additionalEnabledCapabilities",
-        ErrorKind::Invalid,
-    );
+    // Only the baseline was written, so that is the field blamed.
+    let e = bad(&c, "capabilities.baselineCapabilitySet", ErrorKind::Invalid);
     assert_eq!(e.value.as_deref(), Some("Ingress"));
 }
 
@@ -905,21 +903,22 @@ fn fips_host_rule() {
 #[test]
 fn baremetal_host_rules() {
     let mut c = bm();
-    let host = |name: &str, mac: &str, role: &str| BaremetalHost {
+    let host = |name: &str, mac: &str, role: HostRole| BaremetalHost {
         name: name.into(),
         boot_mac_address: Some(mac.into()),
-        role: Some(role.into()),
+        role: Some(role),
         ..BaremetalHost::default()
     };
     bm_platform(&mut c).hosts = vec![
-        host("m0", "52:54:00:00:00:01", "master"),
-        host("m1", "52:54:00:00:00:02", "master"),
+        host("m0", "52:54:00:00:00:01", HostRole::Master),
+        host("m1", "52:54:00:00:00:02", HostRole::Master),
+        host("m2", "52:54:00:00:00:03", HostRole::Master),
     ];
     ok(&c);
     bm_platform(&mut c).hosts = vec![
-        host("m0", "52:54:00:00:00:01", "master"),
-        host("m0", "52:54:00:00:00:01", "boss"),
-        host("m2", "52-54-00", "worker"),
+        host("m0", "52:54:00:00:00:01", HostRole::Master),
+        host("m0", "52:54:00:00:00:01", HostRole::Master),
+        host("m2", "52-54-00", HostRole::Master),
     ];
     bad(&c, "platform.baremetal.hosts[1].name", ErrorKind::Duplicate);
     bad(
@@ -929,13 +928,30 @@ fn baremetal_host_rules() {
     );
     bad(
         &c,
-        "platform.baremetal.hosts[1].role",
-        ErrorKind::NotSupported,
-    );
-    bad(
-        &c,
         "platform.baremetal.hosts[2].bootMACAddress",
         ErrorKind::Invalid,
+    );
+}
+
+/// Asserts that `text` does not load and has a `kind` problem at `path`.
+#[track_caller]
+pub(crate) fn parse_rejects(text: &str, path: &str, kind: ErrorKind) {
+    let err = parse_str(text, "install-config.yaml").unwrap_err();
+    assert!(
+        err.field_errors()
+            .iter()
+            .any(|e| e.path == path && e.kind == kind),
+        "no {kind:?} at {path}: {err}"
+    );
+}
+
+#[test]
+fn baremetal_host_role_is_a_known_value() {
+    let text = fixture_text("baremetal-compact.yaml").replacen("role: master", "role: boss", 1);
+    parse_rejects(
+        &text,
+        "platform.baremetal.hosts[0].role",
+        ErrorKind::NotSupported,
     );
 }
 

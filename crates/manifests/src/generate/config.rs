@@ -8,7 +8,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{Dir, Out};
 use crate::error::Error;
-use crate::inputs::{ManifestInputs, Platform, TrustBundlePolicy, VSphere};
+use crate::inputs::{LoadBalancerType, ManifestInputs, Platform, TrustBundlePolicy, VSphere};
 use crate::objects::*;
 use crate::proxy::computed_no_proxy;
 use crate::topology;
@@ -27,6 +27,9 @@ pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
     )?;
     out.push(m, "cluster-ingress-02-config.yml", &ingress(inputs))?;
     out.push(m, "cluster-network-02-config.yml", &network(inputs))?;
+    if let Some(cno) = network_operator(inputs) {
+        out.push(m, "cluster-network-03-config.yml", &cno)?;
+    }
     out.push(m, "cluster-proxy-01-config.yaml", &proxy(inputs))?;
     let scheduler = scheduler(inputs, out);
     out.push(m, "cluster-scheduler-02-config.yml", &scheduler)?;
@@ -119,7 +122,8 @@ fn infrastructure_spec(inputs: &ManifestInputs) -> InfrastructureSpec {
             spec.platform_spec.baremetal = Some(vips);
         }
         Platform::VSphere(vs) => {
-            spec.platform_spec.vsphere = Some(vsphere_spec(vs, &machine_networks));
+            spec.platform_spec.vsphere =
+                Some(vsphere_spec(vs, &inputs.infra_id, &machine_networks));
             spec.cloud_config = ConfigMapFileReference {
                 name: super::vsphere::CLOUD_PROVIDER_CONFIG.to_string(),
                 key: super::vsphere::CLOUD_CONFIG_KEY.to_string(),
@@ -139,17 +143,17 @@ fn platform_status(inputs: &ManifestInputs) -> PlatformStatus {
     match &inputs.platform {
         Platform::None => {}
         Platform::BareMetal(bm) => {
-            let lb = bm.user_managed_load_balancer;
+            let lb = bm.load_balancer;
             let vips = vip_status(&bm.api_vips, &bm.ingress_vips, lb, &machine_networks);
             status.baremetal = Some(vips);
         }
-        // Without VIPs (external load balancer, UPI) there is no VIP status to report.
-        Platform::VSphere(vs) if !vs.api_vips.is_empty() => {
-            let lb = vs.user_managed_load_balancer;
+        // Without VIPs (external load balancer, UPI) the status still names the platform's
+        // machine networks, with no VIP and no load balancer.
+        Platform::VSphere(vs) => {
+            let lb = vs.load_balancer.filter(|_| !vs.api_vips.is_empty());
             let vips = vip_status(&vs.api_vips, &vs.ingress_vips, lb, &machine_networks);
             status.vsphere = Some(vips);
         }
-        Platform::VSphere(_) => {}
     }
     status
 }
@@ -162,41 +166,58 @@ fn vip_spec(api: &[IpAddr], ingress: &[IpAddr], machine_networks: &[String]) -> 
     }
 }
 
+/// The API spelling of a load balancer type.
+fn load_balancer_name(lb: LoadBalancerType) -> &'static str {
+    match lb {
+        LoadBalancerType::OpenShiftManagedDefault => "OpenShiftManagedDefault",
+        LoadBalancerType::UserManaged => "UserManaged",
+    }
+}
+
+/// The VIP status of a platform. The load balancer type is copied from the install config:
+/// with `UserManaged` the MCO leaves keepalived and haproxy off the nodes; unset, the API's
+/// default (`OpenShiftManagedDefault`) applies.
 fn vip_status(
     api: &[IpAddr],
     ingress: &[IpAddr],
-    user_managed: bool,
+    lb: Option<LoadBalancerType>,
     machine_networks: &[String],
 ) -> VipStatus {
-    let lb = if user_managed {
-        "UserManaged"
-    } else {
-        "OpenShiftManagedDefault"
-    };
     VipStatus {
         api_server_internal_ip: api.first().map(ToString::to_string),
         api_server_internal_i_ps: strings(api),
         ingress_ip: ingress.first().map(ToString::to_string),
         ingress_i_ps: strings(ingress),
-        load_balancer: LoadBalancer {
-            type_: lb.to_string(),
-        },
+        load_balancer: lb.map(|lb| LoadBalancer {
+            type_: load_balancer_name(lb).to_string(),
+        }),
         machine_networks: machine_networks.to_vec(),
     }
 }
 
-fn vsphere_spec(vs: &VSphere, machine_networks: &[String]) -> VSpherePlatformSpec {
-    let subnets = || NetworkSubnets {
-        network_subnet_cidr: machine_networks.to_vec(),
-    };
+/// Path of the VM template the machine API clones when a failure domain names none: the one
+/// the installer would have uploaded for that region and zone.
+fn default_template(infra_id: &str, f: &crate::inputs::FailureDomain) -> String {
+    format!(
+        "/{}/vm/{infra_id}-rhcos-{}-{}",
+        f.datacenter, f.region, f.zone
+    )
+}
+
+fn vsphere_spec(vs: &VSphere, infra_id: &str, machine_networks: &[String]) -> VSpherePlatformSpec {
     // vSphere also lists every VIP as a single-address network after the machine networks.
     let mut networks = machine_networks.to_vec();
     for vip in vs.api_vips.iter().chain(&vs.ingress_vips) {
-        let cidr = format!("{vip}/{}", if vip.is_ipv4() { 32 } else { 128 });
-        if !networks.contains(&cidr) {
-            networks.push(cidr);
-        }
+        networks.push(format!("{vip}/{}", if vip.is_ipv4() { 32 } else { 128 }));
     }
+    // Node networking is derived from the machine networks only with VSphereMultiNetworks.
+    let subnets = || NetworkSubnets {
+        network_subnet_cidr: if vs.multi_networks {
+            machine_networks.to_vec()
+        } else {
+            Vec::new()
+        },
+    };
     VSpherePlatformSpec {
         vips: vip_spec(&vs.api_vips, &vs.ingress_vips, &networks),
         vcenters: vs
@@ -225,7 +246,11 @@ fn vsphere_spec(vs: &VSphere, machine_networks: &[String]) -> VSpherePlatformSpe
                     datastore: f.datastore.clone(),
                     resource_pool: f.resource_pool.clone(),
                     folder: f.folder.clone(),
-                    template: f.template.clone(),
+                    template: Some(
+                        f.template
+                            .clone()
+                            .unwrap_or_else(|| default_template(infra_id, f)),
+                    ),
                 },
             })
             .collect(),
@@ -254,18 +279,50 @@ fn ingress(inputs: &ManifestInputs) -> Ingress {
 fn network(inputs: &ManifestInputs) -> Network {
     let net = &inputs.networking;
     let spec = NetworkSpec {
-        cluster_network: net
-            .cluster_network
-            .iter()
-            .map(|c| ClusterNetwork {
-                cidr: c.cidr.to_string(),
-                host_prefix: c.host_prefix,
-            })
-            .collect(),
+        cluster_network: cluster_networks(inputs),
         service_network: strings(&net.service_network),
         network_type: net.network_type.clone(),
+        external_ip: ExternalIpConfig::default(),
     };
     Object::cluster_scoped(CONFIG_V1, "Network", "cluster", spec)
+}
+
+/// The cluster network operator's own configuration, written (as upstream does) only when
+/// the install config sets something it alone understands: the OVN join subnet.
+fn network_operator(inputs: &ManifestInputs) -> Option<OperatorNetwork> {
+    let join = inputs.networking.ovn_internal_join_subnet?;
+    let net = &inputs.networking;
+    let spec = OperatorNetworkSpec {
+        management_state: "Managed".to_string(),
+        cluster_network: cluster_networks(inputs),
+        service_network: strings(&net.service_network),
+        default_network: DefaultNetwork {
+            type_: net.network_type.clone(),
+            ovn_kubernetes_config: OvnKubernetesConfig {
+                ipv4: OvnIpv4Config {
+                    internal_join_subnet: join.to_string(),
+                },
+            },
+        },
+    };
+    Some(Object::cluster_scoped(
+        OPERATOR_V1,
+        "Network",
+        "cluster",
+        spec,
+    ))
+}
+
+fn cluster_networks(inputs: &ManifestInputs) -> Vec<ClusterNetwork> {
+    inputs
+        .networking
+        .cluster_network
+        .iter()
+        .map(|c| ClusterNetwork {
+            cidr: c.cidr.to_string(),
+            host_prefix: c.host_prefix,
+        })
+        .collect()
 }
 
 fn proxy(inputs: &ManifestInputs) -> ProxyObject {

@@ -16,6 +16,9 @@ use crate::inputs::{ManifestInputs, Platform};
 use crate::user::UserFile;
 use crate::yaml::to_yaml;
 
+pub use baremetal::{PROVISIONING_FILE, PROVISIONING_NAME};
+pub use vsphere::{CREDS_FILE, CREDS_NAMESPACE, CREDS_SECRET};
+
 /// The two output directories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Dir {
@@ -70,6 +73,7 @@ const SECRET_FILES: &[&str] = &[
     "machine-config-server-ca-secret.yaml",
     "openshift-config-secret-pull-secret.yaml",
     "99_kubeadmin-password-secret.yaml",
+    vsphere::CREDS_FILE,
 ];
 
 /// Result of [`generate`].

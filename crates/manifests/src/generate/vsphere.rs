@@ -1,8 +1,9 @@
-//! vSphere cloud-provider configuration.
+//! vSphere cloud-provider configuration and vCenter credentials.
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role};
 use serde_json::{Map, json};
 
 use super::config::meta;
@@ -15,8 +16,17 @@ use crate::yaml::to_yaml;
 pub(crate) const CLOUD_PROVIDER_CONFIG: &str = "cloud-provider-config";
 /// Key of the config inside that ConfigMap.
 pub(crate) const CLOUD_CONFIG_KEY: &str = "config";
-/// Secret the vSphere cloud controller reads vCenter credentials from.
-const CREDS_SECRET: &str = "vsphere-creds";
+/// Secret the vSphere cloud controller, CSI driver, machine API and cloud credential operator
+/// read vCenter credentials from.
+pub const CREDS_SECRET: &str = "vsphere-creds";
+/// Namespace of that secret.
+pub const CREDS_NAMESPACE: &str = "kube-system";
+/// File of the credentials secret in `openshift/`.
+pub const CREDS_FILE: &str = "99_cloud-creds-secret.yaml";
+/// File of the Role that may read the credentials secret.
+pub const CREDS_READER_FILE: &str = "99_role-cloud-creds-secret-reader.yaml";
+/// Name of that Role.
+const CREDS_READER_ROLE: &str = "vsphere-creds-secret-reader";
 
 pub(super) fn add(vs: &VSphere, trust_bundle: Option<&str>, out: &mut Out) -> Result<(), Error> {
     let config = cloud_config(vs).map_err(|source| Error::Render {
@@ -33,12 +43,15 @@ pub(super) fn add(vs: &VSphere, trust_bundle: Option<&str>, out: &mut Out) -> Re
         ..ConfigMap::default()
     };
     out.push(Dir::Manifests, "cloud-provider-config.yaml", &cm)?;
-    out.warn(credentials_hint(vs));
+    out.push(Dir::Openshift, CREDS_FILE, &credentials_secret(vs))?;
+    out.push(Dir::Openshift, CREDS_READER_FILE, &credentials_reader())?;
     Ok(())
 }
 
 /// The YAML cloud config of the out-of-tree vSphere cloud provider. It names the vCenters
-/// and where credentials live, never the credentials themselves.
+/// and where credentials live, never the credentials themselves. `insecureFlag` is set as the
+/// upstream installer sets it: the cloud provider does not verify the vCenter certificate
+/// unless an administrator configures a CA later.
 fn cloud_config(vs: &VSphere) -> Result<String, serde_saphyr::SerializeError> {
     let vcenters: Map<String, serde_json::Value> = vs
         .vcenters
@@ -49,25 +62,51 @@ fn cloud_config(vs: &VSphere) -> Result<String, serde_saphyr::SerializeError> {
         })
         .collect();
     let mut config = json!({
-        "global": {"secretName": CREDS_SECRET, "secretNamespace": "kube-system"},
+        "global": {
+            "insecureFlag": true,
+            "secretName": CREDS_SECRET,
+            "secretNamespace": CREDS_NAMESPACE,
+        },
         "vcenter": vcenters,
     });
-    if !vs.failure_domains.is_empty() {
-        // Failure domains are expressed as vCenter tags in these categories.
+    if vs.failure_domains.len() > 1 {
+        // Several failure domains are told apart by vCenter tags in these categories.
         config["labels"] = json!({"zone": "openshift-zone", "region": "openshift-region"});
     }
     to_yaml(&config)
 }
 
-fn credentials_hint(vs: &VSphere) -> String {
-    let keys: Vec<String> = vs
-        .vcenters
-        .iter()
-        .map(|v| format!("{0}.username, {0}.password", v.server))
-        .collect();
-    format!(
-        "vSphere credentials are not written to the manifests: add a Secret kube-system/{CREDS_SECRET} \
-         with keys {} (for example as a file in openshift/), or the cloud controller cannot reach vCenter",
-        keys.join(", ")
-    )
+/// `kube-system/vsphere-creds`: `<server>.username` and `<server>.password` per vCenter, as
+/// the cloud credential operator and the vSphere components expect them.
+fn credentials_secret(vs: &VSphere) -> Secret {
+    let mut data = BTreeMap::new();
+    for c in &vs.credentials {
+        data.insert(
+            format!("{}.username", c.server),
+            k8s_openapi::ByteString(c.username.as_bytes().to_vec()),
+        );
+        data.insert(
+            format!("{}.password", c.server),
+            k8s_openapi::ByteString(c.password.0.as_bytes().to_vec()),
+        );
+    }
+    Secret {
+        metadata: meta(CREDS_NAMESPACE, CREDS_SECRET),
+        data: Some(data),
+        ..Secret::default()
+    }
+}
+
+/// The Role that may read (only) the credentials secret.
+fn credentials_reader() -> Role {
+    Role {
+        metadata: meta(CREDS_NAMESPACE, CREDS_READER_ROLE),
+        rules: Some(vec![PolicyRule {
+            api_groups: Some(vec![String::new()]),
+            resources: Some(vec!["secrets".to_string()]),
+            resource_names: Some(vec![CREDS_SECRET.to_string()]),
+            verbs: vec!["get".to_string()],
+            ..PolicyRule::default()
+        }]),
+    }
 }

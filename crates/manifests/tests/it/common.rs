@@ -11,6 +11,8 @@ const MCS_KEY: &str = include_str!("fixtures/mcs.key");
 
 pub const SSH_KEY: &str =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFixtureKeyOnlyForTestsxxxxxxxxxxxxxxxxxxxx core@example";
+/// The fixture's vCenter password (must end up only in the credentials secret).
+pub const VCENTER_PASSWORD: &str = "fixture-vcenter-password";
 pub const TRUST_BUNDLE: &str =
     "-----BEGIN CERTIFICATE-----\nMIIBfixturebundle\n-----END CERTIFICATE-----\n";
 
@@ -35,6 +37,7 @@ fn networking(dual: bool) -> Networking {
         }],
         service_network: vec!["172.30.0.0/16".parse().unwrap()],
         machine_network: vec!["192.168.111.0/24".parse().unwrap()],
+        ovn_internal_join_subnet: None,
     };
     if dual {
         n.cluster_network.push(ClusterNetworkEntry {
@@ -107,7 +110,7 @@ pub fn baremetal_compact() -> ManifestInputs {
     i.platform = Platform::BareMetal(BareMetal {
         api_vips: vec![ip("192.168.111.5")],
         ingress_vips: vec![ip("192.168.111.4")],
-        user_managed_load_balancer: false,
+        load_balancer: None,
         provisioning: BareMetalProvisioning {
             network: ProvisioningNetwork::Managed,
             network_cidr: Some("172.22.0.0/24".parse().unwrap()),
@@ -115,8 +118,10 @@ pub fn baremetal_compact() -> ManifestInputs {
             cluster_provisioning_ip: Some(ip("172.22.0.3")),
             dhcp_range: Some("172.22.0.10,172.22.0.254".into()),
             os_download_url: None,
+            additional_ntp_servers: vec!["ntp.example.com".into()],
         },
     });
+    i.networking.ovn_internal_join_subnet = Some("100.65.0.0/16".parse().unwrap());
     i.control_plane = pool("master", 3);
     i.control_plane.hyperthreading_disabled = true;
     i.proxy = Some(Proxy {
@@ -148,12 +153,18 @@ pub fn vsphere_ha_dual_stack() -> ManifestInputs {
     i.platform = Platform::VSphere(VSphere {
         api_vips: vec![ip("192.168.111.5"), ip("fd2e:6f44:5dd8:c956::5")],
         ingress_vips: vec![ip("192.168.111.4"), ip("fd2e:6f44:5dd8:c956::4")],
-        user_managed_load_balancer: false,
+        load_balancer: Some(LoadBalancerType::UserManaged),
         vcenters: vec![VCenter {
             server: "vcenter.example.com".into(),
             port: 443,
             datacenters: vec!["dc1".into()],
         }],
+        credentials: vec![VCenterCredentials {
+            server: "vcenter.example.com".into(),
+            username: "installer@vsphere.local".into(),
+            password: SecretString(VCENTER_PASSWORD.into()),
+        }],
+        multi_networks: false,
         failure_domains: vec![FailureDomain {
             name: "fd-a".into(),
             region: "region-a".into(),

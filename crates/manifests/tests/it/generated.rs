@@ -86,6 +86,9 @@ fn every_generated_file_parses_as_its_type() {
                 "Infrastructure" => drop(typed::<Infrastructure>(&path, &text)),
                 "DNS" => drop(typed::<Dns>(&path, &text)),
                 "Ingress" => drop(typed::<Ingress>(&path, &text)),
+                "Network" if text.contains(OPERATOR_V1) => {
+                    drop(typed::<OperatorNetwork>(&path, &text))
+                }
                 "Network" => drop(typed::<Network>(&path, &text)),
                 "Proxy" => drop(typed::<ProxyObject>(&path, &text)),
                 "Scheduler" => drop(typed::<Scheduler>(&path, &text)),
@@ -94,6 +97,7 @@ fn every_generated_file_parses_as_its_type() {
                 "ImageDigestMirrorSet" => drop(typed::<ImageDigestMirrorSet>(&path, &text)),
                 "MachineConfig" => drop(typed::<MachineConfig>(&path, &text)),
                 "Provisioning" => drop(typed::<Provisioning>(&path, &text)),
+                "Role" => drop(typed::<k8s_openapi::api::rbac::v1::Role>(&path, &text)),
                 other => panic!("{path}: unexpected kind {other}"),
             }
         }
@@ -303,7 +307,7 @@ fn infrastructure_platform_status() {
         ["192.168.111.5", "fd2e:6f44:5dd8:c956::5"]
     );
     assert_eq!(vs.api_server_internal_ip.as_deref(), Some("192.168.111.5"));
-    assert_eq!(vs.load_balancer.type_, "OpenShiftManagedDefault");
+    assert_eq!(vs.load_balancer.unwrap().type_, "UserManaged");
 
     let mut none = common::sno();
     none.platform = Platform::None;
@@ -437,6 +441,9 @@ fn secret_files_are_flagged_for_0600() {
             "99_kubeadmin-password-secret.yaml",
         ]
     );
+    let g = generate(&common::vsphere_ha_dual_stack()).unwrap();
+    let creds = g.get(Dir::Openshift, "99_cloud-creds-secret.yaml").unwrap();
+    assert!(creds.is_secret());
 }
 
 #[test]

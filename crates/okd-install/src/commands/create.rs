@@ -129,10 +129,11 @@ pub fn settings(opts: &CreateOpts) -> Result<RunSettings> {
         release: ReleaseOptions {
             release_image,
             channel: default.channel.clone(),
+            upstream: default.upstream.clone(),
             invoker: opts.invoker.clone().unwrap_or_else(|| "user".into()),
             cluster_profile: opts.cluster_profile.clone().unwrap_or_default(),
             bootstrap_node_ip: bootstrap_node_ip(opts),
-            installer_version: env!("CARGO_PKG_VERSION").into(),
+            installer_version: default.version.clone(),
         },
         ignition: IgnitionOptions {
             compress: opts.compress,

@@ -13,6 +13,7 @@ pub const EPOCH: u64 = 1_767_225_600;
 
 /// Every shipped example, as `--from-example` names it.
 pub const EXAMPLES: &[&str] = &[
+    "baremetal-hosts",
     "bootstrap-pivot",
     "compact-3-node",
     "disconnected-mirror",

@@ -40,13 +40,18 @@ fn extra_manifests(example: &str) -> Vec<&'static str> {
     let baremetal = "openshift/99_baremetal-provisioning-config.yaml";
     match example {
         "compact-3-node" | "bootstrap-pivot" => vec![baremetal],
+        "baremetal-hosts" => vec![baremetal, "manifests/cluster-network-03-config.yml"],
         "disconnected-mirror" => vec![baremetal, "manifests/image-digest-mirror-set.yaml"],
         "dual-stack" => vec![
             baremetal,
             "openshift/99_openshift-machineconfig_99-dual-stack-master.yaml",
             "openshift/99_openshift-machineconfig_99-dual-stack-worker.yaml",
         ],
-        "ha-workers" => vec!["manifests/cloud-provider-config.yaml"],
+        "ha-workers" => vec![
+            "manifests/cloud-provider-config.yaml",
+            "openshift/99_cloud-creds-secret.yaml",
+            "openshift/99_role-cloud-creds-secret-reader.yaml",
+        ],
         "image-mode" => vec![
             "manifests/machineosconfig-master.yaml",
             "manifests/machineosconfig-worker.yaml",

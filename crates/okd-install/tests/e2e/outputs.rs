@@ -51,8 +51,8 @@ fn every_generated_ign_passes_check_json_and_parses() {
             checked += 1;
         }
     }
-    // 7 examples with master, worker and bootstrap; single-node with worker and its own.
-    assert_eq!(checked, 7 * 3 + 2);
+    // 8 examples with master, worker and bootstrap; single-node with worker and its own.
+    assert_eq!(checked, 8 * 3 + 2);
 }
 
 #[test]
@@ -91,7 +91,19 @@ fn single_node_worker_pointer_uses_api_int() {
     );
 }
 
-const IPV6_CONFIG: &str = "apiVersion: v1
+/// An IPv6 single-stack bare-metal config with its three control-plane hosts.
+fn ipv6_config() -> String {
+    let hosts: String = (0..3)
+        .map(|i| {
+            format!(
+                "    - name: master-{i}\n      role: master\n      bootMACAddress: 52:54:00:00:06:0{i}\n      bmc:\n        address: redfish-virtualmedia://[fd2e:6f44:5dd8:c956::2{i}]/redfish/v1/Systems/1\n        username: admin\n        password: pw\n"
+            )
+        })
+        .collect();
+    format!("{IPV6_HEAD}    hosts:\n{hosts}{IPV6_TAIL}")
+}
+
+const IPV6_HEAD: &str = "apiVersion: v1
 baseDomain: example.com
 metadata:
   name: six
@@ -116,14 +128,15 @@ platform:
     - fd2e:6f44:5dd8:c956::5
     ingressVIPs:
     - fd2e:6f44:5dd8:c956::4
-pullSecret: '{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}'
+";
+const IPV6_TAIL: &str = "pullSecret: '{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}'
 sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBiDNXM5oZcwzEL1nlEOYaRfGapUeRro0GQDOjOPmSKO a@b
 ";
 
 #[test]
 fn ipv6_api_vip_is_bracketed_in_pointer_configs() {
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(tmp.path().join("install-config.yaml"), IPV6_CONFIG).unwrap();
+    std::fs::write(tmp.path().join("install-config.yaml"), ipv6_config()).unwrap();
     create_at(tmp.path(), EPOCH, &["ignition-configs"]).ok("IPv6 cluster");
     let root_ca = bundle_root_ca();
     for role in ["master", "worker"] {

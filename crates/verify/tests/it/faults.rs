@@ -427,3 +427,56 @@ fn a_leaf_in_place_of_a_signer_is_named() {
         &["not issued by"],
     );
 }
+
+/// `create manifests` for `example`, then `remove` deleted from the directory (as a user
+/// might), then `create ignition-configs`: the bootstrap config lacks the object.
+fn without_manifest(example_name: &str, remove: &str) -> tempfile::TempDir {
+    let dir = generate(&example(example_name), "manifests");
+    std::fs::remove_file(dir.path().join(remove)).expect("remove");
+    run_target(dir.path(), "ignition-configs");
+    dir
+}
+
+#[test]
+fn vsphere_credentials_secret_is_required() {
+    let ok = generate(&example("ha-workers"), "ignition-configs");
+    let report = verify::verify(ok.path(), &now_opts());
+    assert_eq!(
+        findings(&report, "platform.vsphere-credentials", Status::Ok).len(),
+        1,
+        "{}",
+        report.render_text()
+    );
+    assert!(!report.render_text().contains("not-a-real-password"));
+
+    let dir = without_manifest("ha-workers", "openshift/99_cloud-creds-secret.yaml");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "platform.vsphere-credentials",
+        "bootstrap.ign",
+        &["kube-system/vsphere-creds", "create manifests"],
+    );
+}
+
+#[test]
+fn provisioning_cr_is_required_on_baremetal() {
+    let report = verify::verify(base(0), &now_opts());
+    assert_eq!(
+        findings(&report, "platform.provisioning", Status::Ok).len(),
+        1,
+        "{}",
+        report.render_text()
+    );
+    let dir = without_manifest(
+        "compact-3-node",
+        "openshift/99_baremetal-provisioning-config.yaml",
+    );
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "platform.provisioning",
+        "bootstrap.ign",
+        &["provisioning-configuration"],
+    );
+}
