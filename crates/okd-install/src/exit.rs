@@ -4,7 +4,7 @@ use std::fmt;
 
 /// 1: any error without a more specific code.
 pub const GENERIC: i32 = 1;
-/// 3: install-config.yaml is invalid.
+/// 3: install-config.yaml (or an image-mode manifest made from it) is invalid.
 pub const INSTALL_CONFIG: i32 = 3;
 /// 8: interrupted.
 pub const INTERRUPTED: i32 = 8;
@@ -46,11 +46,14 @@ impl fmt::Debug for Exit {
     }
 }
 
-/// 3 when anything in the chain is an install-config problem, else 1.
+/// 3 when anything in the chain is an install-config problem (including image-mode manifests
+/// that still need the user's values), else 1.
 pub fn classify(error: &anyhow::Error) -> i32 {
     let invalid_config = error.chain().any(|e| {
         e.downcast_ref::<installconfig::LoadError>().is_some()
             || e.downcast_ref::<assets::ignition::SingleNodeConfigError>()
+                .is_some()
+            || e.downcast_ref::<assets::ignition::ImageModeNotReady>()
                 .is_some()
     });
     if invalid_config {

@@ -59,8 +59,8 @@ pub fn validate_machine_os_configs(
     pools: &[&str],
 ) -> ImageModeReport {
     let mut report = ImageModeReport::default();
-    placeholder_os_images(files, &mut report);
     if !image_mode_enabled {
+        placeholder_os_images(files, &mut report);
         for (file, o) in machine_os_configs(files) {
             report.warnings.push(format!(
                 "{}: image mode is off in install-config, so {KIND} {:?} is not used during \
@@ -72,6 +72,7 @@ pub fn validate_machine_os_configs(
         return report;
     }
     let images = check_machine_os_configs(files, pools, &mut report);
+    placeholder_os_images(files, &mut report);
     for image in &images {
         agreement(files, image, &mut report);
     }
