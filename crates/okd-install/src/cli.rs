@@ -11,7 +11,7 @@ Exit codes:
   0  success
   1  any other error
   3  install-config.yaml is invalid (each problem is listed with its field path),
-     or image-mode manifests still hold REPLACE-ME values or name different images
+     or image-mode manifests hold REPLACE-ME values or disagree on an image
   5  bootstrap did not complete (wait-for bootstrap-complete)
   6  the cluster did not finish installing (wait-for install-complete)
   7  cluster operators did not become stable
