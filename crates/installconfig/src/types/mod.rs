@@ -125,7 +125,7 @@ pub struct InstallConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub feature_gates: Vec<String>,
     /// okd-install extension: install-time image mode (on-cluster layering). The master and
-    /// worker pools boot pre-built MachineOSConfig images from the first boot. It needs the
+    /// worker pools boot pre-built OS images (see pools) from the first boot. It needs the
     /// MachineConfiguration machinery on both default pools, so every compute pool must be
     /// named `worker`; it is refused with an arbiter pool (no image is built for it) and
     /// with bootstrapInPlace (a single node has no peer to keep the cluster up while it
@@ -240,7 +240,7 @@ pub struct BootstrapInPlace {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImageMode {
-    /// okd-install extension: enable pre-built MachineOSConfig images on master and worker.
+    /// okd-install extension: turn image mode on for the master and worker pools.
     #[serde(default)]
     pub enabled: bool,
     /// okd-install extension: the pre-built image of each pool, one entry per pool (master,
