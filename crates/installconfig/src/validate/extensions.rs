@@ -70,45 +70,49 @@ fn image_mode_pools(pools: &[ImageModePool], v: &mut Validation) {
 
 /// The four values of one pool entry, each required and well-formed.
 fn pool_values(pool: &ImageModePool, base: &str, v: &mut Validation) {
-    let image = pool.pre_built_image.trim();
-    let path = format!("{base}.preBuiltImage");
-    match image_problem(image, true) {
-        _ if image.is_empty() => v.err(FieldError::required(
-            path,
-            "give the image built for this pool, as <registry>/<repository>@sha256:<digest>",
-        )),
-        Some(p) => v.err(FieldError::invalid(path, image, p)),
-        None => {}
-    }
-    if pool.containerfile.trim().is_empty() {
-        v.err(FieldError::required(
-            format!("{base}.containerfile"),
-            "give the Containerfile the pre-built image was built from; on-cluster builds after install reuse it",
-        ));
-    }
-    let push = pool.rendered_image_push_spec.trim();
-    let path = format!("{base}.renderedImagePushSpec");
-    match image_problem(push, false) {
-        _ if push.is_empty() => v.err(FieldError::required(
-            path,
-            "give where on-cluster builds push their images, as <registry>/<repository>:<tag>",
-        )),
-        Some(p) => v.err(FieldError::invalid(path, push, p)),
-        None => {}
-    }
-    let secret = pool.rendered_image_push_secret.trim();
-    let path = format!("{base}.renderedImagePushSecret");
-    match dns_subdomain_problem(secret) {
-        _ if secret.is_empty() => v.err(FieldError::required(
-            path,
-            "name the Secret in openshift-machine-config-operator that holds the push credentials",
-        )),
-        Some(p) => v.err(FieldError::invalid(
-            path,
-            secret,
-            format!("a Secret name {p}"),
-        )),
-        None => {}
+    checked(
+        v,
+        format!("{base}.preBuiltImage"),
+        &pool.pre_built_image,
+        "give the image built for this pool, as <registry>/<repository>@sha256:<digest>",
+        |s| image_problem(s, true),
+    );
+    checked(
+        v,
+        format!("{base}.containerfile"),
+        &pool.containerfile,
+        "give the Containerfile the pre-built image was built from; on-cluster builds after install reuse it",
+        |_| None,
+    );
+    checked(
+        v,
+        format!("{base}.renderedImagePushSpec"),
+        &pool.rendered_image_push_spec,
+        "give where on-cluster builds push their images, as <registry>/<repository>:<tag>",
+        |s| image_problem(s, false),
+    );
+    checked(
+        v,
+        format!("{base}.renderedImagePushSecret"),
+        &pool.rendered_image_push_secret,
+        "name the Secret in openshift-machine-config-operator that holds the push credentials",
+        |s| dns_subdomain_problem(s).map(|p| format!("a Secret name {p}")),
+    );
+}
+
+/// A required value: `hint` when it is blank, else whatever `problem` finds in it.
+fn checked(
+    v: &mut Validation,
+    path: String,
+    value: &str,
+    hint: &str,
+    problem: impl Fn(&str) -> Option<String>,
+) {
+    let value = value.trim();
+    if value.is_empty() {
+        v.err(FieldError::required(path, hint));
+    } else if let Some(p) = problem(value) {
+        v.err(FieldError::invalid(path, value, p));
     }
 }
 

@@ -179,28 +179,25 @@ fn skeleton_os_image_machine_config_is_refused_until_filled() {
     );
 }
 
+/// Asserts that `errors` is one error, at `at`, mentioning every one of `words`.
+fn only_error(errors: &[String], at: &str, words: &[&str]) {
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].starts_with(at), "not at {at}: {}", errors[0]);
+    for w in words {
+        assert!(errors[0].contains(w), "{w:?} missing: {}", errors[0]);
+    }
+}
+
 #[test]
 fn a_machine_config_naming_another_image_is_an_error_at_its_file() {
     let mut files = complete(POOLS);
     let other = format!("quay.io/example/other@sha256:{}", "7".repeat(64));
     files.push(file("late.yaml", &os_image("worker", &other)));
     let report = validate_machine_os_configs(&files, true, POOLS);
-    let errors = messages(&report);
-    assert_eq!(errors.len(), 1, "{errors:#?}");
-    assert!(
-        errors[0].starts_with("manifests/late.yaml:1:1"),
-        "{}",
-        errors[0]
-    );
-    assert!(
-        errors[0].contains(&other) && errors[0].contains(DIGEST),
-        "{}",
-        errors[0]
-    );
-    assert!(
-        errors[0].contains("manifests/mosc-worker.yaml"),
-        "{}",
-        errors[0]
+    only_error(
+        &messages(&report),
+        "manifests/late.yaml:1:1",
+        &[&other, DIGEST, "manifests/mosc-worker.yaml"],
     );
     let agreed: Vec<&str> = report.agreed.iter().map(|a| a.pool.as_str()).collect();
     assert_eq!(agreed, ["master"]);
@@ -213,18 +210,12 @@ fn a_pool_without_an_os_image_machine_config_is_an_error() {
         .filter(|f| f.name != "mc-master.yaml")
         .collect();
     let errors = messages(&validate_machine_os_configs(&files, true, POOLS));
-    assert_eq!(errors.len(), 1, "{errors:#?}");
-    assert!(
-        errors[0].starts_with("manifests/mosc-master.yaml"),
-        "{}",
-        errors[0]
+    let mc = os_image_file_name("master");
+    only_error(
+        &errors,
+        "manifests/mosc-master.yaml",
+        &[&mc, "stock OS image"],
     );
-    assert!(
-        errors[0].contains(&os_image_file_name("master")),
-        "{}",
-        errors[0]
-    );
-    assert!(errors[0].contains("stock OS image"), "{}", errors[0]);
 }
 
 #[test]
@@ -233,13 +224,11 @@ fn a_placeholder_os_image_is_an_error_even_with_image_mode_off() {
         "mc.yaml",
         &os_image("worker", "REPLACE-ME: the image"),
     )];
-    let report = validate_machine_os_configs(&files, false, POOLS);
-    let errors = messages(&report);
-    assert_eq!(errors.len(), 1, "{errors:#?}");
-    assert!(
-        errors[0].contains("spec.osImageURL still contains"),
-        "{}",
-        errors[0]
+    let errors = messages(&validate_machine_os_configs(&files, false, POOLS));
+    only_error(
+        &errors,
+        "manifests/mc.yaml",
+        &["spec.osImageURL still contains"],
     );
 }
 
