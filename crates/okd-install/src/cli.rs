@@ -10,8 +10,7 @@ pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
   1  any other error
-  3  install-config.yaml is invalid (each problem is listed with its field path),
-     or image-mode manifests hold REPLACE-ME values or disagree on an image
+  3  invalid install-config.yaml or image-mode manifests (each problem listed)
   5  bootstrap did not complete (wait-for bootstrap-complete)
   6  the cluster did not finish installing (wait-for install-complete)
   7  cluster operators did not become stable
