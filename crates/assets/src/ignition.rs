@@ -98,7 +98,8 @@ fn build_bootstrap(parents: &Parents, variant: Variant) -> Result<String, BoxErr
     Ok(ignition::to_json(&config))
 }
 
-/// `create ignition-configs` refuses MachineOSConfigs that still need the user's values.
+/// `create ignition-configs` refuses image-mode objects that still need the user's values or
+/// that disagree (exit code 3, like an invalid install-config: the input is what is wrong).
 fn check_image_mode(ic: &InstallConfig, m: &ManifestsAsset) -> Result<(), BoxError> {
     let mut files = Vec::new();
     for f in &m.files {
@@ -120,14 +121,7 @@ fn check_image_mode(ic: &InstallConfig, m: &ManifestsAsset) -> Result<(), BoxErr
     if report.errors.is_empty() {
         return Ok(());
     }
-    let list: Vec<String> = report.errors.iter().map(|e| format!("  {e}")).collect();
-    Err(format!(
-        "image mode is on, but the MachineOSConfigs are not ready:\n{}\nFill in the marked \
-         fields in manifests/ and run the command again (if manifests/ does not exist yet, \
-         `okd-install create manifests` writes these MachineOSConfig skeletons there).",
-        list.join("\n")
-    )
-    .into())
+    Err(Box::new(ImageModeNotReady(report.errors)))
 }
 
 /// `/opt/openshift/{manifests,openshift}/*` (0644), with the bootstrap-only CVO overrides.
@@ -427,7 +421,19 @@ impl Asset for Metadata {
 #[error("install-config.yaml cannot make a single-node config:\n{}", list(.0))]
 pub struct SingleNodeConfigError(pub Vec<installconfig::FieldError>);
 
-fn list(errors: &[installconfig::FieldError]) -> String {
+/// Image mode is on, but its MachineOSConfigs or OS-image MachineConfigs still hold
+/// placeholders, break a rule or disagree (exit code 3).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "image mode is on, but the MachineOSConfigs and OS-image MachineConfigs are not ready:\n{}\n\
+     Fill in the marked fields in manifests/ and openshift/, or give the values under \
+     imageMode.pools in install-config.yaml, and run the command again (if manifests/ does not \
+     exist yet, `okd-install create manifests` writes these files there).",
+    list(.0)
+)]
+pub struct ImageModeNotReady(pub Vec<manifests::ManifestError>);
+
+fn list<E: std::fmt::Display>(errors: &[E]) -> String {
     let lines: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
     lines.join("\n")
 }

@@ -66,10 +66,11 @@ impl Asset for ManifestsAsset {
         let inputs = manifest_inputs(parents)?;
         let generated = manifests::generate(&inputs)?;
         let mut files: Vec<ManifestEntry> = generated.files.iter().map(entry).collect();
-        if inputs_image_mode(parents)? {
-            let pools: Vec<&str> = vec!["master", "worker"];
+        let ic = &parents.get::<InstallConfigAsset>()?.config;
+        if ic.image_mode_enabled() {
+            let pools = image_mode_pools(ic);
             files.extend(
-                manifests::image_mode_skeletons(&[], &pools)
+                manifests::image_mode_manifests(IMAGE_MODE_POOLS, &pools)
                     .iter()
                     .map(entry),
             );
@@ -146,11 +147,24 @@ fn is_secret_name(name: &str) -> bool {
     name.contains("secret") || name.contains("kubeadmin")
 }
 
-fn inputs_image_mode(parents: &Parents) -> Result<bool, BoxError> {
-    Ok(parents
-        .get::<InstallConfigAsset>()?
-        .config
-        .image_mode_enabled())
+/// The pools image mode covers (install-config validation refuses any other compute pool).
+pub const IMAGE_MODE_POOLS: &[&str] = &["master", "worker"];
+
+/// `imageMode.pools` of install-config as the manifests crate's values; a pool without an
+/// entry gets skeletons.
+fn image_mode_pools(ic: &InstallConfig) -> Vec<manifests::PoolImage> {
+    let pools = ic.image_mode.as_ref().map(|m| m.pools.as_slice());
+    pools
+        .unwrap_or_default()
+        .iter()
+        .map(|p| manifests::PoolImage {
+            pool: p.name.clone(),
+            pre_built_image: p.pre_built_image.trim().to_string(),
+            containerfile: p.containerfile.clone(),
+            rendered_image_push_spec: p.rendered_image_push_spec.trim().to_string(),
+            rendered_image_push_secret: p.rendered_image_push_secret.trim().to_string(),
+        })
+        .collect()
 }
 
 /// Everything the manifests crate needs, gathered from the parents.

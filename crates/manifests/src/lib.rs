@@ -3,7 +3,7 @@
 //! This crate renders everything the installer writes into `manifests/` and `openshift/`
 //! for the platforms `none`, `baremetal` and `vsphere`, loads what a user left or added in
 //! those directories, builds the bootstrap-only CVO overrides, and supports install-time image
-//! mode (`MachineOSConfig`). It is pure: no clock, no OS randomness, no file writes except
+//! mode (a `MachineOSConfig` and an OS-image `MachineConfig` per pool). It is pure: no clock, no OS randomness, no file writes except
 //! reading user manifests; the caller owns atomic writes and the asset state.
 
 #![deny(missing_docs)]
@@ -27,7 +27,8 @@ pub use generate::{
 };
 pub use ids::{cluster_id, infra_id};
 pub use imagemode::{
-    ImageModeReport, image_mode_skeletons, pre_built_image_credentials, validate_machine_os_configs,
+    AgreedPool, ImageModeReport, PoolImage, image_mode_manifests, pre_built_image_credentials,
+    validate_machine_os_configs,
 };
 pub use inputs::ManifestInputs;
 pub use user::{LoadOutcome, UserFile, load_dir, owned_by_machine_assets};

@@ -560,6 +560,14 @@ pub struct MachineConfigSpec {
     /// Extra kernel arguments.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kernel_arguments: Vec<String>,
+    /// OS image of the pool; the last MachineConfig (by name) that sets one wins over the
+    /// release's base OS image when the MCO renders the pool's config.
+    #[serde(
+        default,
+        rename = "osImageURL",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub os_image_url: Option<String>,
 }
 
 /// metal3 Provisioning `provisioning-configuration`.

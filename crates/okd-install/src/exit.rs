@@ -4,7 +4,8 @@ use std::fmt;
 
 /// 1: any error without a more specific code.
 pub const GENERIC: i32 = 1;
-/// 3: install-config.yaml cannot be read or is invalid.
+/// 3: install-config.yaml cannot be read or is invalid, or an image-mode manifest made from it
+/// is not ready.
 pub const INSTALL_CONFIG: i32 = 3;
 /// 8: interrupted.
 pub const INTERRUPTED: i32 = 8;
@@ -66,7 +67,8 @@ impl fmt::Debug for Exit {
 
 /// 3 when anything in the chain is an install-config problem, else 1. Loading the
 /// install-config asset counts whatever the cause (unreadable, not UTF-8, bad YAML, invalid
-/// fields): the user has to fix that one file either way.
+/// fields): the user has to fix that one file either way; so do image-mode manifests that still
+/// need the user's values.
 pub fn classify(error: &anyhow::Error) -> i32 {
     use asset_graph::Asset;
     let invalid_config = error.chain().any(|e| {
@@ -78,6 +80,8 @@ pub fn classify(error: &anyhow::Error) -> i32 {
                 Some(asset_graph::GraphError::Load { asset, .. })
                     if *asset == assets::config::InstallConfigAsset::NAME
             )
+            || e.downcast_ref::<assets::ignition::ImageModeNotReady>()
+                .is_some()
     });
     if invalid_config {
         INSTALL_CONFIG

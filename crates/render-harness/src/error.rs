@@ -63,6 +63,14 @@ pub enum Error {
         /// The end of the log.
         tail: String,
     },
+    /// A file the bootstrap controller step reads is missing a part it needs.
+    #[error("{}: {what}", path.display())]
+    Content {
+        /// The file (a pod spec or one of the controller's outputs).
+        path: PathBuf,
+        /// What is missing or malformed.
+        what: String,
+    },
     /// bootkube.sh took longer than the harness allows.
     #[error("bootkube.sh did not finish its renders within {seconds}s; its log {}:\n{tail}", log.display())]
     Timeout {

@@ -13,7 +13,9 @@
 //!    into the scratch root, until the last render stage is done ([`run_renders`]): what comes
 //!    next (etcd, cluster-bootstrap) needs a live control plane, which the payload's
 //!    placeholders cannot run;
-//! 4. checks every stage's marker and outputs ([`check_outputs`]).
+//! 4. checks every stage's marker and outputs ([`check_outputs`]);
+//! 5. on request, runs the bootstrap machine-config controller the way the bootstrap MCO pod
+//!    would and reads the configs it rendered for each pool ([`render_pool_configs`]).
 //!
 //! Used by the `okd-install` test suite (every example, in CI) and by `cargo xtask
 //! real-render` for a person.
@@ -21,6 +23,7 @@
 mod check;
 mod error;
 mod host;
+mod mcc;
 mod mcs;
 mod nodes;
 mod payload;
@@ -30,6 +33,7 @@ mod run;
 pub use check::{Finding, check_outputs};
 pub use error::Error;
 pub use host::{Host, materialize};
+pub use mcc::{RenderedPool, render_pool_configs};
 pub use mcs::{BOOTSTRAP_POD, MCS_PORT, Mcs};
 pub use nodes::{NodeConfig, check_served, fetch_local_master};
 pub use payload::{Payload, default_payload_dir};

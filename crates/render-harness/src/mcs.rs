@@ -99,6 +99,23 @@ impl Mcs {
     }
 }
 
+/// Runs the init containers of the bootstrap pod of `host` to completion: the bootstrap
+/// machine-config-controller, which renders every pool from `/etc/mcc/bootstrap` into
+/// `/etc/mcs/bootstrap`.
+pub fn run_init_containers(host: &Host, payload: &Payload) -> Result<()> {
+    let pod = read_pod(host)?;
+    let volumes = volumes(&pod, host);
+    for container in pod["spec"]["initContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let mut cmd = podman_run(payload, container, &volumes, &["--rm"]);
+        output_of(&mut cmd)?;
+    }
+    Ok(())
+}
+
 fn pod_error(host: &Host, why: &str) -> Error {
     Error::Io {
         path: host.path(BOOTSTRAP_POD),

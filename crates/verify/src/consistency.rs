@@ -15,7 +15,9 @@ use crate::x509;
 pub(crate) fn check_all(m: &Material, report: &mut Report) {
     check_install_config_changed(m, report);
     check_cluster_config(m, report);
-    check_manifests(m, report);
+    if !check_manifests(m, report) {
+        check_embedded_image_mode(m, report);
+    }
     check_stale(m, report);
 }
 
@@ -187,9 +189,10 @@ fn check_cluster_config(m: &Material, report: &mut Report) {
     }
 }
 
-fn check_manifests(m: &Material, report: &mut Report) {
+/// `manifests/` and `openshift/` on disk; false when neither directory exists.
+fn check_manifests(m: &Material, report: &mut Report) -> bool {
     if !m.dir.join("manifests").is_dir() && !m.dir.join("openshift").is_dir() {
-        return;
+        return false;
     }
     let outcome = match manifests::load_dir(&m.dir) {
         Ok(o) => o,
@@ -201,7 +204,7 @@ fn check_manifests(m: &Material, report: &mut Report) {
                     e.to_string(),
                 );
             }
-            return;
+            return true;
         }
     };
     for w in &outcome.warnings {
@@ -218,32 +221,83 @@ fn check_manifests(m: &Material, report: &mut Report) {
         "manifests/",
         format!("{} files parse as Kubernetes objects", files.len()),
     );
-    check_image_mode(m, &files, report);
+    check_image_mode(m, &files, "", report);
+    true
 }
 
-/// MachineOSConfigs: complete when image mode is on, a note when it is off.
-fn check_image_mode(m: &Material, files: &[manifests::UserFile], report: &mut Report) {
+/// Without manifests on disk (`create ignition-configs` straight from install-config), the
+/// image-mode objects are checked where they will be used: inside the bootstrap config.
+fn check_embedded_image_mode(m: &Material, report: &mut Report) {
+    let Some(b) = &m.bootstrap else { return };
+    let mut files = Vec::new();
+    for (path, data) in &b.files {
+        let Some(rel) = path.strip_prefix(EMBEDDED_ROOT) else {
+            continue;
+        };
+        let dir = match rel.split_once('/') {
+            Some(("manifests", name)) if !name.contains('/') => manifests::Dir::Manifests,
+            Some(("openshift", name)) if !name.contains('/') => manifests::Dir::Openshift,
+            _ => continue,
+        };
+        // Files that are not Kubernetes objects cannot be image-mode objects.
+        let Ok(objects) = manifests::user::parse_objects(std::path::Path::new(rel), data) else {
+            continue;
+        };
+        files.push(manifests::UserFile {
+            dir,
+            name: rel.rsplit('/').next().unwrap_or(rel).to_string(),
+            data: data.clone(),
+            objects,
+        });
+    }
+    let prefix = format!("{}:{EMBEDDED_ROOT}", b.name);
+    check_image_mode(m, &files, &prefix, report);
+}
+
+/// Where the bootstrap config puts the manifests.
+const EMBEDDED_ROOT: &str = "/opt/openshift/";
+
+/// MachineOSConfigs and OS-image MachineConfigs: complete and naming the same image per pool
+/// when image mode is on, a note when it is off. `prefix` goes before each file name
+/// (empty on disk, `bootstrap.ign:/opt/openshift/` inside the bootstrap config).
+fn check_image_mode(
+    m: &Material,
+    files: &[manifests::UserFile],
+    prefix: &str,
+    report: &mut Report,
+) {
     let Some(ic) = &m.install_config else {
         return;
     };
     let mut pools = vec!["master"];
     pools.extend(ic.compute.iter().map(|p| p.name.as_str()));
-    let mosc = manifests::validate_machine_os_configs(files, ic.image_mode_enabled(), &pools);
-    for e in &mosc.errors {
-        report.error(
+    let checked = manifests::validate_machine_os_configs(files, ic.image_mode_enabled(), &pools);
+    for e in &checked.errors {
+        let file = format!("{prefix}{}", e.path.display());
+        report.error("manifests.image-mode", &file, format!("{prefix}{e}"));
+    }
+    for w in &checked.warnings {
+        report.warn(
             "manifests.image-mode",
-            &e.path.display().to_string(),
-            e.to_string(),
+            &format!("{prefix}manifests/"),
+            w.clone(),
         );
     }
-    for w in &mosc.warnings {
-        report.warn("manifests.image-mode", "manifests/", w.clone());
-    }
-    if ic.image_mode_enabled() && mosc.errors.is_empty() {
+    for pool in &checked.agreed {
         report.ok(
             "manifests.image-mode",
-            "manifests/",
-            "the MachineOSConfigs are complete",
+            &format!("{prefix}{}", pool.machine_os_config),
+            format!(
+                "pool {}: the MachineOSConfig and the MachineConfig(s) {} that set the \
+                 first-boot osImageURL all name {}",
+                pool.pool,
+                pool.machine_configs
+                    .iter()
+                    .map(|f| format!("{prefix}{f}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                pool.image
+            ),
         );
     }
 }

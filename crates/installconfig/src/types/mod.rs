@@ -125,7 +125,7 @@ pub struct InstallConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub feature_gates: Vec<String>,
     /// okd-install extension: install-time image mode (on-cluster layering). The master and
-    /// worker pools boot pre-built MachineOSConfig images from the first boot. It needs the
+    /// worker pools boot pre-built OS images (see pools) from the first boot. It needs the
     /// MachineConfiguration machinery on both default pools, so every compute pool must be
     /// named `worker`; it is refused with an arbiter pool (no image is built for it) and
     /// with bootstrapInPlace (a single node has no peer to keep the cluster up while it
@@ -237,12 +237,48 @@ pub struct BootstrapInPlace {
 }
 
 /// okd-install extension: install-time image mode for the master and worker pools.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImageMode {
-    /// okd-install extension: enable pre-built MachineOSConfig images on master and worker.
+    /// okd-install extension: turn image mode on for the master and worker pools.
     #[serde(default)]
     pub enabled: bool,
+    /// okd-install extension: the pre-built image of each pool, one entry per pool (master,
+    /// worker). `create manifests` turns an entry into a complete MachineOSConfig in
+    /// manifests/ and into the MachineConfig `99-<pool>-okd-install-os-image` in openshift/,
+    /// which sets the pool's osImageURL to the same image: the bootstrap machine-config
+    /// controller renders it into the pool's first-boot config, so nodes boot into the image.
+    /// A pool without an entry gets skeletons of both whose REPLACE-ME values you fill in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pools: Vec<ImageModePool>,
+}
+
+/// okd-install extension: one pool's pre-built OS image and the settings of later on-cluster
+/// builds.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageModePool {
+    /// okd-install extension: the pool, `master` or `worker`.
+    #[serde(default)]
+    pub name: String,
+    /// okd-install extension: the image you built and pushed for this pool, pinned by digest
+    /// (`<registry>/<repository>@sha256:<64 hex digits>`). Nodes of the pool boot into it on
+    /// first boot; the pull secret needs credentials for its registry.
+    #[serde(default)]
+    pub pre_built_image: String,
+    /// okd-install extension: the Containerfile the pre-built image was built from (it starts
+    /// `FROM configs AS final`). On-cluster builds after install use it again.
+    #[serde(default)]
+    pub containerfile: String,
+    /// okd-install extension: where on-cluster builds after install push the images they
+    /// build (`<registry>/<repository>:<tag>`).
+    #[serde(default)]
+    pub rendered_image_push_spec: String,
+    /// okd-install extension: name of the Secret in openshift-machine-config-operator with
+    /// push credentials for renderedImagePushSpec. Create it after install, before the first
+    /// on-cluster build.
+    #[serde(default)]
+    pub rendered_image_push_secret: String,
 }
 
 /// okd-install extension: three-node install where one master acts as bootstrap first.

@@ -99,6 +99,11 @@ fn unknown_path_is_a_clear_error() {
 fn extensions_say_they_are_extensions() {
     for path in [
         "installconfig.imageMode",
+        "installconfig.imageMode.pools",
+        "installconfig.imageMode.pools.preBuiltImage",
+        "installconfig.imageMode.pools.containerfile",
+        "installconfig.imageMode.pools.renderedImagePushSpec",
+        "installconfig.imageMode.pools.renderedImagePushSecret",
         "installconfig.bootstrapPivot",
         "installconfig.bootstrapPivot.installationDisk",
     ] {
@@ -111,6 +116,26 @@ fn extensions_say_they_are_extensions() {
         after.trim_start().starts_with("okd-install extension"),
         "{after}"
     );
+}
+
+#[test]
+fn image_mode_pools_explain_the_os_image_machine_config() {
+    let out = explain("installconfig.imageMode").unwrap();
+    assert!(out.contains("    pools <[]object>"), "{out}");
+    let pools = explain("installconfig.imageMode.pools").unwrap();
+    for field in [
+        "name",
+        "preBuiltImage",
+        "containerfile",
+        "renderedImagePushSpec",
+        "renderedImagePushSecret",
+    ] {
+        assert!(pools.contains(&format!("    {field} <string>")), "{pools}");
+    }
+    assert!(pools.contains("99-<pool>-okd-install-os-image"), "{pools}");
+    assert!(pools.contains("osImageURL"), "{pools}");
+    let image = explain("installconfig.imageMode.pools.preBuiltImage").unwrap();
+    assert!(image.contains("@sha256:"), "{image}");
 }
 
 #[test]

@@ -837,21 +837,123 @@ fn single_node_checks() {
 #[test]
 fn image_mode_rules() {
     let mut c = bm();
-    c.image_mode = Some(ImageMode { enabled: true });
+    c.image_mode = Some(ImageMode {
+        enabled: true,
+        ..ImageMode::default()
+    });
     ok(&c);
     let mut s = none();
-    s.image_mode = Some(ImageMode { enabled: true });
+    s.image_mode = Some(ImageMode {
+        enabled: true,
+        ..ImageMode::default()
+    });
     bad(&s, "imageMode", ErrorKind::Forbidden);
-    s.image_mode = Some(ImageMode { enabled: false });
+    s.image_mode = Some(ImageMode {
+        enabled: false,
+        ..ImageMode::default()
+    });
     ok(&s);
     c.feature_set = FeatureSet::TechPreviewNoUpgrade;
     c.arbiter = Some(arbiter_pool());
     bad(&c, "imageMode", ErrorKind::Forbidden);
     let mut c = bm();
-    c.image_mode = Some(ImageMode { enabled: true });
+    c.image_mode = Some(ImageMode {
+        enabled: true,
+        ..ImageMode::default()
+    });
     c.compute[0].name = "infra".into();
     let e = bad(&c, "compute[0].name", ErrorKind::Invalid);
     assert!(e.detail.contains("imageMode"));
+}
+
+fn image_pool(name: &str) -> ImageModePool {
+    ImageModePool {
+        name: name.into(),
+        pre_built_image: format!(
+            "registry.example.com:5000/os/{name}@sha256:{}",
+            "0a".repeat(32)
+        ),
+        containerfile: "FROM configs AS final\nRUN true\n".into(),
+        rendered_image_push_spec: format!("registry.example.com:5000/os/{name}:latest"),
+        rendered_image_push_secret: "push-credentials".into(),
+    }
+}
+
+#[test]
+fn image_mode_pools_with_every_value_are_valid() {
+    let mut c = bm();
+    c.image_mode = Some(ImageMode {
+        enabled: true,
+        pools: vec![image_pool("master"), image_pool("worker")],
+    });
+    ok(&c);
+}
+
+#[test]
+fn image_mode_pools_report_every_bad_value_with_its_path() {
+    let mut c = bm();
+    let mut tagged = image_pool("worker");
+    tagged.pre_built_image = "registry.example.com:5000/os/worker:v1".into();
+    tagged.rendered_image_push_spec = "Registry.example.com/UPPER:latest".into();
+    tagged.rendered_image_push_secret = "Push_Secret".into();
+    tagged.containerfile = " ".into();
+    let mut short_digest = image_pool("master");
+    short_digest.pre_built_image = "quay.io/os/master@sha256:abc".into();
+    c.image_mode = Some(ImageMode {
+        enabled: true,
+        pools: vec![
+            short_digest,
+            tagged,
+            image_pool("worker"),
+            image_pool("infra"),
+            ImageModePool::default(),
+        ],
+    });
+    let e = bad(&c, "imageMode.pools[0].preBuiltImage", ErrorKind::Invalid);
+    assert!(e.detail.contains("64"), "{e}");
+    let e = bad(&c, "imageMode.pools[1].preBuiltImage", ErrorKind::Invalid);
+    assert!(e.detail.contains("digest"), "{e}");
+    bad(&c, "imageMode.pools[1].containerfile", ErrorKind::Required);
+    bad(
+        &c,
+        "imageMode.pools[1].renderedImagePushSpec",
+        ErrorKind::Invalid,
+    );
+    bad(
+        &c,
+        "imageMode.pools[1].renderedImagePushSecret",
+        ErrorKind::Invalid,
+    );
+    bad(&c, "imageMode.pools[2].name", ErrorKind::Duplicate);
+    bad(&c, "imageMode.pools[3].name", ErrorKind::NotSupported);
+    bad(&c, "imageMode.pools[4].name", ErrorKind::Required);
+    bad(&c, "imageMode.pools[4].preBuiltImage", ErrorKind::Required);
+    bad(
+        &c,
+        "imageMode.pools[4].renderedImagePushSpec",
+        ErrorKind::Required,
+    );
+    bad(
+        &c,
+        "imageMode.pools[4].renderedImagePushSecret",
+        ErrorKind::Required,
+    );
+}
+
+#[test]
+fn image_mode_pools_while_disabled_only_warn() {
+    let mut c = bm();
+    c.image_mode = Some(ImageMode {
+        enabled: false,
+        pools: vec![image_pool("master")],
+    });
+    let v = validate(&c);
+    assert!(v.errors.is_empty(), "{:?}", v.errors);
+    assert!(
+        v.warnings.iter().any(|w| w.path == "imageMode.pools"),
+        "{:?}",
+        v.warnings
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::objects::{MCO_V1, MachineConfig, MachineConfigSpec, Object};
 /// Label that binds a MachineConfig to a pool role.
 pub(crate) const ROLE_LABEL: &str = "machineconfiguration.openshift.io/role";
 /// Ignition spec version of the configs we embed; every supported MCO accepts it.
-const IGNITION_VERSION: &str = "3.2.0";
+pub(crate) const IGNITION_VERSION: &str = "3.2.0";
 
 pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
     let worker_ht_off = inputs.compute.iter().any(|p| p.hyperthreading_disabled);
@@ -85,7 +85,7 @@ fn for_role(inputs: &ManifestInputs, role: &str, ht_off: bool) -> Vec<MachineCon
     mcs
 }
 
-fn machine_config(
+pub(crate) fn machine_config(
     name: &str,
     role: &str,
     config: Value,
@@ -96,6 +96,7 @@ fn machine_config(
         config,
         fips,
         kernel_arguments: args.iter().map(ToString::to_string).collect(),
+        os_image_url: None,
     };
     let mut mc = Object::cluster_scoped(MCO_V1, "MachineConfig", name, spec);
     mc.metadata.labels = Some(BTreeMap::from([(ROLE_LABEL.to_string(), role.to_string())]));

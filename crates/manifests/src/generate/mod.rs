@@ -2,7 +2,7 @@
 
 mod baremetal;
 mod config;
-mod machineconfigs;
+pub(crate) mod machineconfigs;
 mod secrets;
 mod vsphere;
 

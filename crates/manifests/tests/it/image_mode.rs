@@ -1,12 +1,14 @@
-//! Install-time image mode: skeletons and MachineOSConfig validation.
+//! Install-time image mode: generated MachineOSConfigs and OS-image MachineConfigs, skeletons,
+//! and their validation.
 
 use std::path::Path;
 
 use manifests::imagemode::{
-    PRE_BUILT_IMAGE, image_reference, pre_built_image_credentials, skeleton_name,
+    PRE_BUILT_IMAGE, image_reference, os_image_config_name, os_image_file_name,
+    pre_built_image_credentials, skeleton_name,
 };
 use manifests::user::{UserFile, parse_objects};
-use manifests::{Dir, image_mode_skeletons, validate_machine_os_configs};
+use manifests::{Dir, ManifestFile, PoolImage, image_mode_manifests, validate_machine_os_configs};
 use serde_json::{Value, json};
 
 const POOLS: &[&str] = &["master", "worker"];
@@ -38,8 +40,66 @@ fn valid(pool: &str) -> Value {
     })
 }
 
+/// The OS-image MachineConfig of `pool` naming `image`.
+fn os_image(pool: &str, image: &str) -> Value {
+    json!({
+        "apiVersion": "machineconfiguration.openshift.io/v1",
+        "kind": "MachineConfig",
+        "metadata": {
+            "name": os_image_config_name(pool),
+            "labels": {"machineconfiguration.openshift.io/role": pool},
+        },
+        "spec": {"config": {"ignition": {"version": "3.2.0"}}, "osImageURL": image},
+    })
+}
+
+/// Both objects of each pool, agreeing.
+fn complete(pools: &[&str]) -> Vec<UserFile> {
+    pools
+        .iter()
+        .flat_map(|p| {
+            [
+                file(&format!("mosc-{p}.yaml"), &valid(p)),
+                file(&format!("mc-{p}.yaml"), &os_image(p, DIGEST)),
+            ]
+        })
+        .collect()
+}
+
+fn messages(report: &manifests::ImageModeReport) -> Vec<String> {
+    report.errors.iter().map(ToString::to_string).collect()
+}
+
+fn given(pool: &str) -> PoolImage {
+    PoolImage {
+        pool: pool.into(),
+        pre_built_image: format!(
+            "registry.example.com:5000/os/{pool}@sha256:{}",
+            "5e".repeat(32)
+        ),
+        containerfile: "FROM configs AS final\nRUN dnf install -y tmux && dnf clean all\n".into(),
+        rendered_image_push_spec: format!("registry.example.com:5000/os/{pool}:latest"),
+        rendered_image_push_secret: "push-credentials".into(),
+    }
+}
+
+/// Generated files as they would be loaded back from disk.
+fn loaded(files: &[ManifestFile]) -> Vec<UserFile> {
+    files
+        .iter()
+        .map(|f| UserFile {
+            dir: f.dir,
+            name: f.name.clone(),
+            data: f.data.clone(),
+            objects: parse_objects(Path::new(&f.rel_path()), &f.data).unwrap(),
+        })
+        .collect()
+}
+
 fn errors_for(value: Value) -> Vec<String> {
-    let files = [file("mosc.yaml", &value), file("w.yaml", &valid("worker"))];
+    let mut files = complete(&["worker"]);
+    files.push(file("mosc.yaml", &value));
+    files.push(file("mc-master.yaml", &os_image("master", DIGEST)));
     validate_machine_os_configs(&files, true, POOLS)
         .errors
         .iter()
@@ -48,22 +108,133 @@ fn errors_for(value: Value) -> Vec<String> {
 }
 
 #[test]
-fn skeletons_only_for_pools_without_one() {
-    let all = image_mode_skeletons(&[], POOLS);
+fn every_pool_gets_a_machine_os_config_and_an_os_image_machine_config() {
+    let files = image_mode_manifests(POOLS, &[given("worker")]);
+    let paths: Vec<String> = files.iter().map(ManifestFile::rel_path).collect();
     assert_eq!(
-        all.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
-        [skeleton_name("master"), skeleton_name("worker")]
+        paths,
+        [
+            format!("manifests/{}", skeleton_name("master")),
+            format!("openshift/{}", os_image_file_name("master")),
+            format!("manifests/{}", skeleton_name("worker")),
+            format!("openshift/{}", os_image_file_name("worker")),
+        ]
     );
-    let existing = [file("mine.yaml", &valid("worker"))];
-    let some = image_mode_skeletons(&existing, POOLS);
-    assert_eq!(some.len(), 1);
-    assert_eq!(some[0].name, "machineosconfig-master.yaml");
-    assert_eq!(some[0].dir, Dir::Manifests);
+    assert_eq!(
+        os_image_file_name("worker"),
+        "99_openshift-machineconfig_99-worker-okd-install-os-image.yaml"
+    );
+}
+
+#[test]
+fn given_values_fill_both_objects_with_the_same_image() {
+    let values = given("worker");
+    let files = image_mode_manifests(&["worker"], std::slice::from_ref(&values));
+    let mosc: Value = serde_saphyr::from_slice(&files[0].data).unwrap();
+    let mc: Value = serde_saphyr::from_slice(&files[1].data).unwrap();
+    assert_eq!(
+        mosc["metadata"]["annotations"][PRE_BUILT_IMAGE],
+        values.pre_built_image
+    );
+    assert_eq!(
+        mosc["spec"]["containerFile"][0]["content"],
+        values.containerfile
+    );
+    assert_eq!(
+        mosc["spec"]["renderedImagePushSpec"],
+        values.rendered_image_push_spec
+    );
+    assert_eq!(
+        mosc["spec"]["renderedImagePushSecret"]["name"],
+        values.rendered_image_push_secret
+    );
+    assert_eq!(mc["kind"], "MachineConfig");
+    assert_eq!(mc["metadata"]["name"], "99-worker-okd-install-os-image");
+    assert_eq!(
+        mc["metadata"]["labels"]["machineconfiguration.openshift.io/role"],
+        "worker"
+    );
+    assert_eq!(mc["spec"]["osImageURL"], values.pre_built_image);
+    assert!(!String::from_utf8_lossy(&files[0].data).contains("REPLACE-ME"));
+    let report = validate_machine_os_configs(&loaded(&files), true, &["worker"]);
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    assert_eq!(report.agreed.len(), 1);
+    assert_eq!(report.agreed[0].image, values.pre_built_image);
+    assert_eq!(
+        report.agreed[0].machine_configs,
+        [format!("openshift/{}", os_image_file_name("worker"))]
+    );
+}
+
+#[test]
+fn skeleton_os_image_machine_config_is_refused_until_filled() {
+    let files = loaded(&image_mode_manifests(&["master"], &[]));
+    let errors = messages(&validate_machine_os_configs(&files, true, &["master"]));
+    let mc_path = format!("openshift/{}", os_image_file_name("master"));
+    assert!(
+        errors.iter().any(|e| e.starts_with(&mc_path)
+            && e.contains("spec.osImageURL")
+            && e.contains("REPLACE-ME")),
+        "{errors:#?}"
+    );
+}
+
+/// Asserts that `errors` is one error, at `at`, mentioning every one of `words`.
+fn only_error(errors: &[String], at: &str, words: &[&str]) {
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].starts_with(at), "not at {at}: {}", errors[0]);
+    for w in words {
+        assert!(errors[0].contains(w), "{w:?} missing: {}", errors[0]);
+    }
+}
+
+#[test]
+fn a_machine_config_naming_another_image_is_an_error_at_its_file() {
+    let mut files = complete(POOLS);
+    let other = format!("quay.io/example/other@sha256:{}", "7".repeat(64));
+    files.push(file("late.yaml", &os_image("worker", &other)));
+    let report = validate_machine_os_configs(&files, true, POOLS);
+    only_error(
+        &messages(&report),
+        "manifests/late.yaml:1:1",
+        &[&other, DIGEST, "manifests/mosc-worker.yaml"],
+    );
+    let agreed: Vec<&str> = report.agreed.iter().map(|a| a.pool.as_str()).collect();
+    assert_eq!(agreed, ["master"]);
+}
+
+#[test]
+fn a_pool_without_an_os_image_machine_config_is_an_error() {
+    let files: Vec<UserFile> = complete(POOLS)
+        .into_iter()
+        .filter(|f| f.name != "mc-master.yaml")
+        .collect();
+    let errors = messages(&validate_machine_os_configs(&files, true, POOLS));
+    let mc = os_image_file_name("master");
+    only_error(
+        &errors,
+        "manifests/mosc-master.yaml",
+        &[&mc, "stock OS image"],
+    );
+}
+
+#[test]
+fn a_placeholder_os_image_is_an_error_even_with_image_mode_off() {
+    let files = [file(
+        "mc.yaml",
+        &os_image("worker", "REPLACE-ME: the image"),
+    )];
+    let errors = messages(&validate_machine_os_configs(&files, false, POOLS));
+    only_error(
+        &errors,
+        "manifests/mc.yaml",
+        &["spec.osImageURL still contains"],
+    );
 }
 
 #[test]
 fn skeleton_has_every_field_and_is_rejected_until_filled() {
-    let skel = &image_mode_skeletons(&[], &["master"])[0];
+    let skel = &image_mode_manifests(&["master"], &[])[0];
     let v: Value = serde_saphyr::from_slice(&skel.data).unwrap();
     assert_eq!(v["apiVersion"], "machineconfiguration.openshift.io/v1");
     assert_eq!(v["kind"], "MachineOSConfig");
@@ -110,13 +281,11 @@ fn skeleton_has_every_field_and_is_rejected_until_filled() {
 
 #[test]
 fn complete_configs_pass() {
-    let files = [
-        file("m.yaml", &valid("master")),
-        file("w.yaml", &valid("worker")),
-    ];
-    let report = validate_machine_os_configs(&files, true, POOLS);
+    let report = validate_machine_os_configs(&complete(POOLS), true, POOLS);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert!(report.warnings.is_empty());
+    let agreed: Vec<&str> = report.agreed.iter().map(|a| a.pool.as_str()).collect();
+    assert_eq!(agreed, POOLS);
 }
 
 /// A change that breaks one rule.
@@ -202,6 +371,7 @@ fn duplicates_and_missing_pools() {
     let files = [
         file("a.yaml", &valid("master")),
         file("b.yaml", &valid("master")),
+        file("mc.yaml", &os_image("master", DIGEST)),
     ];
     let report = validate_machine_os_configs(&files, true, POOLS);
     assert_eq!(report.errors.len(), 1);
@@ -220,7 +390,10 @@ fn duplicates_and_missing_pools() {
     let none = validate_machine_os_configs(&[], true, POOLS);
     assert!(none.errors[0].message.contains("no MachineOSConfig"));
     // Custom compute pools are valid targets.
-    let custom = [file("c.yaml", &valid("gpu"))];
+    let custom = [
+        file("c.yaml", &valid("gpu")),
+        file("mc.yaml", &os_image("gpu", DIGEST)),
+    ];
     assert!(
         validate_machine_os_configs(&custom, true, &["master", "worker", "gpu"])
             .errors
@@ -283,6 +456,10 @@ fn pre_built_image_needs_pull_credentials() {
 
 #[test]
 fn skeleton_snapshot() {
-    let skel = &image_mode_skeletons(&[], &["worker"])[0];
-    insta::assert_snapshot!(String::from_utf8_lossy(&skel.data));
+    let files = image_mode_manifests(&["worker"], &[]);
+    let both: Vec<String> = files
+        .iter()
+        .map(|f| format!("--- {}\n{}", f.rel_path(), String::from_utf8_lossy(&f.data)))
+        .collect();
+    insta::assert_snapshot!(both.join(""));
 }

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use manifests::{generate, image_mode_skeletons};
+use manifests::{generate, image_mode_manifests};
 use serde_json::Value;
 
 use crate::common;
@@ -49,7 +49,7 @@ fn generated_files_read_the_same_as_yaml_1_1() {
     ] {
         files.extend(generate(&inputs).unwrap().files);
     }
-    files.extend(image_mode_skeletons(&[], &["master"]));
+    files.extend(image_mode_manifests(&["master", "worker"], &[]));
     for (i, f) in files.iter().enumerate() {
         let path = dir.path().join(format!("{i}-{}", f.name));
         std::fs::write(&path, &f.data).unwrap();

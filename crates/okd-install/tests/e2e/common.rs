@@ -200,37 +200,3 @@ pub fn ign_text(ign: &str, path: &str) -> String {
     let data = ign_file(ign, path).unwrap_or_else(|| panic!("{path} is not in the config"));
     String::from_utf8(data).expect("UTF-8 contents")
 }
-
-/// Replaces the MachineOSConfig skeletons written by `create manifests` for the image-mode
-/// example with filled-in objects (a digest-pinned pre-built image, a Containerfile, a push
-/// spec and secret), as an administrator would.
-pub fn fill_machine_os_configs(dir: &Path) {
-    for (pool, digest) in [("master", "a1"), ("worker", "b2")] {
-        let digest = digest.repeat(32);
-        let text = format!(
-            "apiVersion: machineconfiguration.openshift.io/v1
-kind: MachineOSConfig
-metadata:
-  name: {pool}
-  annotations:
-    machineconfiguration.openshift.io/pre-built-image: registry.example.com:5000/okd/custom-{pool}@sha256:{digest}
-spec:
-  machineConfigPool:
-    name: {pool}
-  imageBuilder:
-    imageBuilderType: Job
-  containerFile:
-  - containerfileArch: NoArch
-    content: |
-      FROM configs AS final
-      RUN dnf install -y tmux && dnf clean all
-  renderedImagePushSpec: registry.example.com:5000/okd/custom-{pool}:latest
-  renderedImagePushSecret:
-    name: push-credentials
-"
-        );
-        let path = dir.join(format!("manifests/machineosconfig-{pool}.yaml"));
-        assert!(path.exists(), "{} was not written", path.display());
-        std::fs::write(&path, text).expect("writing a MachineOSConfig");
-    }
-}

@@ -55,6 +55,8 @@ fn extra_manifests(example: &str) -> Vec<&'static str> {
         "image-mode" => vec![
             "manifests/machineosconfig-master.yaml",
             "manifests/machineosconfig-worker.yaml",
+            "openshift/99_openshift-machineconfig_99-master-okd-install-os-image.yaml",
+            "openshift/99_openshift-machineconfig_99-worker-okd-install-os-image.yaml",
         ],
         "proxy-trust-bundle" => vec!["manifests/user-ca-bundle-config.yaml"],
         _ => Vec::new(),

@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::common::{
-    EPOCH, EXAMPLES, Run, create_at, files_below, fill_machine_os_configs, ignition_target,
-    secrets_bundle,
+    EPOCH, EXAMPLES, Run, create_at, files_below, ignition_target, secrets_bundle,
 };
 use crate::golden;
 
@@ -23,13 +22,12 @@ pub struct Generated {
     pub manifests_run: Run,
     /// Output of the Ignition target.
     pub ignition_run: Run,
-    /// `manifests/` and `openshift/` exactly as `create manifests` wrote them (before the
-    /// image-mode skeletons are filled in).
+    /// `manifests/` and `openshift/` exactly as `create manifests` wrote them.
     pub manifests: BTreeMap<String, Vec<u8>>,
 }
 
 /// Runs the deterministic sequence for `example` in `dir` (which must not exist yet or be
-/// empty): `create manifests`, fill image-mode skeletons, then the Ignition target.
+/// empty): `create manifests`, then the Ignition target, without any edit in between.
 pub fn generate(example: &'static str, dir: &Path) -> Generated {
     let manifests_run = create_at(dir, EPOCH, &["manifests", "--from-example", example])
         .ok(&format!("create manifests --from-example {example}"));
@@ -41,9 +39,6 @@ pub fn generate(example: &'static str, dir: &Path) -> Generated {
             (f, data)
         })
         .collect();
-    if example == "image-mode" {
-        fill_machine_os_configs(dir);
-    }
     let target = ignition_target(example);
     let ignition_run =
         create_at(dir, EPOCH, &[target]).ok(&format!("create {target} for example {example}"));

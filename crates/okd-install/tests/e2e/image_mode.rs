@@ -1,12 +1,47 @@
-//! Install-time image mode: skeleton MachineOSConfigs, refusal until they are filled in,
-//! and delivery inside bootstrap.ign once they are.
+//! Install-time image mode: the example runs end to end from install-config alone, both
+//! objects of each pool land in bootstrap.ign naming the same image, and image-mode objects
+//! that still need values or disagree stop `create ignition-configs` with exit code 3.
 
-use crate::common::{EPOCH, create_at, fill_machine_os_configs, ign_text, read};
+use std::path::Path;
+
+use crate::common::{EPOCH, create_at, ign_text, read};
 use crate::fixture;
 
 const POOLS: &[&str] = &["master", "worker"];
 
-fn skeletons() -> tempfile::TempDir {
+fn mosc_path(pool: &str) -> String {
+    format!("manifests/machineosconfig-{pool}.yaml")
+}
+
+fn os_image_path(pool: &str) -> String {
+    format!("openshift/99_openshift-machineconfig_99-{pool}-okd-install-os-image.yaml")
+}
+
+/// `(pool, preBuiltImage)` from the example's install-config, read with the real parser.
+fn example_images() -> Vec<(String, String)> {
+    let text = read(&crate::common::repo_root().join("examples/image-mode.yaml"));
+    let ic = installconfig::parse_str(&text, "image-mode.yaml").expect("the example is valid");
+    let pools = ic.config.image_mode.expect("imageMode").pools;
+    pools
+        .into_iter()
+        .map(|p| (p.name, p.pre_built_image))
+        .collect()
+}
+
+/// The example without `imageMode.pools`, in `dir/install-config.yaml`: the skeleton flow.
+fn write_example_without_pools(dir: &Path) {
+    let text = read(&crate::common::repo_root().join("examples/image-mode.yaml"));
+    let start = text.find("  pools:\n").expect("the example lists pools");
+    let end = text
+        .find("\npullSecret:")
+        .expect("pullSecret follows imageMode");
+    let stripped = format!("{}{}", &text[..start], &text[end + 1..]);
+    assert!(!stripped.contains("preBuiltImage"), "{stripped}");
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("install-config.yaml"), stripped).unwrap();
+}
+
+fn example_manifests() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     create_at(
         tmp.path(),
@@ -18,23 +53,47 @@ fn skeletons() -> tempfile::TempDir {
 }
 
 #[test]
-fn skeletons_are_written_and_ignition_configs_refuses_naming_the_fields() {
-    let tmp = skeletons();
-    let dir = tmp.path();
-    for pool in POOLS {
-        let text = read(&dir.join(format!("manifests/machineosconfig-{pool}.yaml")));
-        assert!(text.contains("kind: MachineOSConfig"), "{text}");
-        assert!(text.contains("REPLACE-ME"), "{text}");
+fn the_example_needs_no_edit_and_both_objects_name_each_pool_image() {
+    let g = fixture::example("image-mode");
+    let boot = read(&g.dir.join("bootstrap.ign"));
+    let images = example_images();
+    assert_eq!(
+        images.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
+        POOLS
+    );
+    for (pool, image) in images {
+        for rel in [mosc_path(&pool), os_image_path(&pool)] {
+            let written = String::from_utf8(g.manifests[&rel].clone()).unwrap();
+            assert!(!written.contains("REPLACE-ME"), "{rel}: {written}");
+            assert!(written.contains(&image), "{rel} names {image}: {written}");
+            assert_eq!(ign_text(&boot, &format!("/opt/openshift/{rel}")), written);
+        }
+        let mc = read(&g.dir.join(os_image_path(&pool)));
+        assert!(mc.contains(&format!("osImageURL: {image}")), "{mc}");
     }
-    let out = create_at(dir, EPOCH, &["ignition-configs"]).expect_code(1, "unfilled skeletons");
+}
+
+#[test]
+fn skeletons_are_written_and_ignition_configs_refuses_naming_the_fields() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write_example_without_pools(dir);
+    create_at(dir, EPOCH, &["manifests"]).ok("create manifests with skeletons");
     for pool in POOLS {
-        out.stderr_has(&[&format!("manifests/machineosconfig-{pool}.yaml")]);
+        for rel in [mosc_path(pool), os_image_path(pool)] {
+            assert!(read(&dir.join(&rel)).contains("REPLACE-ME"), "{rel}");
+        }
+    }
+    let out = create_at(dir, EPOCH, &["ignition-configs"]).expect_code(3, "unfilled skeletons");
+    for pool in POOLS {
+        out.stderr_has(&[&mosc_path(pool), &os_image_path(pool)]);
     }
     out.stderr_has(&[
         "machineconfiguration.openshift.io/pre-built-image",
         "spec.renderedImagePushSpec",
         "spec.renderedImagePushSecret.name",
         "spec.containerFile[0].content",
+        "spec.osImageURL",
         "REPLACE-ME",
     ]);
     assert!(!dir.join("bootstrap.ign").exists());
@@ -42,33 +101,56 @@ fn skeletons_are_written_and_ignition_configs_refuses_naming_the_fields() {
 
 #[test]
 fn a_tag_instead_of_a_digest_is_refused() {
-    let tmp = skeletons();
+    let tmp = example_manifests();
     let dir = tmp.path();
-    fill_machine_os_configs(dir);
-    let path = dir.join("manifests/machineosconfig-worker.yaml");
+    let path = dir.join(mosc_path("worker"));
     let text = read(&path);
     let start = text.find("@sha256:").unwrap();
     let end = start + "@sha256:".len() + 64;
     std::fs::write(&path, format!("{}:v1{}", &text[..start], &text[end..])).unwrap();
-    let out = create_at(dir, EPOCH, &["ignition-configs"]).expect_code(1, "tag reference");
-    out.stderr_has(&["manifests/machineosconfig-worker.yaml", "digest"]);
-    assert!(
-        !out.stderr.contains("machineosconfig-master.yaml"),
-        "{}",
-        out.stderr
-    );
+    let out = create_at(dir, EPOCH, &["ignition-configs"]).expect_code(3, "tag reference");
+    out.stderr_has(&[&mosc_path("worker"), "digest"]);
+    assert!(!out.stderr.contains(&mosc_path("master")), "{}", out.stderr);
     assert!(!dir.join("bootstrap.ign").exists());
 }
 
-/// The shared fixture fills the skeletons of the image-mode example before its Ignition run.
 #[test]
-fn filled_machine_os_configs_are_inside_bootstrap() {
-    let g = fixture::example("image-mode");
-    let boot = read(&g.dir.join("bootstrap.ign"));
-    for pool in POOLS {
-        let rel = format!("manifests/machineosconfig-{pool}.yaml");
-        let on_disk = read(&g.dir.join(&rel));
-        assert!(!on_disk.contains("REPLACE-ME"));
-        assert_eq!(ign_text(&boot, &format!("/opt/openshift/{rel}")), on_disk);
-    }
+fn an_os_image_that_differs_from_the_machine_os_config_is_refused() {
+    let tmp = example_manifests();
+    let dir = tmp.path();
+    let (_, image) = example_images()
+        .into_iter()
+        .find(|(p, _)| p == "master")
+        .unwrap();
+    let other = format!("quay.io/example/other@sha256:{}", "d".repeat(64));
+    let path = dir.join(os_image_path("master"));
+    std::fs::write(&path, read(&path).replace(&image, &other)).unwrap();
+    let out = create_at(dir, EPOCH, &["ignition-configs"]).expect_code(3, "disagreement");
+    out.stderr_has(&[
+        &os_image_path("master"),
+        &other,
+        &image,
+        &mosc_path("master"),
+    ]);
+    assert!(!dir.join("bootstrap.ign").exists());
+}
+
+#[test]
+fn a_bad_pool_value_in_install_config_is_refused_before_any_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let text = read(&crate::common::repo_root().join("examples/image-mode.yaml"));
+    let (_, image) = example_images()
+        .into_iter()
+        .find(|(p, _)| p == "worker")
+        .unwrap();
+    let tagged = image.split('@').next().unwrap().to_string() + ":latest";
+    std::fs::write(
+        dir.join("install-config.yaml"),
+        text.replace(&image, &tagged),
+    )
+    .unwrap();
+    let out = create_at(dir, EPOCH, &["manifests"]).expect_code(3, "tagged preBuiltImage");
+    out.stderr_has(&["imageMode.pools[1].preBuiltImage", "digest"]);
+    assert!(!dir.join("manifests").exists());
 }

@@ -10,22 +10,27 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use render_harness::{Host, Payload, check_outputs, materialize, render_example, run_renders};
+use render_harness::{
+    Host, Payload, check_outputs, materialize, render_example, render_pool_configs, run_renders,
+};
 
 use crate::common::bin_path;
 
-/// Held by each test while it runs renders: their containers have fixed names (as on a
-/// bootstrap host), so two runs at once would replace each other's containers.
-static PODMAN: Mutex<()> = Mutex::new(());
+/// Render containers have fixed names on a host (`--name api-render`, ...), so the tests of
+/// this file run their renders one at a time.
+static ONE_HOST_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-fn podman_lock() -> MutexGuard<'static, ()> {
-    PODMAN
+/// The payload in podman and the render lock, or `None` (skip) where this machine cannot run
+/// it.
+fn payload() -> Option<(Payload, MutexGuard<'static, ()>)> {
+    let payload = load_payload()?;
+    let guard = ONE_HOST_AT_A_TIME
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    Some((payload, guard))
 }
 
-/// The payload in podman, or `None` (skip) where this machine cannot run it.
-fn payload() -> Option<Payload> {
+fn load_payload() -> Option<Payload> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = render_harness::default_payload_dir(&root);
     let uid = std::process::Command::new("id").arg("-u").output();
@@ -46,8 +51,9 @@ fn payload() -> Option<Payload> {
 
 #[test]
 fn every_example_renders_with_the_real_4_19_operators() {
-    let _podman = podman_lock();
-    let Some(payload) = payload() else { return };
+    let Some((payload, _one_at_a_time)) = payload() else {
+        return;
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let examples = render_harness::shipped_examples(&root);
     assert!(examples.len() >= 8, "examples/ lists {examples:?}");
@@ -112,8 +118,9 @@ fn drop_flag(text: &str, flag: &str) -> String {
 
 #[test]
 fn a_dropped_required_flag_stops_bootkube_at_its_stage() {
-    let _podman = podman_lock();
-    let Some(payload) = payload() else { return };
+    let Some((payload, _one_at_a_time)) = payload() else {
+        return;
+    };
     let work = tempfile::tempdir().unwrap();
     let host = edited_host(&payload, work.path(), |t| {
         drop_flag(t, "--config-output-file=/assets/config-bootstrap")
@@ -132,8 +139,9 @@ fn a_dropped_required_flag_stops_bootkube_at_its_stage() {
 
 #[test]
 fn a_dropped_flag_without_visible_effect_is_still_caught() {
-    let _podman = podman_lock();
-    let Some(payload) = payload() else { return };
+    let Some((payload, _one_at_a_time)) = payload() else {
+        return;
+    };
     let work = tempfile::tempdir().unwrap();
     // With the default feature set the CVO render writes the same files without the
     // feature-gate path, and with no authentication config among the manifests the API
@@ -185,8 +193,9 @@ fn pointer_trusting(from: &Path, ca: &Path, to: &Path) {
 
 #[test]
 fn a_wrong_ca_or_a_server_certificate_without_api_int_is_diagnosed_not_hung() {
-    let _podman = podman_lock();
-    let Some(payload) = payload() else { return };
+    let Some((payload, _one_at_a_time)) = payload() else {
+        return;
+    };
     let work = tempfile::tempdir().unwrap();
     let report = render_example(&bin_path(), "compact-3-node", &payload, work.path()).unwrap();
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
@@ -277,4 +286,67 @@ fn a_wrong_ca_or_a_server_certificate_without_api_int_is_diagnosed_not_hung() {
         "{err}"
     );
     assert!(err.to_string().contains(api_int), "{err}");
+}
+
+/// `(pool, preBuiltImage)` of every `imageMode.pools` entry of an install-config.
+fn pre_built_images(install_config: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(install_config).unwrap();
+    let ic = installconfig::parse_str(&text, "install-config.yaml")
+        .unwrap()
+        .config;
+    let mode = ic
+        .image_mode
+        .expect("the image-mode example sets imageMode");
+    mode.pools
+        .into_iter()
+        .map(|p| (p.name, p.pre_built_image))
+        .collect()
+}
+
+/// The pre-built-image annotation of a MachineOSConfig file.
+fn annotated_image(path: &Path) -> String {
+    let data = std::fs::read(path).unwrap();
+    let objects = manifests::user::parse_objects(path, &data).unwrap();
+    let annotations = objects[0].value.pointer("/metadata/annotations").unwrap();
+    let image = &annotations[manifests::imagemode::PRE_BUILT_IMAGE];
+    image.as_str().unwrap().to_string()
+}
+
+/// Issue #15: with image mode, the real 4.19 bootstrap machine-config controller renders
+/// each pool's pre-built image as its osImageURL, the image the MachineOSConfig names too;
+/// without the OS-image MachineConfig it would render the release's stock OS image.
+#[test]
+fn image_mode_pools_boot_their_pre_built_images() {
+    let Some((payload, _one_at_a_time)) = payload() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let report = render_example(&bin_path(), "image-mode", &payload, work.path())
+        .unwrap_or_else(|e| panic!("image-mode: {e}"));
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    let wanted = pre_built_images(&work.path().join("install/install-config.yaml"));
+    let pools: Vec<&str> = wanted.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(pools, ["master", "worker"]);
+    let rendered = render_pool_configs(&report.host, &payload).unwrap();
+    for (pool, image) in &wanted {
+        let mosc = report.host.path(&format!(
+            "/opt/openshift/manifests/machineosconfig-{pool}.yaml"
+        ));
+        assert_eq!(&annotated_image(&mosc), image, "{}", mosc.display());
+        let config = rendered.iter().find(|r| &r.pool == pool);
+        let config =
+            config.unwrap_or_else(|| panic!("no rendered config for {pool}: {rendered:#?}"));
+        assert_eq!(&config.os_image_url, image, "{}", config.path.display());
+        eprintln!("{pool}: {} boots {image}", config.config);
+    }
+    // The OS-image MachineConfigs are what made the difference.
+    let stock = payload.image_for("stream-coreos").unwrap().unwrap();
+    for (pool, _) in &wanted {
+        let name = manifests::imagemode::os_image_file_name(pool);
+        let copy = report.host.path(&format!("/etc/mcc/bootstrap/{name}"));
+        std::fs::remove_file(&copy).unwrap_or_else(|e| panic!("{}: {e}", copy.display()));
+    }
+    for config in render_pool_configs(&report.host, &payload).unwrap() {
+        assert_eq!(config.os_image_url, stock, "{}", config.path.display());
+    }
 }

@@ -2,6 +2,7 @@
 //! path the binary uses, then broken one fault at a time.
 
 mod faults;
+mod image_mode;
 mod online;
 
 use std::path::{Path, PathBuf};
@@ -153,50 +154,13 @@ fn every_example_verifies_clean() {
                     } else {
                         "ignition-configs"
                     };
-                    let dir = if name == "image-mode" {
-                        image_mode_dir()
-                    } else {
-                        generate(&example(name), target)
-                    };
+                    let dir = generate(&example(name), target);
                     let report = verify::verify(dir.path(), &now_opts());
                     assert_clean(&report, name);
                 }
             });
         }
     });
-}
-
-/// The image-mode example: `create manifests` leaves MachineOSConfig skeletons that verify
-/// must refuse; filled in, `create ignition-configs` runs and the directory is clean.
-fn image_mode_dir() -> TempDir {
-    let dir = generate(&example("image-mode"), "manifests");
-    let report = verify::verify(dir.path(), &now_opts());
-    assert_error(
-        &report,
-        "manifests.image-mode",
-        "machineosconfig-master.yaml",
-        &["REPLACE-ME"],
-    );
-    for (pool, hex) in [("master", "0f"), ("worker", "e1")] {
-        let mosc = format!(
-            "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineOSConfig\n\
-             metadata:\n  name: {pool}\n  annotations:\n    \
-             machineconfiguration.openshift.io/pre-built-image: \
-             registry.example.com:5000/os/{pool}@sha256:{digest}\n\
-             spec:\n  machineConfigPool:\n    name: {pool}\n  imageBuilder:\n    \
-             imageBuilderType: Job\n  containerFile:\n  - containerfileArch: NoArch\n    \
-             content: |\n      FROM configs AS final\n      RUN echo layered > /etc/layered\n  \
-             renderedImagePushSpec: registry.example.com:5000/os/{pool}:latest\n  \
-             renderedImagePushSecret:\n    name: push-secret\n",
-            digest = hex.repeat(32)
-        );
-        let path = dir
-            .path()
-            .join(format!("manifests/machineosconfig-{pool}.yaml"));
-        std::fs::write(path, mosc).expect("fill MachineOSConfig");
-    }
-    run_target(dir.path(), "ignition-configs");
-    dir
 }
 
 #[test]
