@@ -46,16 +46,9 @@ impl Mcs {
     /// Runs the bootstrap pod of `host` as its kubelet would: the controller to completion,
     /// then the server, until it accepts connections on 127.0.0.1:22623.
     pub fn start(host: &Host, payload: &Payload) -> Result<Mcs> {
+        run_init_containers(host, payload)?;
         let pod = read_pod(host)?;
         let volumes = volumes(&pod, host);
-        for container in pod["spec"]["initContainers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            let mut cmd = podman_run(payload, container, &volumes, &["--rm"]);
-            output_of(&mut cmd)?;
-        }
         let mcs = Mcs {
             payload: payload.clone(),
         };

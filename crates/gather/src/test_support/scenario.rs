@@ -14,25 +14,19 @@ use super::evidence::Container;
 /// The bootstrap host's name.
 pub const HOSTNAME: &str = "bootstrap.okd.example.com";
 
-/// bootkube's stages, in order (upstream 4.19 names; each leaves `<stage>.done`).
-pub const BOOTKUBE_STAGES: &[&str] = &[
-    "openshift-manifests",
-    "api-bootstrap",
-    "auth-api-bootstrap",
-    "config-bootstrap",
-    "cvo-bootstrap",
-    "etcd-bootstrap",
-    "kube-apiserver-bootstrap",
-    "kube-controller-manager-bootstrap",
-    "kube-scheduler-bootstrap",
-    "ingress-operator-bootstrap",
-    "node-tuning-bootstrap",
-    "mco-bootstrap",
-    "cco-bootstrap",
-    "wait-for-etcd",
-    "cb-bootstrap",
-    "wait-for-ceo",
-];
+/// bootkube's stages, in order (upstream 4.19 names; each leaves `<stage>.done`): the
+/// manifests copy, the renders of [`ignition::BOOTKUBE_RENDER_STAGES`], then the stages that
+/// need the running control plane.
+pub fn bootkube_stages() -> Vec<&'static str> {
+    std::iter::once("openshift-manifests")
+        .chain(
+            ignition::BOOTKUBE_RENDER_STAGES
+                .iter()
+                .map(|(stage, _)| *stage),
+        )
+        .chain(["wait-for-etcd", "cb-bootstrap", "wait-for-ceo"])
+        .collect()
+}
 
 /// How the last stage of a bootkube run ends.
 #[derive(Debug, Clone, Copy)]
@@ -47,9 +41,9 @@ pub enum Ending<'a> {
 /// `ending` says.
 pub fn bootkube_run(last: &str, ending: Ending) -> Vec<Value> {
     let mut entries = vec![record("service start", "", "", "")];
-    for stage in BOOTKUBE_STAGES {
+    for stage in bootkube_stages() {
         entries.push(record("stage start", stage, "", ""));
-        if *stage != last {
+        if stage != last {
             entries.push(record("stage end", stage, "success", ""));
             continue;
         }

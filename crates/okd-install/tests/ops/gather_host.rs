@@ -15,7 +15,7 @@ use std::sync::{Mutex, MutexGuard};
 use ::gather::test_support::evidence::Container;
 use ::gather::test_support::host::{CORE, FakeHost, core_with_sudo};
 use ::gather::test_support::scenario::{
-    BOOTKUBE_STAGES, Ending, bootkube_journal, bootkube_run, control_plane_with, crash_looping,
+    Ending, bootkube_journal, bootkube_run, bootkube_stages, control_plane_with, crash_looping,
     csr_json, etcd_members, kube_apiserver, kube_controller_manager, list, nodes_json,
     renders_before,
 };
@@ -33,9 +33,8 @@ const MASTER: &str = "127.0.0.1";
 
 /// The bootstrap stages finished before cb-bootstrap, each with its marker.
 fn done_stages() -> impl Iterator<Item = &'static str> {
-    BOOTKUBE_STAGES
-        .iter()
-        .copied()
+    bootkube_stages()
+        .into_iter()
         .take_while(|s| *s != "cb-bootstrap")
 }
 
