@@ -90,7 +90,9 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
     let mut findings = Vec::new();
     let master = dir.join("master.ign");
     if master.exists() {
-        findings.extend(check_master_pointer(&master, &api_int, dir, payload, work));
+        findings.extend(check_master_pointer(
+            &master, &api_int, dir, host, payload, work,
+        ));
     }
     // The bootstrap server serves the master pool alone (it refuses the others by design):
     // worker.ign's TLS path is checked against it, its content on the controller's render.
@@ -101,7 +103,7 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
             findings.push(finding(stage, e.to_string()));
         }
         match NodeConfig::rendered(host, "worker") {
-            Some(node) => findings.extend(check_served(stage, "worker", &node, dir, payload)),
+            Some(node) => findings.extend(check_served(stage, "worker", &node, dir, host, payload)),
             None => findings.push(finding(
                 stage,
                 "the controller rendered no worker config".into(),
@@ -111,7 +113,9 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
     if dir.join("bootstrap-in-place-for-live-iso.ign").exists() {
         let stage = "bootstrap-in-place";
         match fetch_local_master().map(NodeConfig::served) {
-            Ok(Some(node)) => findings.extend(check_served(stage, "master", &node, dir, payload)),
+            Ok(Some(node)) => {
+                findings.extend(check_served(stage, "master", &node, dir, host, payload))
+            }
             Ok(None) => findings.push(finding(
                 stage,
                 "the served config embeds no MachineConfig".into(),
@@ -128,6 +132,7 @@ fn check_master_pointer(
     pointer: &Path,
     api_int: &str,
     dir: &Path,
+    host: &Host,
     payload: &Payload,
     work: &Path,
 ) -> Vec<Finding> {
@@ -149,7 +154,7 @@ fn check_master_pointer(
         findings.push(finding("Ignition wrote no first-boot MachineConfig".into()));
     }
     match NodeConfig::served(applied.served) {
-        Some(node) => findings.extend(check_served(stage, "master", &node, dir, payload)),
+        Some(node) => findings.extend(check_served(stage, "master", &node, dir, host, payload)),
         None => findings.push(finding("the served config embeds no MachineConfig".into())),
     }
     findings

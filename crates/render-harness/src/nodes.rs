@@ -72,12 +72,15 @@ impl NodeConfig {
     }
 }
 
-/// Every way the config a node of `role` gets falls short of the install directory.
+/// Every way the config a node of `role` gets falls short of what was asked: the SSH key of
+/// the install-config in `install_dir`, and every MachineConfig for the pool that the
+/// bootstrap config carried to `host` (`/opt/openshift/openshift` and `manifests`).
 pub fn check_served(
     stage: &'static str,
     role: &str,
     node: &NodeConfig,
     install_dir: &Path,
+    host: &crate::Host,
     payload: &Payload,
 ) -> Vec<Finding> {
     let served = &node.ignition;
@@ -102,7 +105,7 @@ pub fn check_served(
         }
     }
     let machine_config = &node.machine_config;
-    let configs = pool_machine_configs(install_dir, role);
+    let configs = pool_machine_configs(&host.assets(), role);
     let expected_os = configs
         .iter()
         .filter_map(|mc| mc["spec"]["osImageURL"].as_str().filter(|s| !s.is_empty()))
@@ -159,24 +162,30 @@ fn encapsulated(served: &Value) -> Option<Value> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// MachineConfigs of `manifests/` and `openshift/` labelled for `role`.
-fn pool_machine_configs(install_dir: &Path, role: &str) -> Vec<Value> {
-    let mut files: Vec<_> = ["manifests", "openshift"]
+/// MachineConfigs of `openshift/` and `manifests/` under `assets` labelled for `role`, each
+/// once (bootkube copies `openshift/` into `manifests/`).
+fn pool_machine_configs(assets: &Path, role: &str) -> Vec<Value> {
+    let mut files: Vec<_> = ["openshift", "manifests"]
         .iter()
-        .filter_map(|d| std::fs::read_dir(install_dir.join(d)).ok())
+        .filter_map(|d| std::fs::read_dir(assets.join(d)).ok())
         .flatten()
         .flatten()
         .map(|e| e.path())
         .collect();
     files.sort();
-    files
-        .iter()
-        .flat_map(|p| read_objects(p))
-        .filter(|o| {
-            o["kind"] == "MachineConfig"
-                && o["metadata"]["labels"]["machineconfiguration.openshift.io/role"] == role
-        })
-        .collect()
+    let mut configs: Vec<Value> = Vec::new();
+    for object in files.iter().flat_map(|p| read_objects(p)) {
+        let for_pool = object["kind"] == "MachineConfig"
+            && object["metadata"]["labels"]["machineconfiguration.openshift.io/role"] == role;
+        if for_pool
+            && !configs
+                .iter()
+                .any(|c| c["metadata"]["name"] == object["metadata"]["name"])
+        {
+            configs.push(object);
+        }
+    }
+    configs
 }
 
 /// Files, units and kernel arguments of `mc` that the served config lacks.
