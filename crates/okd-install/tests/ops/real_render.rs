@@ -20,13 +20,14 @@ use crate::common::bin_path;
 /// this file run their renders one at a time.
 static ONE_HOST_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// The payload in podman and the render lock, or `None` (skip) where this machine cannot run
-/// it.
+/// The render lock and the payload in podman, or `None` (skip) where this machine cannot run
+/// it. The lock comes first: load.sh itself must not run twice at once (it rewrites its
+/// containers.conf).
 fn payload() -> Option<(Payload, MutexGuard<'static, ()>)> {
-    let payload = load_payload()?;
     let guard = ONE_HOST_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let payload = load_payload()?;
     Some((payload, guard))
 }
 
