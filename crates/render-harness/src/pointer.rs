@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::Result;
-use crate::error::{Error, tail};
+use crate::error::Error;
 use crate::host::{command_line, ignition_apply, output_of};
 use crate::mcs::MCS_PORT;
 
@@ -295,16 +295,5 @@ fn run_ignition(config: &Path, root: &Path, ca: &Path, hosts: &Path) -> Result<(
         .arg(root)
         .arg(config)
         .env("SSL_CERT_FILE", ca);
-    output_of(&mut cmd).map(|_| ()).map_err(|e| match e {
-        Error::Command {
-            command,
-            status,
-            output,
-        } => Error::Command {
-            command,
-            status,
-            output: tail(&output, 40),
-        },
-        other => other,
-    })
+    output_of(&mut cmd).map(|_| ())
 }
