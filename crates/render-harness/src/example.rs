@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::host::output_of;
 use crate::{
-    Finding, Host, Mcs, NodeConfig, Payload, RenderRun, Result, apply_pointer, check_outputs,
-    check_pointer_tls, check_served, fetch_local_master, materialize, run_renders,
+    AppliedPointer, ClusterMcs, Finding, Host, Mcs, NodeConfig, Payload, RenderRun, Result,
+    apply_pointer, check_outputs, check_served, fetch_local_master, materialize, run_renders,
 };
 
 /// How long the renders of one example may take: about a minute on a 2-core machine, so
@@ -32,8 +32,9 @@ pub struct ExampleReport {
 /// Creates the bootstrap config of `example` with `okd_install` and the payload's release
 /// image in `work`, writes its files into a scratch root with the real Ignition, runs its
 /// bootkube.sh until the renders are done and checks their outputs. Then it runs the
-/// bootstrap Machine Config Server from the MCO's bootstrap pod and applies `master.ign` and
-/// `worker.ign` with the real Ignition against it, checking what each pool gets. The
+/// bootstrap Machine Config Server from the MCO's bootstrap pod and applies `master.ign` with
+/// the real Ignition against it, then `worker.ign` against the real in-cluster server
+/// ([`ClusterMcs`]), checking what each pool gets. The
 /// single-node example goes through its bootstrap-in-place config and checks the master
 /// config that flow fetches for itself from port 22624.
 pub fn render_example(
@@ -94,22 +95,6 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
             &master, &api_int, dir, host, payload, work,
         ));
     }
-    // The bootstrap server serves the master pool alone (it refuses the others by design):
-    // worker.ign's TLS path is checked against it, its content on the controller's render.
-    let worker = dir.join("worker.ign");
-    if worker.exists() {
-        let stage = "worker.ign";
-        if let Err(e) = check_pointer_tls(&worker, &api_int, &work.join("node-worker")) {
-            findings.push(finding(stage, e.to_string()));
-        }
-        match NodeConfig::rendered(host, "worker") {
-            Some(node) => findings.extend(check_served(stage, "worker", &node, dir, host, payload)),
-            None => findings.push(finding(
-                stage,
-                "the controller rendered no worker config".into(),
-            )),
-        }
-    }
     if dir.join("bootstrap-in-place-for-live-iso.ign").exists() {
         let stage = "bootstrap-in-place";
         match fetch_local_master().map(NodeConfig::served) {
@@ -124,6 +109,65 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
         }
     }
     drop(mcs);
+    let worker = dir.join("worker.ign");
+    if worker.exists() {
+        findings.extend(check_worker_pointer(
+            &worker, &api_int, dir, host, payload, work,
+        ));
+    }
+    findings
+}
+
+/// Applies worker.ign with the real Ignition against the real in-cluster server (the
+/// bootstrap server refuses every pool but master, by design) and checks what the worker
+/// pool gets.
+fn check_worker_pointer(
+    pointer: &Path,
+    api_int: &str,
+    dir: &Path,
+    host: &Host,
+    payload: &Payload,
+    work: &Path,
+) -> Vec<Finding> {
+    let stage = "worker.ign";
+    let finding = |problem| Finding { stage, problem };
+    let _server = match ClusterMcs::start(host, payload, api_int) {
+        Ok(server) => server,
+        Err(e) => {
+            return vec![finding(format!(
+                "the in-cluster machine-config server did not start: {e}"
+            ))];
+        }
+    };
+    let applied = match apply_pointer(pointer, api_int, &work.join("node-worker")) {
+        Ok(applied) => applied,
+        Err(e) => return vec![finding(e.to_string())],
+    };
+    let mut findings = applied_problems(stage, &applied, "worker");
+    match NodeConfig::served(applied.served) {
+        Some(node) => findings.extend(check_served(stage, "worker", &node, dir, host, payload)),
+        None => findings.push(finding("the served config embeds no MachineConfig".into())),
+    }
+    findings
+}
+
+/// What is wrong with where a pointer config for `pool` fetched from and what Ignition wrote.
+fn applied_problems(stage: &'static str, applied: &AppliedPointer, pool: &str) -> Vec<Finding> {
+    let finding = |problem| Finding { stage, problem };
+    let mut findings = Vec::new();
+    if !applied
+        .pointer_url
+        .ends_with(&format!(":22623/config/{pool}"))
+    {
+        findings.push(finding(format!("merges {}", applied.pointer_url)));
+    }
+    if !applied
+        .root
+        .join("etc/ignition-machine-config-encapsulated.json")
+        .is_file()
+    {
+        findings.push(finding("Ignition wrote no first-boot MachineConfig".into()));
+    }
     findings
 }
 
@@ -142,17 +186,7 @@ fn check_master_pointer(
         Ok(applied) => applied,
         Err(e) => return vec![finding(e.to_string())],
     };
-    let mut findings = Vec::new();
-    if !applied.pointer_url.ends_with(":22623/config/master") {
-        findings.push(finding(format!("merges {}", applied.pointer_url)));
-    }
-    if !applied
-        .root
-        .join("etc/ignition-machine-config-encapsulated.json")
-        .is_file()
-    {
-        findings.push(finding("Ignition wrote no first-boot MachineConfig".into()));
-    }
+    let mut findings = applied_problems(stage, &applied, "master");
     match NodeConfig::served(applied.served) {
         Some(node) => findings.extend(check_served(stage, "master", &node, dir, host, payload)),
         None => findings.push(finding("the served config embeds no MachineConfig".into())),

@@ -21,6 +21,7 @@
 //! real-render` for a person.
 
 mod check;
+mod cluster_mcs;
 mod error;
 mod host;
 mod mcc;
@@ -31,13 +32,14 @@ mod pointer;
 mod run;
 
 pub use check::{Finding, check_outputs};
+pub use cluster_mcs::ClusterMcs;
 pub use error::Error;
 pub use host::{Host, materialize};
 pub use mcc::{RenderedPool, render_pool_configs};
 pub use mcs::{BOOTSTRAP_POD, MCS_PORT, Mcs};
 pub use nodes::{NodeConfig, check_served, fetch_local_master};
 pub use payload::{Payload, default_payload_dir};
-pub use pointer::{AppliedPointer, PointerError, apply_pointer, check_pointer_tls};
+pub use pointer::{AppliedPointer, PointerError, apply_pointer};
 pub use run::{RenderRun, run_renders};
 
 /// The stages of the 4.19 `bootkube.sh` that run before cluster-bootstrap, in order, by their

@@ -116,7 +116,7 @@ fn pod_error(host: &Host, why: &str) -> Error {
     }
 }
 
-fn read_pod(host: &Host) -> Result<Value> {
+pub(crate) fn read_pod(host: &Host) -> Result<Value> {
     let path = host.path(BOOTSTRAP_POD);
     let text = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
     let docs: Vec<Value> =

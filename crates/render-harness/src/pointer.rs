@@ -132,28 +132,6 @@ fn read_pointer(pointer: &Path, api_int: &str) -> std::result::Result<Pointer, P
     })
 }
 
-/// Checks that a node booting from `pointer` would accept the server on 127.0.0.1: the TLS
-/// handshake with the pointer's CA and host name, on the server's health endpoint. For pools
-/// the bootstrap server does not serve (it refuses every pool but master).
-pub fn check_pointer_tls(
-    pointer: &Path,
-    api_int: &str,
-    work: &Path,
-) -> std::result::Result<(), PointerError> {
-    let p = read_pointer(pointer, api_int)?;
-    std::fs::create_dir_all(work).map_err(Error::io(work))?;
-    let ca_file = write(work, "ca.pem", &p.ca)?;
-    let health = format!("https://{}:{MCS_PORT}/healthz", p.fetch_host);
-    fetch(
-        pointer,
-        &health,
-        &p.fetch_host,
-        &ca_file,
-        &work.join("healthz"),
-    )
-    .map(|_| ())
-}
-
 /// Applies `pointer` with the real Ignition into `work/root`, fetching from the server on
 /// 127.0.0.1. `api_int` is the api-int host name of the cluster: a pointer config naming an
 /// IP address (an API VIP) is applied as a copy that names `api_int` instead.

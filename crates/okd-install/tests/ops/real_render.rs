@@ -221,12 +221,22 @@ fn a_wrong_ca_or_a_server_certificate_without_api_int_is_diagnosed_not_hung() {
             "other-ca.crt",
         ],
     );
-    let master = work.path().join("install/master.ign");
+    let install = work.path().join("install");
+    let master = install.join("master.ign");
     let wrong_ca = work.path().join("master-wrong-ca.ign");
     pointer_trusting(&master, &keys.join("other-ca.crt"), &wrong_ca);
     let api_int = "api-int.compact.example.com";
     {
         let _mcs = render_harness::Mcs::start(&report.host, &payload).unwrap();
+        // A person's check of the same server: trusted and valid for api-int.
+        let mcs = online_mcs_check(&install, api_int);
+        assert_eq!(mcs["status"], "ok", "{mcs}");
+        assert!(
+            mcs["message"].as_str().unwrap().contains(&format!(
+                "trusted by this directory and valid for {api_int}"
+            )),
+            "{mcs}"
+        );
         let err =
             render_harness::apply_pointer(&wrong_ca, api_int, &work.path().join("a")).unwrap_err();
         assert!(
@@ -279,14 +289,97 @@ fn a_wrong_ca_or_a_server_certificate_without_api_int_is_diagnosed_not_hung() {
     for (file, to) in [("server.crt", "tls.crt"), ("server.key", "tls.key")] {
         std::fs::copy(keys.join(file), report.host.path("/etc/ssl/mcs").join(to)).unwrap();
     }
+    {
+        let _mcs = render_harness::Mcs::start(&report.host, &payload).unwrap();
+        let err =
+            render_harness::apply_pointer(&wrong_ca, api_int, &work.path().join("b")).unwrap_err();
+        assert!(
+            matches!(err, render_harness::PointerError::NameMismatch { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains(api_int), "{err}");
+        let mcs = online_mcs_check(&install, api_int);
+        assert_eq!(mcs["status"], "error", "{mcs}");
+        let message = mcs["message"].as_str().unwrap();
+        assert!(message.contains("signed by unknown authority"), "{mcs}");
+        assert!(
+            message.contains("other-ca"),
+            "names the foreign issuer: {mcs}"
+        );
+    }
+    // The cluster's own root CA signing a certificate without api-int: master.ign as written
+    // trusts the server, but not its name.
+    let root = install.join("tls");
+    let pki = std::process::Command::new(bin_path())
+        .args(["create", "pki", "--dir"])
+        .arg(&install)
+        .output()
+        .unwrap();
+    assert!(pki.status.success(), "{pki:?}");
+    openssl(
+        &keys,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            root.join("root-ca.crt").to_str().unwrap(),
+            "-CAkey",
+            root.join("root-ca.key").to_str().unwrap(),
+            "-CAcreateserial",
+            "-days",
+            "1",
+            "-extfile",
+            "san.ext",
+            "-out",
+            "server-root.crt",
+        ],
+    );
+    std::fs::copy(
+        keys.join("server-root.crt"),
+        report.host.path("/etc/ssl/mcs/tls.crt"),
+    )
+    .unwrap();
     let _mcs = render_harness::Mcs::start(&report.host, &payload).unwrap();
-    let err =
-        render_harness::apply_pointer(&wrong_ca, api_int, &work.path().join("b")).unwrap_err();
+    let err = render_harness::apply_pointer(&master, api_int, &work.path().join("c")).unwrap_err();
     assert!(
         matches!(err, render_harness::PointerError::NameMismatch { .. }),
         "{err}"
     );
-    assert!(err.to_string().contains(api_int), "{err}");
+    let mcs = online_mcs_check(&install, api_int);
+    assert_eq!(mcs["status"], "error", "{mcs}");
+    assert!(
+        mcs["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("not valid for {api_int}")),
+        "{mcs}"
+    );
+}
+
+/// `okd-install verify --online` of `install` with the cluster's names sent to 127.0.0.1:
+/// its finding for the Machine Config Server endpoint (api-int:22623).
+fn online_mcs_check(install: &Path, api_int: &str) -> serde_json::Value {
+    let api = api_int.replacen("api-int.", "api.", 1);
+    let apps = api_int.replacen("api-int.", "console-openshift-console.apps.", 1);
+    let mut cmd = std::process::Command::new(bin_path());
+    cmd.args(["verify", "--online", "--output", "json", "--dir"])
+        .arg(install);
+    for name in [api_int, &api, &apps] {
+        cmd.arg("--resolve").arg(format!("{name}=127.0.0.1"));
+    }
+    let out = cmd.output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("verify printed no JSON ({e}): {out:?}"));
+    let subject = format!("{api_int}:22623");
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "online.tls" && c["subject"] == subject.as_str())
+        .unwrap_or_else(|| panic!("no online.tls check of {subject}: {report}"))
+        .clone()
 }
 
 /// `(pool, preBuiltImage)` of every `imageMode.pools` entry of an install-config.
