@@ -16,19 +16,17 @@
 //! the server embeds is built from a node-bootstrapper token directory the harness writes,
 //! as the service-account token secret mounted in the daemonset would be.
 
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine as _;
 use cluster::test_support::TestApiServer;
 use serde_json::Value;
 
 use crate::check::read_objects;
-use crate::error::{Error, tail};
-use crate::host::{command_line, output_of};
-use crate::mcs::{MCS_PORT, read_pod};
+use crate::error::Error;
+use crate::host::output_of;
+use crate::mcs::{read_pod, remove_container, wait_listening};
 use crate::{Host, Payload, Result};
 
 /// Container name of the running server, so a leftover one can be replaced.
@@ -48,13 +46,7 @@ pub struct ClusterMcs {
 
 impl Drop for ClusterMcs {
     fn drop(&mut self) {
-        let _ = self
-            .payload
-            .podman()
-            .args(["rm", "--force", "--ignore", SERVER_NAME])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        remove_container(&self.payload, SERVER_NAME);
     }
 }
 
@@ -83,7 +75,7 @@ impl ClusterMcs {
         };
         let mut cmd = mcs.podman_run(host, &dir, api_int)?;
         output_of(&mut cmd)?;
-        mcs.wait_listening(Duration::from_secs(60))?;
+        wait_listening(payload, SERVER_NAME, Duration::from_secs(60))?;
         Ok(mcs)
     }
 
@@ -111,30 +103,6 @@ impl ClusterMcs {
             "--kubeconfig=/etc/okd-harness/kubeconfig",
         ]);
         Ok(cmd)
-    }
-
-    fn wait_listening(&self, limit: Duration) -> Result<()> {
-        let started = Instant::now();
-        while started.elapsed() < limit {
-            if TcpStream::connect(("127.0.0.1", MCS_PORT)).is_ok() {
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        let mut logs = self.payload.podman();
-        logs.args(["logs", SERVER_NAME]);
-        let output = logs
-            .output()
-            .map(|o| {
-                String::from_utf8_lossy(&o.stdout).into_owned()
-                    + &String::from_utf8_lossy(&o.stderr)
-            })
-            .unwrap_or_default();
-        Err(Error::Command {
-            command: format!("machine-config-server start ({})", command_line(&logs)),
-            status: format!("not listening on {MCS_PORT} after {}s", limit.as_secs()),
-            output: tail(&output, 30),
-        })
     }
 }
 

@@ -75,80 +75,92 @@ pub fn render_example(
     })
 }
 
-/// Runs the bootstrap MCS and checks every pointer config of `dir` against it.
+/// The install directory and scratch host one example's node checks work on.
+struct Nodes<'a> {
+    dir: &'a Path,
+    host: &'a Host,
+    payload: &'a Payload,
+    work: &'a Path,
+    api_int: String,
+}
+
+/// Runs the bootstrap MCS and checks master.ign (and the single-node flow's own fetch)
+/// against it, then worker.ign against the in-cluster server.
 fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<Finding> {
-    let finding = |stage, problem| Finding { stage, problem };
+    let nodes = Nodes {
+        dir,
+        host,
+        payload,
+        work,
+        api_int: api_int_host(dir),
+    };
     let mcs = match Mcs::start(host, payload) {
         Ok(mcs) => mcs,
         Err(e) => {
-            return vec![finding(
-                "mco-bootstrap",
-                format!("the bootstrap machine-config server did not start: {e}"),
-            )];
+            return vec![Finding {
+                stage: "mco-bootstrap",
+                problem: format!("the bootstrap machine-config server did not start: {e}"),
+            }];
         }
     };
-    let api_int = api_int_host(dir);
-    let mut findings = Vec::new();
-    let master = dir.join("master.ign");
-    if master.exists() {
-        findings.extend(check_master_pointer(
-            &master, &api_int, dir, host, payload, work,
-        ));
-    }
+    let mut findings = nodes.pointer("master.ign", "master");
     if dir.join("bootstrap-in-place-for-live-iso.ign").exists() {
         let stage = "bootstrap-in-place";
-        match fetch_local_master().map(NodeConfig::served) {
-            Ok(Some(node)) => {
-                findings.extend(check_served(stage, "master", &node, dir, host, payload))
-            }
-            Ok(None) => findings.push(finding(
+        findings.extend(match fetch_local_master() {
+            Ok(served) => nodes.served(stage, "master", served),
+            Err(e) => vec![Finding {
                 stage,
-                "the served config embeds no MachineConfig".into(),
-            )),
-            Err(e) => findings.push(finding(stage, e.to_string())),
-        }
+                problem: e.to_string(),
+            }],
+        });
     }
     drop(mcs);
-    let worker = dir.join("worker.ign");
-    if worker.exists() {
-        findings.extend(check_worker_pointer(
-            &worker, &api_int, dir, host, payload, work,
-        ));
+    // The bootstrap server refuses every pool but master, by design: workers boot from the
+    // in-cluster server, so that is where worker.ign is applied.
+    if dir.join("worker.ign").exists() {
+        match ClusterMcs::start(host, payload, &nodes.api_int) {
+            Ok(_server) => findings.extend(nodes.pointer("worker.ign", "worker")),
+            Err(e) => findings.push(Finding {
+                stage: "worker.ign",
+                problem: format!("the in-cluster machine-config server did not start: {e}"),
+            }),
+        }
     }
     findings
 }
 
-/// Applies worker.ign with the real Ignition against the real in-cluster server (the
-/// bootstrap server refuses every pool but master, by design) and checks what the worker
-/// pool gets.
-fn check_worker_pointer(
-    pointer: &Path,
-    api_int: &str,
-    dir: &Path,
-    host: &Host,
-    payload: &Payload,
-    work: &Path,
-) -> Vec<Finding> {
-    let stage = "worker.ign";
-    let finding = |problem| Finding { stage, problem };
-    let _server = match ClusterMcs::start(host, payload, api_int) {
-        Ok(server) => server,
-        Err(e) => {
-            return vec![finding(format!(
-                "the in-cluster machine-config server did not start: {e}"
-            ))];
+impl Nodes<'_> {
+    /// Applies the pointer config `file` (when the example has it) with the real Ignition
+    /// against the server on :22623 and checks what `pool` gets.
+    fn pointer(&self, file: &'static str, pool: &str) -> Vec<Finding> {
+        let pointer = self.dir.join(file);
+        if !pointer.exists() {
+            return Vec::new();
         }
-    };
-    let applied = match apply_pointer(pointer, api_int, &work.join("node-worker")) {
-        Ok(applied) => applied,
-        Err(e) => return vec![finding(e.to_string())],
-    };
-    let mut findings = applied_problems(stage, &applied, "worker");
-    match NodeConfig::served(applied.served) {
-        Some(node) => findings.extend(check_served(stage, "worker", &node, dir, host, payload)),
-        None => findings.push(finding("the served config embeds no MachineConfig".into())),
+        let work = self.work.join(format!("node-{pool}"));
+        match apply_pointer(&pointer, &self.api_int, &work) {
+            Ok(applied) => {
+                let mut findings = applied_problems(file, &applied, pool);
+                findings.extend(self.served(file, pool, applied.served));
+                findings
+            }
+            Err(e) => vec![Finding {
+                stage: file,
+                problem: e.to_string(),
+            }],
+        }
     }
-    findings
+
+    /// Checks the config the server gave `pool`.
+    fn served(&self, stage: &'static str, pool: &str, served: serde_json::Value) -> Vec<Finding> {
+        match NodeConfig::served(served) {
+            Some(node) => check_served(stage, pool, &node, self.dir, self.host, self.payload),
+            None => vec![Finding {
+                stage,
+                problem: "the served config embeds no MachineConfig".into(),
+            }],
+        }
+    }
 }
 
 /// What is wrong with where a pointer config for `pool` fetched from and what Ignition wrote.
@@ -167,29 +179,6 @@ fn applied_problems(stage: &'static str, applied: &AppliedPointer, pool: &str) -
         .is_file()
     {
         findings.push(finding("Ignition wrote no first-boot MachineConfig".into()));
-    }
-    findings
-}
-
-/// Applies master.ign with the real Ignition and checks what the master pool gets.
-fn check_master_pointer(
-    pointer: &Path,
-    api_int: &str,
-    dir: &Path,
-    host: &Host,
-    payload: &Payload,
-    work: &Path,
-) -> Vec<Finding> {
-    let stage = "master.ign";
-    let finding = |problem| Finding { stage, problem };
-    let applied = match apply_pointer(pointer, api_int, &work.join("node-master")) {
-        Ok(applied) => applied,
-        Err(e) => return vec![finding(e.to_string())],
-    };
-    let mut findings = applied_problems(stage, &applied, "master");
-    match NodeConfig::served(applied.served) {
-        Some(node) => findings.extend(check_served(stage, "master", &node, dir, host, payload)),
-        None => findings.push(finding("the served config embeds no MachineConfig".into())),
     }
     findings
 }

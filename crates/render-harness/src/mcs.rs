@@ -32,14 +32,18 @@ pub struct Mcs {
 
 impl Drop for Mcs {
     fn drop(&mut self) {
-        let _ = self
-            .payload
-            .podman()
-            .args(["rm", "--force", "--ignore", SERVER_NAME])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        remove_container(&self.payload, SERVER_NAME);
     }
+}
+
+/// Removes the container `name` if it exists (a server left running stops here).
+pub(crate) fn remove_container(payload: &Payload, name: &str) {
+    let _ = payload
+        .podman()
+        .args(["rm", "--force", "--ignore", name])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 impl Mcs {
@@ -63,33 +67,34 @@ impl Mcs {
             &["--detach", "--replace", "--name", SERVER_NAME],
         );
         output_of(&mut cmd)?;
-        mcs.wait_listening(Duration::from_secs(60))?;
+        wait_listening(payload, SERVER_NAME, Duration::from_secs(60))?;
         Ok(mcs)
     }
+}
 
-    fn wait_listening(&self, limit: Duration) -> Result<()> {
-        let started = Instant::now();
-        while started.elapsed() < limit {
-            if TcpStream::connect(("127.0.0.1", MCS_PORT)).is_ok() {
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(200));
+/// Waits until the server container `name` accepts connections on 127.0.0.1:22623; when it
+/// does not within `limit`, the error carries the end of its log.
+pub(crate) fn wait_listening(payload: &Payload, name: &str, limit: Duration) -> Result<()> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if TcpStream::connect(("127.0.0.1", MCS_PORT)).is_ok() {
+            return Ok(());
         }
-        let mut logs = self.payload.podman();
-        logs.args(["logs", SERVER_NAME]);
-        let output = logs
-            .output()
-            .map(|o| {
-                String::from_utf8_lossy(&o.stdout).into_owned()
-                    + &String::from_utf8_lossy(&o.stderr)
-            })
-            .unwrap_or_default();
-        Err(Error::Command {
-            command: format!("machine-config-server ({})", command_line(&logs)),
-            status: format!("not listening on {MCS_PORT} after {}s", limit.as_secs()),
-            output: tail(&output, 30),
-        })
+        std::thread::sleep(Duration::from_millis(200));
     }
+    let mut logs = payload.podman();
+    logs.args(["logs", name]);
+    let output = logs
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+        })
+        .unwrap_or_default();
+    Err(Error::Command {
+        command: format!("{name} ({})", command_line(&logs)),
+        status: format!("not listening on {MCS_PORT} after {}s", limit.as_secs()),
+        output: tail(&output, 30),
+    })
 }
 
 /// Runs the init containers of the bootstrap pod of `host` to completion: the bootstrap

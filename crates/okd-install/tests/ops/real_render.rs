@@ -182,6 +182,32 @@ fn openssl(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "openssl {args:?}: {out:?}");
 }
 
+/// Signs `keys/server.csr` with the CA `ca` (`ca.crt` + `ca.key`) for one day with the SANs
+/// of `keys/san.ext`, into `keys/out`.
+fn sign_server_csr(keys: &Path, ca: &Path, out: &str) {
+    let (crt, key) = (ca.with_extension("crt"), ca.with_extension("key"));
+    openssl(
+        keys,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            crt.to_str().unwrap(),
+            "-CAkey",
+            key.to_str().unwrap(),
+            "-CAcreateserial",
+            "-days",
+            "1",
+            "-extfile",
+            "san.ext",
+            "-out",
+            out,
+        ],
+    );
+}
+
 /// A copy of the pointer config `from` that trusts the PEM file `ca` instead.
 fn pointer_trusting(from: &Path, ca: &Path, to: &Path) {
     let mut config: serde_json::Value =
@@ -266,26 +292,7 @@ fn a_wrong_ca_or_a_server_certificate_without_api_int_is_diagnosed_not_hung() {
         "subjectAltName=DNS:mcs.elsewhere.example.com\n",
     )
     .unwrap();
-    openssl(
-        &keys,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "other-ca.crt",
-            "-CAkey",
-            "other-ca.key",
-            "-CAcreateserial",
-            "-days",
-            "1",
-            "-extfile",
-            "san.ext",
-            "-out",
-            "server.crt",
-        ],
-    );
+    sign_server_csr(&keys, &keys.join("other-ca"), "server.crt");
     for (file, to) in [("server.crt", "tls.crt"), ("server.key", "tls.key")] {
         std::fs::copy(keys.join(file), report.host.path("/etc/ssl/mcs").join(to)).unwrap();
     }
@@ -316,26 +323,7 @@ fn a_wrong_ca_or_a_server_certificate_without_api_int_is_diagnosed_not_hung() {
         .output()
         .unwrap();
     assert!(pki.status.success(), "{pki:?}");
-    openssl(
-        &keys,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            root.join("root-ca.crt").to_str().unwrap(),
-            "-CAkey",
-            root.join("root-ca.key").to_str().unwrap(),
-            "-CAcreateserial",
-            "-days",
-            "1",
-            "-extfile",
-            "san.ext",
-            "-out",
-            "server-root.crt",
-        ],
-    );
+    sign_server_csr(&keys, &root.join("root-ca"), "server-root.crt");
     std::fs::copy(
         keys.join("server-root.crt"),
         report.host.path("/etc/ssl/mcs/tls.crt"),
