@@ -23,6 +23,24 @@ fn to_value(config: &Config) -> Value {
     serde_json::to_value(config).expect("the Ignition model has only string keys")
 }
 
+/// Every line of the `core` user's `sshAuthorizedKeys` in a config read as JSON (any 3.x
+/// spec): the keys a node booted from it accepts. Entries holding several keys separated by
+/// newlines count key by key, as sshd reads them from `authorized_keys`.
+pub fn core_authorized_keys(config: &Value) -> Vec<String> {
+    config
+        .pointer("/passwd/users")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|user| user["name"] == "core")
+        .filter_map(|user| user["sshAuthorizedKeys"].as_array())
+        .flatten()
+        .filter_map(Value::as_str)
+        .flat_map(str::lines)
+        .map(str::to_string)
+        .collect()
+}
+
 /// Remove `null` members of objects, recursively (array elements are kept as they are).
 fn strip_nulls(value: Value) -> Value {
     match value {
@@ -94,5 +112,23 @@ fn map_error(err: ignition_config::Error) -> Error {
         other => Error::Version {
             message: other.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn core_keys_are_read_line_by_line_and_only_for_core() {
+        let config = json!({"passwd": {"users": [
+            {"name": "root", "sshAuthorizedKeys": ["ssh-ed25519 ROOT"]},
+            {"name": "core", "sshAuthorizedKeys": ["ssh-ed25519 A a@x\nssh-rsa B b@y", "ssh-ed25519 C"]}
+        ]}});
+        assert_eq!(
+            super::core_authorized_keys(&config),
+            ["ssh-ed25519 A a@x", "ssh-rsa B b@y", "ssh-ed25519 C"]
+        );
+        assert!(super::core_authorized_keys(&json!({})).is_empty());
     }
 }

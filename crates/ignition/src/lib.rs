@@ -40,7 +40,7 @@ pub use context::{InstallationDisk, ProxyContext, RegistryContext, TemplateConte
 pub use dataurl::{DataUrlError, decode_data_url, encode_data_url};
 pub use error::Error;
 pub use explain::{ExplainOptions, explain_ignition, explain_ignition_with};
-pub use json::{Parsed, parse, to_json, to_json_pretty};
+pub use json::{Parsed, core_authorized_keys, parse, to_json, to_json_pretty};
 pub use metadata::{ClusterMetadata, MetadataPlatform, VCenterMetadata, metadata_json};
 pub use pointer::{MCS_PORT, PointerHost, pointer_config};
 pub use render::{

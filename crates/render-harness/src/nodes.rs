@@ -90,7 +90,7 @@ pub fn check_served(
         .into_iter()
         .next()
         .unwrap_or_default();
-    let keys = authorized_keys(served);
+    let keys = ignition::core_authorized_keys(served);
     for key in install_config["sshKey"]
         .as_str()
         .unwrap_or_default()
@@ -130,26 +130,6 @@ pub fn check_served(
 
 fn short(key: &str) -> String {
     key.chars().take(40).collect::<String>() + "..."
-}
-
-fn authorized_keys(served: &Value) -> Vec<String> {
-    served["passwd"]["users"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|u| u["name"] == "core")
-        .flat_map(|u| {
-            u["sshAuthorizedKeys"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter_map(|k| {
-            k.as_str()
-                .map(|s| s.lines().map(str::to_string).collect::<Vec<_>>())
-        })
-        .flatten()
-        .collect()
 }
 
 /// The MachineConfig the served config embeds for the node's first boot.

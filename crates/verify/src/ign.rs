@@ -96,18 +96,9 @@ fn wanted_keys(ssh_key: &str) -> Vec<String> {
 
 /// The keys the bootstrap config's `core` user accepts.
 fn core_keys(json: &Value) -> Vec<String> {
-    json.pointer("/passwd/users")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|u| u["name"] == "core")
-        .flat_map(|u| {
-            u["sshAuthorizedKeys"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter_map(|k| k.as_str().and_then(key_material))
+    ignition::core_authorized_keys(json)
+        .iter()
+        .filter_map(|line| key_material(line))
         .collect()
 }
 
