@@ -4,16 +4,16 @@
 //!   end-to-end golden test compares against (that test, run with `OKD_GOLDEN_UPDATE=1`), so
 //!   the refresher and the check can never disagree. `--new-secrets` first deletes the
 //!   committed bundle, which mints a new one and changes every key digest.
-//! * `bench [ROUNDS]`: times the release binary's `create pki` against `openssl genrsa 2048`
-//!   for the same number of keys, two processes at a time, in the same run.
+//! * `bench [ROUNDS]`: runs the `assets` crate's `bench` example in release mode: the PKI
+//!   of `create pki`, resolved by the same asset graph, against `openssl genrsa 2048` for the
+//!   same number of keys, two processes at a time, in the same process and run.
 //! * `real-render [EXAMPLE...]`: runs each example's generated `bootkube.sh` for real against
 //!   the OKD 4.19 payload stand-in (`../shared/okd-payload-4.19`, or `$OKD_PAYLOAD_DIR`) up
 //!   to cluster-bootstrap and lists every problem with the renders (root and podman needed;
 //!   the payload's load.sh installs podman).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 
@@ -88,132 +88,24 @@ fn golden(new_secrets: bool) -> Result<()> {
 // ---------------------------------------------------------------------------------------
 // bench
 
-/// One round's measurements.
-struct Round {
-    pki: Duration,
-    openssl: Duration,
-}
-
+/// One benchmark lives in the `assets` crate, next to the code it times; this only builds it
+/// optimised and passes the rounds on.
 fn bench(rounds: usize) -> Result<()> {
     ensure!(rounds > 0, "ROUNDS must be at least 1");
     run_checked(
-        cargo().args(["build", "--release", "-p", "okd-install"]),
-        "building the release binary",
-    )?;
-    let binary = target_dir().join("release/okd-install");
-    ensure!(binary.exists(), "{} was not built", binary.display());
-    let keys = count_generated_keys(&binary)?;
-    println!("create pki generates {keys} RSA-2048 keys; openssl genrsa runs {keys} times");
-    let mut results = Vec::new();
-    for round in 1..=rounds {
-        let r = Round {
-            pki: time_create_pki(&binary)?,
-            openssl: time_openssl(keys)?,
-        };
-        println!(
-            "round {round}: okd-install create pki {:>7.3}s   openssl genrsa 2048 x{keys} \
-             (2 at a time) {:>7.3}s",
-            r.pki.as_secs_f64(),
-            r.openssl.as_secs_f64()
-        );
-        results.push(r);
-    }
-    let pki = median(results.iter().map(|r| r.pki).collect());
-    let openssl = median(results.iter().map(|r| r.openssl).collect());
-    println!(
-        "median of {rounds}: create pki {:.3}s, openssl {:.3}s, ratio pki/openssl {:.2}",
-        pki.as_secs_f64(),
-        openssl.as_secs_f64(),
-        pki.as_secs_f64() / openssl.as_secs_f64()
-    );
-    Ok(())
-}
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"))
-}
-
-/// `okd-install --dir DIR ARGS` with errors only, no fixed clock and no input.
-fn okd(binary: &Path, dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(binary);
-    cmd.arg("--dir")
-        .arg(dir)
-        .args(["--log-level", "error"])
-        .args(args)
-        .env_remove("SOURCE_DATE_EPOCH")
-        .stdin(Stdio::null());
-    cmd
-}
-
-/// Wall time of one `create pki` in an empty directory (every key generated).
-fn time_create_pki(binary: &Path) -> Result<Duration> {
-    let tmp = tempfile::tempdir()?;
-    let mut cmd = okd(
-        binary,
-        tmp.path(),
-        &["create", "pki", "--from-example", "compact-3-node"],
-    );
-    let start = Instant::now();
-    run_checked(&mut cmd, "okd-install create pki")?;
-    Ok(start.elapsed())
-}
-
-/// How many private keys one run generates: those in the secrets bundle of a fresh run.
-fn count_generated_keys(binary: &Path) -> Result<usize> {
-    let tmp = tempfile::tempdir()?;
-    let bundle = tmp.path().join("bundle.yaml");
-    run_checked(
-        okd(
-            binary,
-            tmp.path(),
-            &["create", "secrets", "--from-example", "compact-3-node"],
-        )
-        .arg("--output-file")
-        .arg(&bundle),
-        "okd-install create secrets",
-    )?;
-    let text = std::fs::read_to_string(&bundle)?;
-    let keys = text
-        .lines()
-        .filter(|l| l.trim_start().starts_with("-----BEGIN") && l.contains("PRIVATE KEY"))
-        .count();
-    ensure!(keys > 0, "no private key in {}", bundle.display());
-    Ok(keys)
-}
-
-/// Wall time of `keys` runs of `openssl genrsa 2048`, two workers each running its share.
-fn time_openssl(keys: usize) -> Result<Duration> {
-    let start = Instant::now();
-    std::thread::scope(|s| {
-        let workers: Vec<_> = (0..2)
-            .map(|w| s.spawn(move || openssl_share(w, keys)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|h| h.join().expect("openssl worker panicked"))
-            .collect::<Result<Vec<()>>>()
-    })?;
-    Ok(start.elapsed())
-}
-
-fn openssl_share(worker: usize, keys: usize) -> Result<()> {
-    for _ in (worker..keys).step_by(2) {
-        let status = Command::new("openssl")
-            .args(["genrsa", "2048"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .context("running openssl (install the openssl package)")?;
-        ensure!(status.success(), "openssl genrsa 2048 failed ({status})");
-    }
-    Ok(())
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+        cargo().args([
+            "run",
+            "--release",
+            "--quiet",
+            "--package",
+            "assets",
+            "--example",
+            "bench",
+            "--",
+            &rounds.to_string(),
+        ]),
+        "the PKI benchmark",
+    )
 }
 
 // ---------------------------------------------------------------------------------------

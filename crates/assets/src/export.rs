@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::auth::KubeadminPassword;
 use crate::options::SecretsInput;
-use crate::tls::{BootstrapSshKeyPair, ServiceAccountKeyPair, all_certs, cert_dep};
+use crate::tls::{BootstrapSshKeyPair, ServiceAccountKeyPair, cert_dep, cert_of};
 
 /// The 32-byte seed from which deterministic runs derive serials, ids and salts.
 #[derive(Clone, Serialize, Deserialize)]
@@ -60,7 +60,8 @@ impl Asset for SecretsExport {
     fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
         let mut cert_keys = BTreeMap::new();
         let mut signer_certs = BTreeMap::new();
-        for (id, cert) in all_certs(parents)? {
+        for &id in CertId::ALL {
+            let cert = cert_of(parents, id)?;
             cert_keys.insert(id, KeyPem::from_pem(&cert.key_pem, &id.key_path())?);
             if id.spec().is_signer() {
                 signer_certs.insert(id, cert.cert_pem.clone());

@@ -5,7 +5,7 @@ use ignition::{NodeFile, PointerHost, TemplateContext, Variant};
 use installconfig::InstallConfig;
 use serde::{Deserialize, Serialize};
 
-use crate::auth::{AdminInternalKubeconfig, KubeletKubeconfig, LoopbackKubeconfig};
+use crate::auth::{node_kubeconfig_deps, node_kubeconfigs};
 use crate::config::{ClusterIdAsset, InstallConfigAsset};
 use crate::manifests::{ManifestsAsset, manifest_pairs, mirror_sources};
 use crate::options::{IgnitionOptions, ReleaseOptions};
@@ -58,17 +58,20 @@ pub fn pointer_host(ic: &InstallConfig) -> PointerHost {
 
 /// The inputs every bootstrap variant is assembled from.
 fn bootstrap_deps() -> Vec<Dep> {
-    vec![
-        Dep::of::<InstallConfigAsset>(),
-        Dep::of::<ManifestsAsset>(),
-        Dep::of::<TlsTree>(),
-        Dep::of::<AdminInternalKubeconfig>(),
-        Dep::of::<KubeletKubeconfig>(),
-        Dep::of::<LoopbackKubeconfig>(),
-        Dep::of::<BootstrapSshKeyPair>(),
-        Dep::of::<ReleaseOptions>(),
-        Dep::of::<IgnitionOptions>(),
+    [
+        vec![
+            Dep::of::<InstallConfigAsset>(),
+            Dep::of::<ManifestsAsset>(),
+            Dep::of::<TlsTree>(),
+        ],
+        node_kubeconfig_deps(),
+        vec![
+            Dep::of::<BootstrapSshKeyPair>(),
+            Dep::of::<ReleaseOptions>(),
+            Dep::of::<IgnitionOptions>(),
+        ],
     ]
+    .concat()
 }
 
 /// Assembles one bootstrap variant and serializes it (compressed when asked).
@@ -153,24 +156,12 @@ fn manifest_node_files(m: &ManifestsAsset) -> Result<Vec<NodeFile>, BoxError> {
     Ok(files)
 }
 
+/// The kubeconfigs of the kubeconfig table that live on the bootstrap node (0600).
 fn auth_node_files(parents: &Parents) -> Result<Vec<NodeFile>, BoxError> {
-    Ok(vec![
-        NodeFile::new(
-            "/opt/openshift/auth/kubeconfig",
-            0o600,
-            parents.get::<AdminInternalKubeconfig>()?.0.clone(),
-        ),
-        NodeFile::new(
-            "/opt/openshift/auth/kubeconfig-kubelet",
-            0o600,
-            parents.get::<KubeletKubeconfig>()?.0.clone(),
-        ),
-        NodeFile::new(
-            "/opt/openshift/auth/kubeconfig-loopback",
-            0o600,
-            parents.get::<LoopbackKubeconfig>()?.0.clone(),
-        ),
-    ])
+    Ok(node_kubeconfigs(parents)?
+        .into_iter()
+        .map(|(path, yaml)| NodeFile::new(path, 0o600, yaml))
+        .collect())
 }
 
 /// `/opt/openshift/tls/*`: 0600, except the root CA certificate (0644), without the keys that

@@ -7,9 +7,11 @@
 #![deny(missing_docs)]
 
 pub mod auth;
+pub mod cluster_pki;
 pub mod config;
 pub mod export;
 pub mod ignition;
+pub mod lookup;
 pub mod manifests;
 pub mod options;
 pub mod time;
@@ -38,9 +40,14 @@ pub mod targets {
 }
 
 fn targets() -> Vec<Target> {
-    use crate::auth::{AdminKubeconfig, KubeadminPassword};
+    use crate::auth::{Admin, KubeadminPassword, Kubeconfig};
     use crate::ignition::*;
-    let auth = || vec![Dep::of::<AdminKubeconfig>(), Dep::of::<KubeadminPassword>()];
+    let auth = || {
+        vec![
+            Dep::of::<Kubeconfig<Admin>>(),
+            Dep::of::<KubeadminPassword>(),
+        ]
+    };
     vec![
         Target {
             name: targets::INSTALL_CONFIG,
@@ -101,11 +108,8 @@ pub fn graph() -> Result<Graph, GraphError> {
         .asset::<tls::ServiceAccountKeyPair>()
         .asset::<tls::BootstrapSshKeyPair>()
         .asset::<tls::TlsTree>()
-        .asset::<tls::TlsExport>()
-        .asset::<auth::AdminKubeconfig>()
-        .asset::<auth::AdminInternalKubeconfig>()
-        .asset::<auth::KubeletKubeconfig>()
-        .asset::<auth::LoopbackKubeconfig>()
+        .asset::<tls::TlsExport>();
+    b = auth::register_kubeconfigs(b)
         .asset::<auth::KubeadminPassword>()
         .asset::<manifests::ManifestsAsset>()
         .asset::<ignition::MasterPointer>()

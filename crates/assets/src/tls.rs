@@ -11,6 +11,7 @@ use pki::{BundleId, BundleMember, CertId, KeyPem};
 use serde::{Deserialize, Serialize};
 
 use crate::config::ClusterParamsAsset;
+use crate::lookup::Resolved;
 use crate::options::{CertPolicy, SecretsInput};
 use crate::time::offset_now;
 
@@ -57,14 +58,9 @@ macro_rules! cert_markers {
             match id { $(CertId::$id => Dep::of::<Cert<$marker>>(),)* }
         }
 
-        /// The resolved certificate `id` among `parents` (which must declare it).
-        pub fn cert_of<'a>(parents: &Parents<'a>, id: CertId) -> Result<&'a CertValue, BoxError> {
-            Ok(match id { $(CertId::$id => &parents.get::<Cert<$marker>>()?.0,)* })
-        }
-
-        /// Every certificate among `parents`, in table order (all must be declared).
-        pub(crate) fn all_certs<'a>(parents: &Parents<'a>) -> Result<Vec<(CertId, &'a CertValue)>, BoxError> {
-            Ok(vec![$((CertId::$id, &parents.get::<Cert<$marker>>()?.0),)*])
+        /// The resolved certificate `id` (parents must declare it; a store must have run it).
+        pub fn cert_of<'a>(from: &impl Resolved<'a>, id: CertId) -> Result<&'a CertValue, BoxError> {
+            Ok(match id { $(CertId::$id => &from.value::<Cert<$marker>>()?.0,)* })
         }
     };
 }
@@ -298,14 +294,20 @@ macro_rules! bundle_markers {
                 const NAME: &'static str = concat!("CA Bundle (", $file, ")");
             }
         )*
+        /// Registers every CA bundle asset.
         pub(crate) fn register_bundles(b: asset_graph::GraphBuilder) -> asset_graph::GraphBuilder {
             b $(.asset::<Bundle<$marker>>())*
         }
-        pub(crate) fn all_bundles<'a>(parents: &Parents<'a>) -> Result<Vec<(BundleId, &'a str)>, BoxError> {
-            Ok(vec![$((BundleId::$id, parents.get::<Bundle<$marker>>()?.0.as_str()),)*])
+
+        /// The bundle asset of `id`.
+        pub fn bundle_dep(id: BundleId) -> Dep {
+            match id { $(BundleId::$id => Dep::of::<Bundle<$marker>>(),)* }
         }
-        pub(crate) fn all_bundle_deps() -> Vec<Dep> {
-            vec![$(Dep::of::<Bundle<$marker>>(),)*]
+
+        /// The resolved content of bundle `id` (parents must declare it; a store must have
+        /// run it).
+        pub fn bundle_of<'a>(from: &impl Resolved<'a>, id: BundleId) -> Result<&'a str, BoxError> {
+            Ok(match id { $(BundleId::$id => from.value::<Bundle<$marker>>()?.0.as_str(),)* })
         }
     };
 }
@@ -349,11 +351,11 @@ impl<B: BundleSel> Asset for Bundle<B> {
     }
 
     fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
-        let mut pems = Vec::new();
-        for id in bundle_signers(B::BUNDLE) {
-            pems.push(cert_of(parents, id)?.leaf_pem()?);
-        }
-        Ok(Bundle(pems.concat(), PhantomData))
+        let members = bundle_signers(B::BUNDLE)
+            .into_iter()
+            .map(|id| Ok(cert_of(parents, id)?.cert_pem.as_str()))
+            .collect::<Result<Vec<_>, BoxError>>()?;
+        Ok(Bundle(pki::bundle_pem(&members, B::ID)?, PhantomData))
     }
 }
 
@@ -430,19 +432,20 @@ impl Asset for TlsTree {
 
     fn dependencies() -> Vec<Dep> {
         let mut deps: Vec<Dep> = CertId::ALL.iter().map(|id| cert_dep(*id)).collect();
-        deps.extend(all_bundle_deps());
+        deps.extend(BundleId::ALL.iter().map(|id| bundle_dep(*id)));
         deps.push(Dep::of::<ServiceAccountKeyPair>());
         deps
     }
 
     fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
         let mut files = Vec::new();
-        for (id, cert) in all_certs(parents)? {
+        for &id in CertId::ALL {
+            let cert = cert_of(parents, id)?;
             files.push((id.key_path(), cert.key_pem.clone(), true));
             files.push((id.cert_path(), cert.cert_pem.clone(), false));
         }
-        for (id, pem) in all_bundles(parents)? {
-            files.push((id.path(), pem.to_string(), false));
+        for &id in BundleId::ALL {
+            files.push((id.path(), bundle_of(parents, id)?.to_string(), false));
         }
         let sa = parents.get::<ServiceAccountKeyPair>()?;
         files.push(("tls/service-account.key".into(), sa.key_pem.clone(), true));

@@ -1,4 +1,8 @@
-//! The four kubeconfigs the installer writes or embeds.
+//! The kubeconfig table: which kubeconfigs the installer makes, where each one goes, whom it
+//! authenticates as, which CA bundle it trusts and which API endpoint it talks to. Like the
+//! certificate table in `spec.rs`, it is the single source of these facts: the asset graph
+//! builds one kubeconfig asset per row, the bootstrap config embeds the rows that live on the
+//! node, and `verify` checks files against the same rows.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -11,18 +15,73 @@ use crate::spec::{BundleId, CertId};
 /// Which kubeconfig.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum KubeconfigId {
-    /// `auth/kubeconfig` in the install dir: external API name.
+    /// The administrator's kubeconfig in the install dir.
     Admin,
-    /// `/opt/openshift/auth/kubeconfig` on the bootstrap node: internal API name.
+    /// The same identity on the bootstrap node, through the internal API name.
     AdminInternal,
-    /// `/opt/openshift/auth/kubeconfig-kubelet`: node-bootstrapper identity.
+    /// The node-bootstrapper identity the bootstrap kubelet uses.
     Kubelet,
-    /// `/opt/openshift/auth/kubeconfig-loopback`: `localhost`.
+    /// The admin identity through `localhost`, for the bootstrap control plane itself.
     Loopback,
 }
 
+/// The API endpoint a kubeconfig's `server` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `https://api.<cluster-domain>:6443`, the external load balancer.
+    ExternalApi,
+    /// `https://api-int.<cluster-domain>:6443`, the internal load balancer.
+    InternalApi,
+    /// `https://localhost:6443`, the API server on the same host.
+    Localhost,
+}
+
+impl Endpoint {
+    /// The server URL for this cluster.
+    pub fn url(self, params: &ClusterParams) -> String {
+        match self {
+            Endpoint::ExternalApi => format!("https://{}:6443", params.api_host()),
+            Endpoint::InternalApi => format!("https://{}:6443", params.api_int_host()),
+            Endpoint::Localhost => "https://localhost:6443".to_string(),
+        }
+    }
+
+    /// The serving certificate a client meets at this endpoint.
+    pub fn serving_cert(self) -> CertId {
+        match self {
+            Endpoint::ExternalApi => CertId::KubeApiserverLbServer,
+            Endpoint::InternalApi => CertId::KubeApiserverInternalLbServer,
+            Endpoint::Localhost => CertId::KubeApiserverLocalhostServer,
+        }
+    }
+}
+
+/// Where a kubeconfig is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KubeconfigFile {
+    /// Exported to the install dir for the administrator (path relative to the dir).
+    InstallDir(&'static str),
+    /// Embedded in the bootstrap Ignition config (absolute path on the node).
+    BootstrapNode(&'static str),
+}
+
+/// Everything the kubeconfig table says about one kubeconfig.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KubeconfigSpec {
+    /// Where the file goes.
+    pub file: KubeconfigFile,
+    /// User and context name.
+    pub user: &'static str,
+    /// The CA bundle placed in `certificate-authority-data`.
+    pub ca_bundle: BundleId,
+    /// The client certificate and key placed in `client-*-data`.
+    pub client: CertId,
+    /// The API endpoint of `server`.
+    pub endpoint: Endpoint,
+}
+
 impl KubeconfigId {
-    /// All kubeconfigs.
+    /// All kubeconfigs, the exported one first.
     pub const ALL: &'static [KubeconfigId] = &[
         KubeconfigId::Admin,
         KubeconfigId::AdminInternal,
@@ -30,51 +89,89 @@ impl KubeconfigId {
         KubeconfigId::Loopback,
     ];
 
-    /// Where the file goes: relative to the install dir for [`KubeconfigId::Admin`], absolute on
-    /// the bootstrap node for the embedded ones.
-    pub fn path(self) -> &'static str {
-        match self {
-            KubeconfigId::Admin => "auth/kubeconfig",
-            KubeconfigId::AdminInternal => "/opt/openshift/auth/kubeconfig",
-            KubeconfigId::Kubelet => "/opt/openshift/auth/kubeconfig-kubelet",
-            KubeconfigId::Loopback => "/opt/openshift/auth/kubeconfig-loopback",
+    /// The table row of this kubeconfig.
+    pub const fn spec(self) -> KubeconfigSpec {
+        use BundleId::{KubeApiserverCompleteServerCa, KubeApiserverLocalhostCa};
+        use CertId::{AdminKubeconfigClient, KubeletClient};
+        use KubeconfigFile::{BootstrapNode, InstallDir};
+        const fn row(
+            file: KubeconfigFile,
+            user: &'static str,
+            ca_bundle: BundleId,
+            client: CertId,
+            endpoint: Endpoint,
+        ) -> KubeconfigSpec {
+            KubeconfigSpec {
+                file,
+                user,
+                ca_bundle,
+                client,
+                endpoint,
+            }
         }
+        match self {
+            KubeconfigId::Admin => row(
+                InstallDir("auth/kubeconfig"),
+                "admin",
+                KubeApiserverCompleteServerCa,
+                AdminKubeconfigClient,
+                Endpoint::ExternalApi,
+            ),
+            KubeconfigId::AdminInternal => row(
+                BootstrapNode("/opt/openshift/auth/kubeconfig"),
+                "admin",
+                KubeApiserverCompleteServerCa,
+                AdminKubeconfigClient,
+                Endpoint::InternalApi,
+            ),
+            KubeconfigId::Kubelet => row(
+                BootstrapNode("/opt/openshift/auth/kubeconfig-kubelet"),
+                "kubelet",
+                KubeApiserverCompleteServerCa,
+                KubeletClient,
+                Endpoint::InternalApi,
+            ),
+            KubeconfigId::Loopback => row(
+                BootstrapNode("/opt/openshift/auth/kubeconfig-loopback"),
+                "loopback",
+                KubeApiserverLocalhostCa,
+                AdminKubeconfigClient,
+                Endpoint::Localhost,
+            ),
+        }
+    }
+
+    /// Where the file goes: relative to the install dir when exported, else absolute on the
+    /// bootstrap node.
+    pub fn path(self) -> &'static str {
+        match self.spec().file {
+            KubeconfigFile::InstallDir(p) | KubeconfigFile::BootstrapNode(p) => p,
+        }
+    }
+
+    /// Whether the file is exported to the install dir's `auth/`.
+    pub fn exported(self) -> bool {
+        matches!(self.spec().file, KubeconfigFile::InstallDir(_))
     }
 
     /// User and context name.
     pub fn user(self) -> &'static str {
-        match self {
-            KubeconfigId::Admin | KubeconfigId::AdminInternal => "admin",
-            KubeconfigId::Kubelet => "kubelet",
-            KubeconfigId::Loopback => "loopback",
-        }
+        self.spec().user
     }
 
     /// The API server URL.
     pub fn server(self, params: &ClusterParams) -> String {
-        match self {
-            KubeconfigId::Admin => format!("https://{}:6443", params.api_host()),
-            KubeconfigId::AdminInternal | KubeconfigId::Kubelet => {
-                format!("https://{}:6443", params.api_int_host())
-            }
-            KubeconfigId::Loopback => "https://localhost:6443".to_string(),
-        }
+        self.spec().endpoint.url(params)
     }
 
     /// The CA bundle placed in `certificate-authority-data`.
     pub fn ca_bundle(self) -> BundleId {
-        match self {
-            KubeconfigId::Loopback => BundleId::KubeApiserverLocalhostCa,
-            _ => BundleId::KubeApiserverCompleteServerCa,
-        }
+        self.spec().ca_bundle
     }
 
     /// The client certificate/key.
     pub fn client(self) -> CertId {
-        match self {
-            KubeconfigId::Kubelet => CertId::KubeletClient,
-            _ => CertId::AdminKubeconfigClient,
-        }
+        self.spec().client
     }
 }
 
@@ -169,4 +266,57 @@ pub fn kubeconfig_yaml(
         }],
     };
     crate::yaml::to_yaml(&config, "kubeconfig")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_kubeconfig_is_exported_and_every_path_is_distinct() {
+        let exported: Vec<_> = KubeconfigId::ALL
+            .iter()
+            .filter(|id| id.exported())
+            .collect();
+        assert_eq!(exported, [&KubeconfigId::Admin]);
+        let mut paths: Vec<&str> = KubeconfigId::ALL.iter().map(|id| id.path()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        assert_eq!(paths.len(), KubeconfigId::ALL.len());
+        for id in KubeconfigId::ALL {
+            let absolute = id.path().starts_with('/');
+            assert_eq!(absolute, !id.exported(), "{id:?}: node paths are absolute");
+        }
+    }
+
+    #[test]
+    fn endpoints_name_the_matching_server_and_serving_certificate() {
+        let params = ClusterParams {
+            cluster_name: "c".into(),
+            base_domain: "example.com".into(),
+            service_networks: Vec::new(),
+            api_vips: Vec::new(),
+        };
+        let rows = [
+            (
+                Endpoint::ExternalApi,
+                "https://api.c.example.com:6443",
+                CertId::KubeApiserverLbServer,
+            ),
+            (
+                Endpoint::InternalApi,
+                "https://api-int.c.example.com:6443",
+                CertId::KubeApiserverInternalLbServer,
+            ),
+            (
+                Endpoint::Localhost,
+                "https://localhost:6443",
+                CertId::KubeApiserverLocalhostServer,
+            ),
+        ];
+        for (endpoint, url, cert) in rows {
+            assert_eq!(endpoint.url(&params), url);
+            assert_eq!(endpoint.serving_cert(), cert);
+        }
+    }
 }

@@ -2,14 +2,17 @@
 //! kubeconfigs, the kubeadmin password and a secrets bundle for reproducible runs.
 //!
 //! The functions work per item (one key, one certificate, one bundle) so that the asset graph
-//! can run the expensive RSA key generation in parallel; [`generate_all`] strings them together
-//! for tests and benchmarks. Time and randomness always come from the caller: the only
+//! (crate `assets`) can run the expensive RSA key generation in parallel; that graph is the
+//! only place they are strung together into a whole PKI, for `okd-install create` as for the
+//! tests and the benchmark. Time and randomness always come from the caller: the only
 //! randomness this crate cannot inject is aws-lc's key generation, which is why deterministic
 //! runs take their keys from a [`SecretsBundle`].
 //!
 //! The certificate table ([`CertId::spec`]) is the single source of subjects, lifetimes,
-//! usages, issuers and SAN rules; signing follows the upstream installer's rules (SHA-1 SKI
-//! over the PKCS#1 public key, AKI from the issuer, leaf NotBefore = issuer NotBefore, ...).
+//! usages, issuers and SAN rules, and the kubeconfig table ([`KubeconfigId::spec`]) that of
+//! each kubeconfig's file, user, CA bundle, client certificate and endpoint. Signing follows
+//! the upstream installer's rules (SHA-1 SKI over the PKCS#1 public key, AKI from the issuer,
+//! leaf NotBefore = issuer NotBefore, ...).
 //!
 //! ```
 //! use pki::{CertId, ClusterParams, ValidityScale, generate_rsa_key, sign_leaf, sign_self};
@@ -30,7 +33,6 @@
 
 #![deny(missing_docs)]
 
-mod all;
 mod bundle;
 mod check;
 mod der;
@@ -46,21 +48,19 @@ mod sign;
 mod spec;
 mod yaml;
 
-pub use all::{Pki, PkiFile, SecretsKeys, generate_all, generate_keys, seeded_rng};
 pub use bundle::bundle_pem;
 pub use check::check_pair;
 pub use error::{Error, Result};
 pub use expiry::{expiry_problem, human, not_after, not_after_all};
 pub use key::{KeyPem, RSA_PRIVATE_KEY, RSA_PUBLIC_KEY, generate_rsa_key};
-pub use kubeconfig::{KubeconfigId, kubeconfig_yaml};
+pub use kubeconfig::{Endpoint, KubeconfigFile, KubeconfigId, KubeconfigSpec, kubeconfig_yaml};
 pub use params::{ClusterParams, San, first_host};
 pub use password::{
     BCRYPT_COST, KubeadminPassword, PASSWORD_ALPHABET, generate_password, hash_password,
 };
 pub use secrets::{BOOTSTRAP_SSH, SECRETS_KIND, SECRETS_VERSION, SERVICE_ACCOUNT, SecretsBundle};
 pub use sign::{
-    CertKey, SERIAL_LIMIT, derive_serial, random_serial, sign_ironic, sign_leaf, sign_self,
-    subject_key_id,
+    CertKey, SERIAL_LIMIT, random_serial, sign_ironic, sign_leaf, sign_self, subject_key_id,
 };
 pub use spec::{
     BundleId, BundleMember, CertId, CertSpec, ExtKeyUsage, KeyUsage, SanRule, Subject,

@@ -8,7 +8,6 @@ use rcgen::{
     ExtendedKeyUsagePurpose as Eku, IsCa, Issuer, KeyIdMethod, KeyUsagePurpose as Ku, SanType,
     SerialNumber,
 };
-use sha2::{Digest as _, Sha256};
 use time::OffsetDateTime;
 use x509_parser::prelude::{FromDer as _, X509Certificate, X509Name};
 
@@ -70,19 +69,6 @@ impl CertKey {
 /// Draws a serial from `rng` in `[0, 2^63 − 1)`.
 pub fn random_serial(rng: &mut impl rand::RngCore) -> u64 {
     rng.gen_range(0..SERIAL_LIMIT)
-}
-
-/// A serial derived from a seed and the certificate's name: SHA-256(seed ‖ name), first 8
-/// bytes, reduced into `[0, 2^63 − 1)`. Deterministic runs use it so that every certificate
-/// gets a distinct, reproducible serial.
-pub fn derive_serial(seed: &[u8; 32], id: CertId) -> u64 {
-    let digest = Sha256::new()
-        .chain_update(seed)
-        .chain_update(id.spec().name.as_bytes())
-        .finalize();
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&digest[..8]);
-    u64::from_be_bytes(first) % SERIAL_LIMIT
 }
 
 /// Subject Key Identifier: SHA-1 of the PKCS#1 `RSAPublicKey` DER (Go's method).

@@ -4,7 +4,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use pki::{BundleId, CertId, KubeconfigId};
+use pki::{BundleId, KubeconfigFile, KubeconfigId};
 use serde_json::Value;
 
 use crate::material::{CertSet, Material};
@@ -48,35 +48,26 @@ pub(crate) fn parse(text: &str) -> Result<Kubeconfig, String> {
     })
 }
 
-/// Every kubeconfig in the directory and the bootstrap config: (name, which, text).
+/// Every kubeconfig in the directory and the bootstrap config: (name, which, text), in the
+/// order of the kubeconfig table.
 pub(crate) fn sources(m: &Material) -> Vec<(String, KubeconfigId, String)> {
     let mut out = Vec::new();
-    if let Ok(text) = std::fs::read_to_string(m.dir.join(KubeconfigId::Admin.path())) {
-        out.push((
-            KubeconfigId::Admin.path().to_string(),
-            KubeconfigId::Admin,
-            text,
-        ));
-    }
-    if let Some(b) = &m.bootstrap {
-        for &id in &KubeconfigId::ALL[1..] {
-            if let Some(text) = b.text(id.path()) {
-                out.push((format!("{}:{}", b.name, id.path()), id, text));
+    for &id in KubeconfigId::ALL {
+        match id.spec().file {
+            KubeconfigFile::InstallDir(path) => {
+                if let Ok(text) = std::fs::read_to_string(m.dir.join(path)) {
+                    out.push((path.to_string(), id, text));
+                }
+            }
+            KubeconfigFile::BootstrapNode(path) => {
+                let Some(b) = &m.bootstrap else { continue };
+                if let Some(text) = b.text(path) {
+                    out.push((format!("{}:{path}", b.name), id, text));
+                }
             }
         }
     }
     out
-}
-
-/// The serving certificate an API client with this kubeconfig meets.
-fn serving_cert(id: KubeconfigId) -> CertId {
-    match id {
-        KubeconfigId::Admin => CertId::KubeApiserverLbServer,
-        KubeconfigId::AdminInternal | KubeconfigId::Kubelet => {
-            CertId::KubeApiserverInternalLbServer
-        }
-        KubeconfigId::Loopback => CertId::KubeApiserverLocalhostServer,
-    }
 }
 
 /// Checks every kubeconfig found.
@@ -124,7 +115,7 @@ fn check_server(m: &Material, name: &str, id: KubeconfigId, kc: &Kubeconfig, rep
 }
 
 fn check_ca(set: &CertSet, name: &str, id: KubeconfigId, kc: &Kubeconfig, report: &mut Report) {
-    let serving = serving_cert(id);
+    let serving = id.spec().endpoint.serving_cert();
     let cas = match x509::ders(&kc.ca_pem, name) {
         Ok(c) => c,
         Err(e) => return report.error("kubeconfig.ca", name, e),

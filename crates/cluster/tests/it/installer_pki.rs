@@ -1,12 +1,16 @@
-//! The installer's own PKI (crate `pki`): its admin kubeconfig (RSA PKCS#1 client key, the
-//! three-signer server CA bundle) works with this client against a server presenting the
-//! `kube-apiserver-lb-server` certificate and trusting the admin kubeconfig signer.
+//! The installer's own PKI, made by the asset graph as `okd-install create pki` makes it: its
+//! admin kubeconfig (RSA PKCS#1 client key, the three-signer server CA bundle) works with this
+//! client against a server presenting the `kube-apiserver-lb-server` certificate and trusting
+//! the admin kubeconfig signer.
 
+use assets::RunSettings;
+use assets::cluster_pki::ClusterPki;
+use assets::config::InstallConfigAsset;
 use cluster::test_support::TestApiServer;
 use cluster::test_support::objects::{configmap, etcd};
 use cluster::test_support::pki::write_kubeconfig;
 use cluster::{Cluster, Phase, wait_bootstrap_complete};
-use pki::{CertId, ClusterParams, KubeconfigId};
+use pki::{CertId, KubeconfigId};
 use serde_json::Value;
 
 use crate::support::{Recorder, never};
@@ -23,15 +27,10 @@ fn local_kubeconfig(yaml: &str, url: &str, api_host: &str) -> String {
 
 #[tokio::test]
 async fn installer_admin_kubeconfig_talks_to_installer_serving_cert() {
-    let params = ClusterParams {
-        cluster_name: "okd".into(),
-        base_domain: "example.com".into(),
-        service_networks: vec!["172.30.0.0/16".parse().expect("cidr")],
-        api_vips: vec![],
-    };
-    let mut rng = pki::seeded_rng(&[7; 32], "cluster-tests");
-    let now = time::OffsetDateTime::now_utc();
-    let pki = pki::generate_all(&params, now, &mut rng).expect("installer PKI");
+    let example = include_str!("../../../../examples/compact-3-node.yaml");
+    let ic = InstallConfigAsset::parse(example.to_string(), "compact-3-node.yaml")
+        .expect("the example parses");
+    let pki = ClusterPki::generate(ic, &RunSettings::default()).expect("installer PKI");
     let serving = pki.cert(CertId::KubeApiserverLbServer);
     let client_ca = pki.cert(CertId::AdminKubeconfigSigner);
     let server =
@@ -44,12 +43,10 @@ async fn installer_admin_kubeconfig_talks_to_installer_serving_cert() {
     server.apply(etcd("True"));
 
     let dir = tempfile::tempdir().expect("tempdir");
-    let yaml = pki
-        .kubeconfig(KubeconfigId::Admin)
-        .expect("admin kubeconfig");
+    let yaml = pki.kubeconfig(KubeconfigId::Admin);
     let path = write_kubeconfig(
         dir.path(),
-        &local_kubeconfig(&yaml, &server.url(), &params.api_host()),
+        &local_kubeconfig(yaml, &server.url(), &pki.params().api_host()),
     );
     let cluster = Cluster::from_kubeconfig(&path).await.expect("client");
     let rec = Recorder::default();

@@ -1,9 +1,10 @@
-//! Kubeconfigs (§6), parsed back with kube-rs.
+//! Kubeconfigs (§6) as the asset graph makes them, parsed back with kube-rs, and where each
+//! one goes.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use kube::config::Kubeconfig;
-use pki::{BundleId, CertId, KubeconfigId};
+use pki::{BundleId, CertId, KubeconfigFile, KubeconfigId};
 
 use crate::common::pki;
 
@@ -21,48 +22,54 @@ fn kubeconfigs_parse_with_kube_rs_and_carry_the_reference_values() {
     let table = [
         (
             KubeconfigId::Admin,
-            "https://api.demo.example.com:6443",
+            KubeconfigFile::InstallDir("auth/kubeconfig"),
+            "https://api.dualstack.example.com:6443",
             BundleId::KubeApiserverCompleteServerCa,
             CertId::AdminKubeconfigClient,
             "admin",
         ),
         (
             KubeconfigId::AdminInternal,
-            "https://api-int.demo.example.com:6443",
+            KubeconfigFile::BootstrapNode("/opt/openshift/auth/kubeconfig"),
+            "https://api-int.dualstack.example.com:6443",
             BundleId::KubeApiserverCompleteServerCa,
             CertId::AdminKubeconfigClient,
             "admin",
         ),
         (
             KubeconfigId::Kubelet,
-            "https://api-int.demo.example.com:6443",
+            KubeconfigFile::BootstrapNode("/opt/openshift/auth/kubeconfig-kubelet"),
+            "https://api-int.dualstack.example.com:6443",
             BundleId::KubeApiserverCompleteServerCa,
             CertId::KubeletClient,
             "kubelet",
         ),
         (
             KubeconfigId::Loopback,
+            KubeconfigFile::BootstrapNode("/opt/openshift/auth/kubeconfig-loopback"),
             "https://localhost:6443",
             BundleId::KubeApiserverLocalhostCa,
             CertId::AdminKubeconfigClient,
             "loopback",
         ),
     ];
-    for (id, server, ca, client, user) in table {
-        let yaml = pki().kubeconfig(id).expect("yaml");
-        let kc = Kubeconfig::from_yaml(&yaml).unwrap_or_else(|e| panic!("{id:?}: {e}\n{yaml}"));
+    assert_eq!(table.len(), KubeconfigId::ALL.len());
+    for (id, file, server, ca, client, user) in table {
+        assert_eq!(id.spec().file, file, "{id:?} goes elsewhere");
+        let yaml = pki().kubeconfig(id);
+        let kc = Kubeconfig::from_yaml(yaml).unwrap_or_else(|e| panic!("{id:?}: {e}\n{yaml}"));
         assert_eq!(kc.api_version.as_deref(), Some("v1"));
         assert_eq!(kc.kind.as_deref(), Some("Config"));
         assert_eq!(kc.current_context.as_deref(), Some(user));
         let [cluster] = kc.clusters.as_slice() else {
             panic!("one cluster")
         };
-        assert_eq!(cluster.name, "demo");
+        assert_eq!(cluster.name, "dualstack");
         let c = cluster.cluster.as_ref().expect("cluster");
         assert_eq!(c.server.as_deref(), Some(server));
         assert_eq!(
             decode(c.certificate_authority_data.as_ref()),
-            pki().bundle(ca).unwrap()
+            pki().bundle(ca)
         );
         let [ctx] = kc.contexts.as_slice() else {
             panic!("one context")
@@ -71,7 +78,7 @@ fn kubeconfigs_parse_with_kube_rs_and_carry_the_reference_values() {
         let ctx = ctx.context.as_ref().expect("context");
         assert_eq!(
             (ctx.cluster.as_str(), ctx.user.as_deref()),
-            ("demo", Some(user))
+            ("dualstack", Some(user))
         );
         let [auth] = kc.auth_infos.as_slice() else {
             panic!("one user")
@@ -100,7 +107,7 @@ pub fn client_key_data(info: &kube::config::AuthInfo) -> String {
 
 #[test]
 fn admin_kubeconfig_keys_come_in_sorted_order() {
-    let yaml = pki().kubeconfig(KubeconfigId::Admin).unwrap();
+    let yaml = pki().kubeconfig(KubeconfigId::Admin);
     let top: Vec<&str> = yaml
         .lines()
         .filter(|l| !l.starts_with([' ', '-']))

@@ -1,25 +1,19 @@
-//! Shared fixture: one PKI generated per test binary, plus helpers for external tools.
+//! Shared fixture: one PKI per test binary, made by the asset graph exactly as
+//! `okd-install create pki` makes it, plus helpers for external tools.
 
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use pki::{ClusterParams, Pki, generate_all};
-use rand::SeedableRng as _;
+use assets::RunSettings;
+use assets::cluster_pki::ClusterPki;
+use assets::config::InstallConfigAsset;
 use time::OffsetDateTime;
 use x509_parser::prelude::{FromDer as _, X509Certificate};
 
-pub fn params() -> ClusterParams {
-    ClusterParams {
-        cluster_name: "demo".into(),
-        base_domain: "example.com".into(),
-        service_networks: vec![
-            "172.30.0.0/16".parse().unwrap(),
-            "fd02::/112".parse().unwrap(),
-        ],
-        api_vips: vec!["192.168.111.5".parse().unwrap(), "fd00::5".parse().unwrap()],
-    }
-}
+/// The shipped dual-stack bare-metal example: two service networks and an API VIP of each
+/// family, so every SAN rule has something to do.
+const INSTALL_CONFIG: &str = include_str!("../../../../examples/dual-stack.yaml");
 
 /// The fixture's clock: real time (so that rustls and openssl accept the certificates) taken
 /// once and truncated to seconds, a minute in the past.
@@ -31,12 +25,25 @@ pub fn now() -> OffsetDateTime {
     })
 }
 
-pub fn pki() -> &'static Pki {
-    static PKI: OnceLock<Pki> = OnceLock::new();
-    PKI.get_or_init(|| {
-        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(2026);
-        generate_all(&params(), now(), &mut rng).expect("generate_all")
-    })
+/// A run at `at` (fixed clock), generating every secret.
+pub fn settings_at(at: OffsetDateTime) -> RunSettings {
+    RunSettings {
+        fixed_time: Some(u64::try_from(at.unix_timestamp()).expect("after 1970")),
+        ..RunSettings::default()
+    }
+}
+
+/// Resolves the fixture's install config with `settings`.
+pub fn generate(settings: &RunSettings) -> ClusterPki {
+    let ic = InstallConfigAsset::parse(INSTALL_CONFIG.to_string(), "dual-stack.yaml")
+        .expect("the example parses");
+    ClusterPki::generate(ic, settings).expect("the asset graph resolves the PKI")
+}
+
+/// The fixture PKI, made once at [`now`].
+pub fn pki() -> &'static ClusterPki {
+    static PKI: OnceLock<ClusterPki> = OnceLock::new();
+    PKI.get_or_init(|| generate(&settings_at(now())))
 }
 
 /// DER of every certificate in a PEM text.

@@ -44,7 +44,7 @@ struct KubeconfigClient {
 }
 
 fn from_kubeconfig(id: KubeconfigId) -> KubeconfigClient {
-    let kc = Kubeconfig::from_yaml(&pki().kubeconfig(id).unwrap()).unwrap();
+    let kc = Kubeconfig::from_yaml(pki().kubeconfig(id)).unwrap();
     let cluster = kc.clusters[0].cluster.as_ref().unwrap();
     let info = kc.auth_infos[0].auth_info.as_ref().unwrap();
     let decode = |s: &str| STANDARD.decode(s).unwrap();
@@ -57,12 +57,7 @@ fn from_kubeconfig(id: KubeconfigId) -> KubeconfigClient {
 
 fn server_config() -> Arc<ServerConfig> {
     let lb = pki().cert(CertId::KubeApiserverLbServer);
-    let client_roots = roots(
-        pki()
-            .bundle(BundleId::AdminKubeconfigCa)
-            .unwrap()
-            .as_bytes(),
-    );
+    let client_roots = roots(pki().bundle(BundleId::AdminKubeconfigCa).as_bytes());
     let verifier = WebPkiClientVerifier::builder_with_provider(client_roots, provider())
         .build()
         .unwrap();
@@ -144,7 +139,7 @@ async fn handshake(client: &KubeconfigClient, name: &str) -> Result<Vec<u8>, Str
 #[tokio::test]
 async fn admin_kubeconfig_client_completes_mutual_tls_with_the_api_lb_cert() {
     let client = from_kubeconfig(KubeconfigId::Admin);
-    let peer = handshake(&client, "api.demo.example.com")
+    let peer = handshake(&client, "api.dualstack.example.com")
         .await
         .expect("handshake");
     assert_eq!(
@@ -162,7 +157,7 @@ async fn admin_kubeconfig_client_completes_mutual_tls_with_the_api_lb_cert() {
 #[tokio::test]
 async fn wrong_server_name_is_rejected() {
     let client = from_kubeconfig(KubeconfigId::Admin);
-    let err = handshake(&client, "api-int.demo.example.com")
+    let err = handshake(&client, "api-int.dualstack.example.com")
         .await
         .unwrap_err();
     assert!(
@@ -177,7 +172,7 @@ async fn client_cert_from_another_signer_is_rejected_by_the_server() {
     let kubelet = from_kubeconfig(KubeconfigId::Kubelet);
     client.cert = kubelet.cert;
     client.key = kubelet.key;
-    let err = handshake(&client, "api.demo.example.com")
+    let err = handshake(&client, "api.dualstack.example.com")
         .await
         .unwrap_err();
     assert!(

@@ -8,7 +8,7 @@ use crate::common::{pki, run};
 fn ssh_keygen_reads_the_public_key_and_derives_it_from_the_private_key() {
     let dir = tempfile::tempdir().expect("tempdir");
     let key = pki().bootstrap_ssh();
-    std::fs::write(dir.path().join("id.pub"), key.ssh_public_key()).unwrap();
+    std::fs::write(dir.path().join("id.pub"), &key.public_key).unwrap();
     let Some(out) = run("ssh-keygen", &["-l", "-f", "id.pub"], dir.path()) else {
         return;
     };
@@ -24,7 +24,7 @@ fn ssh_keygen_reads_the_public_key_and_derives_it_from_the_private_key() {
     );
 
     let private = dir.path().join("id");
-    std::fs::write(&private, key.pem()).unwrap();
+    std::fs::write(&private, &key.key_pem).unwrap();
     std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
     let Some(out) = run("ssh-keygen", &["-y", "-f", "id"], dir.path()) else {
         return;
@@ -36,5 +36,5 @@ fn ssh_keygen_reads_the_public_key_and_derives_it_from_the_private_key() {
     );
     let derived = String::from_utf8_lossy(&out.stdout);
     let body = |s: &str| s.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
-    assert_eq!(body(&derived), body(&key.ssh_public_key()));
+    assert_eq!(body(&derived), body(&key.public_key));
 }
