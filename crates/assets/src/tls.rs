@@ -62,6 +62,12 @@ macro_rules! cert_markers {
             Ok(match id { $(CertId::$id => &parents.get::<Cert<$marker>>()?.0,)* })
         }
 
+        /// Certificate `id` as a state file stores it (`None` when absent): readers pick it
+        /// by [`CertId`] yet decode it through its asset type.
+        pub fn stored_cert(state: &asset_graph::State, id: CertId) -> Result<Option<CertValue>, asset_graph::GraphError> {
+            Ok(match id { $(CertId::$id => state.find::<Cert<$marker>>()?.map(|c| c.0),)* })
+        }
+
         /// Every certificate among `parents`, in table order (all must be declared).
         pub(crate) fn all_certs<'a>(parents: &Parents<'a>) -> Result<Vec<(CertId, &'a CertValue)>, BoxError> {
             Ok(vec![$((CertId::$id, &parents.get::<Cert<$marker>>()?.0),)*])
@@ -303,6 +309,11 @@ macro_rules! bundle_markers {
         }
         pub(crate) fn all_bundles<'a>(parents: &Parents<'a>) -> Result<Vec<(BundleId, &'a str)>, BoxError> {
             Ok(vec![$((BundleId::$id, parents.get::<Bundle<$marker>>()?.0.as_str()),)*])
+        }
+        /// Bundle `id` as a state file stores it (`None` when absent), decoded through its
+        /// asset type.
+        pub fn stored_bundle(state: &asset_graph::State, id: BundleId) -> Result<Option<String>, asset_graph::GraphError> {
+            Ok(match id { $(BundleId::$id => state.find::<Bundle<$marker>>()?.map(|b| b.0),)* })
         }
         pub(crate) fn all_bundle_deps() -> Vec<Dep> {
             vec![$(Dep::of::<Bundle<$marker>>(),)*]
