@@ -278,9 +278,7 @@ impl<T: Asset> ErasedAsset for Erased<T> {
     }
 
     fn decode(&self, json: &serde_json::Value) -> Result<AnyValue, String> {
-        T::deserialize(json)
-            .map(|v| Arc::new(v) as AnyValue)
-            .map_err(|e| e.to_string())
+        crate::state::decode::<T>(json).map(|v| Arc::new(v) as AnyValue)
     }
 
     fn encode(&self, value: &AnyValue) -> Result<serde_json::Value, String> {

@@ -121,6 +121,44 @@ pub enum GraphError {
         reason: String,
     },
 
+    /// A reader ([`crate::State::open`]) found no state file: nothing was generated there.
+    #[error("{} does not exist: nothing has been generated in this directory yet", path.display())]
+    NoState {
+        /// Path of the missing state file.
+        path: PathBuf,
+    },
+
+    /// The state file holds no value for the asset a reader asked for.
+    #[error(
+        "state file {} holds no {asset} ({id}); the runs in this directory never generated it",
+        path.display()
+    )]
+    NotStored {
+        /// Path of the state file.
+        path: PathBuf,
+        /// Human name of the asset.
+        asset: &'static str,
+        /// Stable id of the asset.
+        id: &'static str,
+    },
+
+    /// A stored value does not deserialize as its asset type.
+    #[error(
+        "state file {} holds {asset} ({id}) in a form this okd-install cannot read: {reason}; \
+         generate it again, or use the release that wrote it",
+        path.display()
+    )]
+    StoredUnreadable {
+        /// Path of the state file.
+        path: PathBuf,
+        /// Human name of the asset.
+        asset: &'static str,
+        /// Stable id of the asset.
+        id: &'static str,
+        /// The deserializer's message.
+        reason: String,
+    },
+
     /// The state file was written by a release with another state format.
     #[error(
         "state file {} has format version {found}, but this okd-install reads version {supported}; \

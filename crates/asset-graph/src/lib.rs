@@ -21,6 +21,9 @@
 //! lives, so a second run in the same dir fails at once with [`GraphError::Busy`] instead of
 //! overwriting the first run's state. Paths that only read the dir never take it.
 //!
+//! Tools that only inspect a run's results read stored values with [`State`], by asset type
+//! (`State::open(dir)?.get::<RootCa>()`), never by JSON field names; it takes no lock.
+//!
 //! Nothing is ever deleted: user inputs stay on disk, and an output file that the user edited
 //! is moved aside to `<name>.user-edit-<secs>` before a new version replaces it.
 //!
@@ -133,7 +136,7 @@ pub use error::{BoxError, GraphError};
 pub use graph::{Graph, GraphBuilder, Target};
 pub use lock::LOCK_FILE;
 pub use report::{AssetReport, Event, FileAction, FileReport, Observer, Reason, RunReport, Source};
-pub use state::{STATE_FILE, STATE_VERSION};
+pub use state::{STATE_FILE, STATE_VERSION, State};
 pub use store::Store;
 
 // Compile-time guarantee: callers may share the graph and store across threads (e.g. a
@@ -144,4 +147,5 @@ const _: fn() = || {
     send_sync::<Store>();
     send_sync::<GraphError>();
     send_sync::<RunReport>();
+    send_sync::<State>();
 };

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::asset::Asset;
 use crate::error::GraphError;
 use crate::fsutil;
 
@@ -109,6 +110,78 @@ pub(crate) fn load(path: &Path) -> Result<StateFile, GraphError> {
     }
     // Parse the bytes again (not `raw`) so errors carry line and column.
     serde_json::from_slice(&bytes).map_err(|e| bad(format!("unexpected content: {e}")))
+}
+
+/// Reads a stored value as asset type `A`: the one decoding shared by the store and by
+/// [`State`], so every reader goes through the type that wrote the value.
+pub(crate) fn decode<A: Asset>(value: &serde_json::Value) -> Result<A, String> {
+    A::deserialize(value).map_err(|e| e.to_string())
+}
+
+/// Read-only, typed access to the values a run stored in an install dir.
+///
+/// For tools that inspect a run's results (e.g. checks of an asset directory, or log
+/// collection that needs a generated key): they read a value by its asset type
+/// (`state.get::<RootCa>()`), never by JSON field names, so a renamed serde field changes
+/// writer and readers together. A reader takes no lock and never writes.
+///
+/// Values are returned as stored: the content hash is not checked, because deciding whether
+/// a hand-edited value may be reused is the [`crate::Store`]'s job, and an inspection tool
+/// should see what is actually there.
+#[derive(Debug, Clone)]
+pub struct State {
+    path: PathBuf,
+    file: StateFile,
+}
+
+impl State {
+    /// Reads the state file of install dir `dir`.
+    ///
+    /// Errors: [`GraphError::NoState`] when there is none, [`GraphError::State`] or
+    /// [`GraphError::UnsupportedStateVersion`] when it cannot be read.
+    pub fn open(dir: &Path) -> Result<State, GraphError> {
+        let path = path_in(dir);
+        if !path.exists() {
+            return Err(GraphError::NoState { path });
+        }
+        let file = load(&path)?;
+        Ok(State { path, file })
+    }
+
+    /// Path of the state file that was read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when the file records no value at all.
+    pub fn is_empty(&self) -> bool {
+        self.file.assets.is_empty()
+    }
+
+    /// The stored value of `A`; [`GraphError::NotStored`] when absent.
+    pub fn get<A: Asset>(&self) -> Result<A, GraphError> {
+        self.find::<A>()?.ok_or_else(|| GraphError::NotStored {
+            path: self.path.clone(),
+            asset: A::NAME,
+            id: A::ID,
+        })
+    }
+
+    /// The stored value of `A`, `None` when absent; [`GraphError::StoredUnreadable`] when the
+    /// value does not deserialize as `A`.
+    pub fn find<A: Asset>(&self) -> Result<Option<A>, GraphError> {
+        let Some(entry) = self.file.assets.get(A::ID) else {
+            return Ok(None);
+        };
+        decode::<A>(&entry.value)
+            .map(Some)
+            .map_err(|reason| GraphError::StoredUnreadable {
+                path: self.path.clone(),
+                asset: A::NAME,
+                id: A::ID,
+                reason,
+            })
+    }
 }
 
 /// Writes the state atomically with mode 0600; skips the write when the bytes on disk are

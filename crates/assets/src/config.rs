@@ -77,23 +77,18 @@ impl Asset for InstallConfigAsset {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ClusterParamsAsset(pub pki::ClusterParams);
 
-/// Platforms whose API VIPs are baked into certificates and pointer configs.
-const VIP_PLATFORMS: &[&str] = &["baremetal", "vsphere"];
-
 impl ClusterParamsAsset {
-    /// Extracts the certificate-relevant values.
+    /// Extracts the certificate-relevant values; the API VIPs (on platforms that serve on
+    /// VIPs) are named in the API serving certificates.
     pub fn from_config(ic: &InstallConfig) -> Result<Self, BoxError> {
-        let api_vips = if VIP_PLATFORMS.contains(&ic.platform_name()) {
-            ic.api_vips()
-                .iter()
-                .map(|v| {
-                    v.parse::<IpAddr>()
-                        .map_err(|e| format!("API VIP {v:?}: {e}"))
-                })
-                .collect::<Result<Vec<_>, _>>()?
-        } else {
-            Vec::new()
-        };
+        let api_vips = ic
+            .api_vips()
+            .iter()
+            .map(|v| {
+                v.parse::<IpAddr>()
+                    .map_err(|e| format!("API VIP {v:?}: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(ClusterParamsAsset(pki::ClusterParams {
             cluster_name: ic.metadata.name.clone(),
             base_domain: ic.base_domain.trim_end_matches('.').to_string(),

@@ -2,7 +2,7 @@
 
 use asset_graph::{Asset, BoxError, Context, Dep, File, Parents};
 use ignition::{NodeFile, PointerHost, TemplateContext, Variant};
-use installconfig::InstallConfig;
+use installconfig::{InstallConfig, Platform};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{node_kubeconfig_deps, node_kubeconfigs};
@@ -51,9 +51,10 @@ pointer_asset!(
     "Worker Ignition Config"
 );
 
-/// Where the pointer configs find the Machine Config Server for this install config.
+/// Where the pointer configs (and the pivoting bootstrap host) find the Machine Config
+/// Server for this install config.
 pub fn pointer_host(ic: &InstallConfig) -> PointerHost {
-    PointerHost::for_platform(ic.platform_name(), &ic.cluster_domain(), &ic.api_vips())
+    PointerHost::new(&ic.cluster_domain(), ic.machine_config_vip().as_deref())
 }
 
 /// The inputs every bootstrap variant is assembled from.
@@ -249,7 +250,11 @@ pub fn template_context(
         bootstrap_node_ip: release.bootstrap_node_ip.clone(),
         use_ipv6_for_node_ip: first_v6,
         use_dual_for_node_ip: dual,
-        platform: ic.platform_name().to_string(),
+        machine_config_host: pointer_host(ic).to_string(),
+        on_prem: ic.machine_config_vip().is_some(),
+        hostname_from_dhcp_only: ic
+            .platform_kind()
+            .is_some_and(Platform::hostname_from_dhcp_only),
         api_vips: ic.api_vips(),
         ingress_vips: ic.ingress_vips(),
         cluster_profile: release.cluster_profile.clone(),

@@ -62,6 +62,12 @@ macro_rules! cert_markers {
         pub fn cert_of<'a>(from: &impl Resolved<'a>, id: CertId) -> Result<&'a CertValue, BoxError> {
             Ok(match id { $(CertId::$id => &from.value::<Cert<$marker>>()?.0,)* })
         }
+
+        /// Certificate `id` as a state file stores it (`None` when absent): readers pick it
+        /// by [`CertId`] yet decode it through its asset type.
+        pub fn stored_cert(state: &asset_graph::State, id: CertId) -> Result<Option<CertValue>, asset_graph::GraphError> {
+            Ok(match id { $(CertId::$id => state.find::<Cert<$marker>>()?.map(|c| c.0),)* })
+        }
     };
 }
 
@@ -308,6 +314,12 @@ macro_rules! bundle_markers {
         /// run it).
         pub fn bundle_of<'a>(from: &impl Resolved<'a>, id: BundleId) -> Result<&'a str, BoxError> {
             Ok(match id { $(BundleId::$id => from.value::<Bundle<$marker>>()?.0.as_str(),)* })
+        }
+
+        /// Bundle `id` as a state file stores it (`None` when absent), decoded through its
+        /// asset type.
+        pub fn stored_bundle(state: &asset_graph::State, id: BundleId) -> Result<Option<String>, asset_graph::GraphError> {
+            Ok(match id { $(BundleId::$id => state.find::<Bundle<$marker>>()?.map(|b| b.0),)* })
         }
     };
 }

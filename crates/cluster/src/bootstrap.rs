@@ -6,6 +6,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use installconfig::Platform;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use kube::Api;
 use kube::api::{DynamicObject, ListParams};
@@ -45,9 +46,9 @@ pub struct BootstrapWaitOptions {
 }
 
 impl BootstrapWaitOptions {
-    /// Upstream's budgets for the given platform (`baremetal`, `vsphere`, `aws`, `none`, ...).
-    pub fn for_platform(platform: &str, gather: GatherHint) -> Self {
-        let slow = matches!(platform, "baremetal" | "vsphere");
+    /// Upstream's budgets for the given platform (`None` when it is not known).
+    pub fn for_platform(platform: Option<Platform>, gather: GatherHint) -> Self {
+        let slow = matches!(platform, Some(Platform::Baremetal | Platform::Vsphere));
         BootstrapWaitOptions {
             api_timeout: Duration::from_secs(20 * 60),
             bootstrap_timeout: Duration::from_secs(if slow { 60 } else { 45 } * 60),

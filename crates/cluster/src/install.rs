@@ -6,6 +6,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use installconfig::Platform;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::DynamicObject;
@@ -43,9 +44,13 @@ pub struct InstallWaitOptions {
 }
 
 impl InstallWaitOptions {
-    /// Upstream's budgets for the given platform.
-    pub fn for_platform(platform: &str, gather: GatherHint) -> Self {
-        let minutes = if platform == "baremetal" { 60 } else { 40 };
+    /// Upstream's budgets for the given platform (`None` when it is not known).
+    pub fn for_platform(platform: Option<Platform>, gather: GatherHint) -> Self {
+        let minutes = if platform == Some(Platform::Baremetal) {
+            60
+        } else {
+            40
+        };
         InstallWaitOptions {
             cluster_timeout: Duration::from_secs(minutes * 60),
             router_ca_timeout: Duration::from_secs(120),

@@ -39,11 +39,12 @@ pub enum Variant {
 impl Variant {
     /// Template directories processed for this variant and context, in order.
     ///
-    /// `on-prem` (the local DNS set-up) joins when the platform serves its API on virtual IPs:
-    /// there the bootstrap host resolves the cluster's names through its own CoreDNS.
+    /// `on-prem` (the local DNS set-up) joins when the context says so
+    /// ([`TemplateContext::on_prem`]): there the bootstrap host resolves the cluster's names
+    /// through its own CoreDNS.
     pub fn template_dirs(self, ctx: &TemplateContext) -> Vec<&'static str> {
         let mut dirs = vec!["common"];
-        if !ctx.api_vips.is_empty() {
+        if ctx.on_prem {
             dirs.push("on-prem");
         }
         match self {

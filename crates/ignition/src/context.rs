@@ -44,8 +44,15 @@ pub struct TemplateContext {
     pub use_ipv6_for_node_ip: bool,
     /// The service networks contain both address families.
     pub use_dual_for_node_ip: bool,
-    /// Platform name as in the install-config (`none`, `baremetal`, `vsphere`, ...).
-    pub platform: String,
+    /// Host part of the Machine Config Server URL, as in the pointer configs: the API VIP
+    /// machines use (IPv6 in brackets), or `api-int.<cluster_domain>`.
+    pub machine_config_host: String,
+    /// The bootstrap host runs the local DNS set-up (`on-prem` templates): the platform
+    /// serves its API on a VIP, so cluster names resolve through the host's own CoreDNS.
+    pub on_prem: bool,
+    /// NetworkManager takes the hostname from DHCP only and keeps stable DHCPv6 identities
+    /// (on platforms where the bootstrap host holds the API VIP at times).
+    pub hostname_from_dhcp_only: bool,
     /// API virtual IPs (on-premise platforms), empty otherwise.
     pub api_vips: Vec<String>,
     /// Ingress virtual IPs (on-premise platforms), empty otherwise.
@@ -112,7 +119,7 @@ impl TemplateContext {
             ("api_server_url".into(), &self.api_server_url),
             ("api_int_server_url".into(), &self.api_int_server_url),
             ("bootstrap_node_ip".into(), &self.bootstrap_node_ip),
-            ("platform".into(), &self.platform),
+            ("machine_config_host".into(), &self.machine_config_host),
             ("cluster_profile".into(), &self.cluster_profile),
             ("feature_set".into(), &self.feature_set),
             ("invoker".into(), &self.invoker),
@@ -165,11 +172,11 @@ impl TemplateContext {
             base_domain: "example.com".into(),
             api_server_url: format!("api.{cluster_domain}"),
             api_int_server_url: format!("api-int.{cluster_domain}"),
+            machine_config_host: format!("api-int.{cluster_domain}"),
             cluster_domain,
             pull_secret: r#"{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}"#.into(),
             ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExample0 user@example"
                 .into(),
-            platform: "none".into(),
             control_plane_replicas: 3,
             target_minor: crate::BOOTSTRAP_TARGET_MINOR.into(),
             machine_config_encapsulated: r#"{"apiVersion":"machineconfiguration.openshift.io/v1","kind":"MachineConfig","metadata":{"name":"bootstrap"},"spec":{}}"#.into(),

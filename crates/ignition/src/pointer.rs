@@ -11,10 +11,6 @@ use crate::{SPEC_VERSION, encode_data_url};
 /// Port of the Machine Config Server's TLS endpoint.
 pub const MCS_PORT: u16 = 22623;
 
-/// Platforms whose machines boot before cluster DNS can answer, so they must reach the
-/// Machine Config Server by the API VIP instead of `api-int`.
-const VIP_PLATFORMS: [&str; 5] = ["baremetal", "openstack", "ovirt", "vsphere", "nutanix"];
-
 /// The host part of the merge source URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PointerHost {
@@ -28,19 +24,19 @@ pub enum PointerHost {
 }
 
 impl PointerHost {
-    /// Choose the host the way upstream does: the first API VIP on platforms whose DNS is
-    /// not reachable at Ignition time (baremetal, openstack, ovirt, nutanix, and vsphere when
-    /// it has VIPs), `api-int.<cluster_domain>` everywhere else (e.g. `none`).
+    /// The API VIP machines reach the Machine Config Server through, when the platform
+    /// has one (the install config decides: machines on VIP platforms boot before cluster
+    /// DNS answers), else `api-int.<cluster_domain>`.
     ///
-    /// A first VIP that is not an IP address is used verbatim (install-config validation
-    /// reports it separately).
-    pub fn for_platform(platform: &str, cluster_domain: &str, api_vips: &[String]) -> Self {
-        match api_vips.first() {
-            Some(vip) if VIP_PLATFORMS.contains(&platform) => match vip.parse::<IpAddr>() {
+    /// A VIP that is not an IP address is used verbatim (install-config validation reports
+    /// it separately).
+    pub fn new(cluster_domain: &str, api_vip: Option<&str>) -> Self {
+        match api_vip {
+            Some(vip) => match vip.parse::<IpAddr>() {
                 Ok(ip) => PointerHost::Vip(ip),
-                Err(_) => PointerHost::Literal(vip.clone()),
+                Err(_) => PointerHost::Literal(vip.to_string()),
             },
-            _ => PointerHost::ApiInt(cluster_domain.to_string()),
+            None => PointerHost::ApiInt(cluster_domain.to_string()),
         }
     }
 }

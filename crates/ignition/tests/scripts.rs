@@ -85,7 +85,7 @@ struct Sample {
 impl Sample {
     fn variants(&self) -> Vec<&'static str> {
         let mut variants = vec!["common"];
-        if !self.ctx["api_vips"].as_array().unwrap().is_empty() {
+        if self.ctx["on_prem"].as_bool().unwrap() {
             variants.push("on-prem");
         }
         if !self.ctx["bootstrap_in_place"].is_null() {
@@ -339,10 +339,7 @@ fn every_template_renders_strictly_for_every_sample() {
         let pivot = rendered.text("/usr/local/bin/bootstrap-pivot.sh");
         let replicas = ctx["control_plane_replicas"].as_u64().unwrap();
         assert!(pivot.contains(&format!("OTHER_MASTERS={}\n", replicas - 1)));
-        let mcs_host = match ctx["api_vips"].as_array().unwrap().first() {
-            Some(vip) if ctx["platform"] == "baremetal" => vip.as_str().unwrap().to_string(),
-            _ => ctx["api_int_server_url"].as_str().unwrap().to_string(),
-        };
+        let mcs_host = ctx["machine_config_host"].as_str().unwrap();
         assert!(
             pivot.contains(&format!("MACHINE_CONFIG_HOST='{mcs_host}'")),
             "{}",

@@ -12,8 +12,6 @@ use crate::{defaults, validate};
 
 /// Choice offered when no SSH key should be installed.
 pub const NO_SSH_KEY: &str = "<none>";
-/// Platforms the survey offers.
-pub const SURVEY_PLATFORMS: [&str; 3] = ["none", "baremetal", "vsphere"];
 
 /// A validator of one answer: `Err` carries the message to show before asking again.
 pub type Validator<'a> = &'a dyn Fn(&str) -> Result<(), String>;
@@ -58,28 +56,28 @@ pub fn run_survey(
     found_ssh_keys: Vec<(PathBuf, String)>,
 ) -> Result<InstallConfig, SurveyError> {
     let ssh_key = ask_ssh_key(p, found_ssh_keys)?;
-    let platform_name = choose(p, "Platform", &SURVEY_PLATFORMS.map(String::from))?;
+    let kind = choose_platform(p)?;
     let mut machine_network = None;
-    let platform = match platform_name.as_str() {
-        "baremetal" => {
+    let platform = match kind {
+        Platform::Baremetal => {
             let (bm, net) = ask_baremetal(p)?;
             machine_network = Some(net);
-            Platform {
+            PlatformSection {
                 baremetal: Some(bm),
-                ..Platform::default()
+                ..PlatformSection::default()
             }
         }
-        "vsphere" => Platform {
+        Platform::Vsphere => PlatformSection {
             vsphere: Some(ask_vsphere(p)?),
-            ..Platform::default()
+            ..PlatformSection::default()
         },
-        _ => Platform {
+        Platform::None => PlatformSection {
             none: Some(NonePlatform {}),
-            ..Platform::default()
+            ..PlatformSection::default()
         },
     };
     let base_domain = p.text("Base Domain", None, &base_domain_ok)?;
-    let dotted_ok = platform_name == "none";
+    let dotted_ok = kind.allows_dotted_cluster_name();
     let name = p.text("Cluster Name", None, &|s: &str| {
         cluster_name_ok(s, dotted_ok)
     })?;
@@ -127,6 +125,13 @@ fn choose(p: &mut dyn Prompter, message: &str, options: &[String]) -> Result<Str
     } else {
         Err(SurveyError::BadChoice(answer))
     }
+}
+
+/// Offers every implemented platform.
+fn choose_platform(p: &mut dyn Prompter) -> Result<Platform, SurveyError> {
+    let names = Platform::ALL.map(|k| k.name().to_string());
+    let answer = choose(p, "Platform", &names)?;
+    Platform::from_name(&answer).ok_or(SurveyError::BadChoice(answer))
 }
 
 fn ask_ssh_key(p: &mut dyn Prompter, found: Vec<(PathBuf, String)>) -> Result<String, SurveyError> {

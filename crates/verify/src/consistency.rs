@@ -67,10 +67,7 @@ pub(crate) fn check_embedded_tls(m: &Material, report: &mut Report) {
 }
 
 fn check_install_config_changed(m: &Material, report: &mut Report) {
-    let Some(raw) = m
-        .state_value("install-config")
-        .and_then(|v| v["raw"].as_str())
-    else {
+    let Some(raw) = m.stored.install_config.as_ref().map(|a| a.raw.as_str()) else {
         return;
     };
     let Ok(now) = std::fs::read_to_string(m.dir.join("install-config.yaml")) else {
@@ -337,10 +334,7 @@ fn collect_facts(m: &Material) -> Facts {
             "metadata.json",
             meta["clusterName"].as_str().unwrap_or_default(),
         );
-        if let Some(infra) = m
-            .state_value("cluster-id")
-            .and_then(|v| v["infra_id"].as_str())
-        {
+        if let Some(infra) = m.stored.cluster_id.as_ref().map(|c| c.infra_id.as_str()) {
             f.add("infrastructure ID", STATE_FILE, infra);
             f.add(
                 "infrastructure ID",
@@ -360,11 +354,7 @@ fn collect_facts(m: &Material) -> Facts {
 
 fn root_ca_facts(m: &Material, f: &mut Facts) {
     let rel = CertId::RootCa.cert_path();
-    if let Some(v) = m
-        .state_value(&rel)
-        .and_then(|v| v["cert_pem"].as_str())
-        .and_then(root_ca_of)
-    {
+    if let Some(v) = m.stored.root_ca_pem().and_then(root_ca_of) {
         f.add("root CA", STATE_FILE, v);
     }
     if let Some(v) = std::fs::read_to_string(m.dir.join(&rel))

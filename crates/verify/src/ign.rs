@@ -31,7 +31,9 @@ pub(crate) fn check_all(m: &Material, opts: &Options, report: &mut Report) {
         None => m
             .install_config
             .as_ref()
-            .map_or("none", |ic| ic.platform_name()),
+            .map_or(installconfig::Platform::None.name(), |ic| {
+                ic.platform_name()
+            }),
     };
     for name in ign_files(m) {
         let Ok(text) = std::fs::read_to_string(m.dir.join(&name)) else {

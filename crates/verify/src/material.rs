@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use asset_graph::{GraphError, State};
+use assets::config::{ClusterIdAsset, InstallConfigAsset};
 use installconfig::InstallConfig;
 use pki::{BundleId, CertId, ClusterParams};
 use serde_json::Value;
@@ -24,7 +26,7 @@ pub(crate) const BOOTSTRAP_FILES: &[&str] = &[
 pub(crate) const NODE_TLS_DIR: &str = "/opt/openshift/tls/";
 
 /// The state file name in the asset directory.
-pub(crate) const STATE_FILE: &str = ".okd-install-state.json";
+pub(crate) use asset_graph::STATE_FILE;
 
 /// A certificate file and its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,14 +115,34 @@ impl Bootstrap {
     }
 }
 
+/// What the checks use from the state file, each value read through the asset type that
+/// stored it (so a renamed field cannot go unnoticed).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Stored {
+    /// The install-config copy and the text it was parsed from.
+    pub install_config: Option<InstallConfigAsset>,
+    /// The cluster's UUID and infrastructure name.
+    pub cluster_id: Option<ClusterIdAsset>,
+    /// Every stored certificate and bundle, when the root CA is among them.
+    pub certs: Option<CertSet>,
+}
+
+impl Stored {
+    /// The stored root CA certificate file.
+    pub fn root_ca_pem(&self) -> Option<&str> {
+        let pair = self.certs.as_ref()?.certs.get(&CertId::RootCa)?;
+        Some(&pair.cert_pem)
+    }
+}
+
 /// Everything read from the directory.
 #[derive(Debug, Clone)]
 pub(crate) struct Material {
     pub dir: PathBuf,
     pub install_config: Option<InstallConfig>,
     pub params: Option<ClusterParams>,
-    /// The `assets` object of the state file.
-    pub state: Option<serde_json::Map<String, Value>>,
+    /// The values read from the state file (all empty without one).
+    pub stored: Stored,
     pub bootstrap: Option<Bootstrap>,
     pub certs: Option<CertSet>,
 }
@@ -128,8 +150,8 @@ pub(crate) struct Material {
 impl Material {
     /// Reads the directory; problems go into `report`.
     pub fn load(dir: &Path, report: &mut Report) -> Material {
-        let state = load_state(dir, report);
-        let install_config = load_install_config(dir, state.as_ref(), report);
+        let stored = load_state(dir, report);
+        let install_config = load_install_config(dir, stored.install_config.as_ref(), report);
         let params = install_config.as_ref().and_then(|ic| {
             match assets::config::ClusterParamsAsset::from_config(ic) {
                 Ok(p) => Some(p.0),
@@ -141,7 +163,7 @@ impl Material {
         });
         let bootstrap = load_bootstrap(dir, report);
         let certs = load_tls_dir(dir)
-            .or_else(|| state.as_ref().and_then(certs_from_state))
+            .or_else(|| stored.certs.clone())
             .or_else(|| {
                 let set = certs_from_bootstrap(bootstrap.as_ref()?);
                 set.certs.contains_key(&CertId::RootCa).then_some(set)
@@ -168,56 +190,55 @@ impl Material {
             dir: dir.to_path_buf(),
             install_config,
             params,
-            state,
+            stored,
             bootstrap,
             certs,
         }
     }
+}
 
-    /// The value of one state asset (unwrapping the one-element arrays typed assets
-    /// serialize as).
-    pub fn state_value(&self, id: &str) -> Option<&Value> {
-        let v = self.state.as_ref()?.get(id)?.get("value")?;
-        Some(match v {
-            Value::Array(items) if items.len() == 1 => &items[0],
-            other => other,
-        })
+/// Reads the values the checks use from the state file; an absent file is no finding, an
+/// unreadable file or value is one.
+fn load_state(dir: &Path, report: &mut Report) -> Stored {
+    let state = match State::open(dir) {
+        Ok(state) => state,
+        Err(GraphError::NoState { .. }) => return Stored::default(),
+        Err(e) => {
+            report.error("config.state", STATE_FILE, e.to_string());
+            return Stored::default();
+        }
+    };
+    if state.is_empty() {
+        report.error(
+            "config.state",
+            STATE_FILE,
+            "has no \"assets\": it records no generated value",
+        );
+        return Stored::default();
+    }
+    Stored {
+        install_config: reported(state.find::<InstallConfigAsset>(), report),
+        cluster_id: reported(state.find::<ClusterIdAsset>(), report),
+        certs: reported(certs_from_state(&state), report),
     }
 }
 
-fn load_state(dir: &Path, report: &mut Report) -> Option<serde_json::Map<String, Value>> {
-    let path = dir.join(STATE_FILE);
-    let text = std::fs::read_to_string(&path).ok()?;
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(mut top)) => match top.remove("assets") {
-            Some(Value::Object(assets)) => Some(assets),
-            _ => {
-                report.error("config.state", STATE_FILE, "has no \"assets\" object");
-                None
-            }
-        },
-        Ok(_) | Err(_) => {
-            report.error(
-                "config.state",
-                STATE_FILE,
-                "is not valid JSON; delete it only if you also regenerate every output",
-            );
-            None
-        }
-    }
+/// A stored value, or `None` with a finding when it cannot be read.
+fn reported<T>(read: Result<Option<T>, GraphError>, report: &mut Report) -> Option<T> {
+    read.unwrap_or_else(|e| {
+        report.error("config.state", STATE_FILE, e.to_string());
+        None
+    })
 }
 
 fn load_install_config(
     dir: &Path,
-    state: Option<&serde_json::Map<String, Value>>,
+    stored: Option<&InstallConfigAsset>,
     report: &mut Report,
 ) -> Option<InstallConfig> {
     let file = "install-config.yaml";
     let path = dir.join(file);
-    let from_state = || {
-        let v = state?.get("install-config")?.get("value")?.get("config")?;
-        serde_json::from_value::<InstallConfig>(v.clone()).ok()
-    };
+    let from_state = || stored.map(|a| a.config.clone());
     if !path.exists() {
         let ic = from_state();
         match &ic {
@@ -307,38 +328,29 @@ fn load_tls_dir(dir: &Path) -> Option<CertSet> {
     Some(set)
 }
 
-fn certs_from_state(state: &serde_json::Map<String, Value>) -> Option<CertSet> {
-    let value = |id: &str| -> Option<Value> {
-        let v = state.get(id)?.get("value")?;
-        Some(match v {
-            Value::Array(items) if items.len() == 1 => items[0].clone(),
-            other => other.clone(),
-        })
-    };
-    value(&CertId::RootCa.cert_path())?;
+/// The stored certificates and bundles; `None` when the root CA is not among them (a run
+/// that stopped before the PKI).
+fn certs_from_state(state: &State) -> Result<Option<CertSet>, GraphError> {
+    if assets::tls::stored_cert(state, CertId::RootCa)?.is_none() {
+        return Ok(None);
+    }
     let mut set = empty(Origin::State);
     for &id in CertId::ALL {
-        let Some(v) = value(&id.cert_path()) else {
-            continue;
-        };
-        let Some(cert_pem) = v["cert_pem"].as_str() else {
-            continue;
-        };
-        set.certs.insert(
-            id,
-            Pair {
-                cert_pem: cert_pem.to_string(),
-                key_pem: v["key_pem"].as_str().map(str::to_string),
-                user_supplied: v["user_supplied"].as_bool().unwrap_or(false),
-            },
-        );
+        if let Some(v) = assets::tls::stored_cert(state, id)? {
+            let pair = Pair {
+                cert_pem: v.cert_pem,
+                key_pem: Some(v.key_pem),
+                user_supplied: v.user_supplied,
+            };
+            set.certs.insert(id, pair);
+        }
     }
     for &id in BundleId::ALL {
-        if let Some(Value::String(pem)) = value(&id.path()) {
+        if let Some(pem) = assets::tls::stored_bundle(state, id)? {
             set.bundles.insert(id, pem);
         }
     }
-    Some(set)
+    Ok(Some(set))
 }
 
 /// The TLS files a bootstrap config embeds, as a certificate set.

@@ -4,6 +4,7 @@
 mod assets;
 mod graph;
 mod lock;
+mod read;
 mod sched;
 mod store;
 

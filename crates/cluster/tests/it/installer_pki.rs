@@ -50,7 +50,10 @@ async fn installer_admin_kubeconfig_talks_to_installer_serving_cert() {
     );
     let cluster = Cluster::from_kubeconfig(&path).await.expect("client");
     let rec = Recorder::default();
-    let mut opts = cluster::BootstrapWaitOptions::for_platform("none", Default::default());
+    let mut opts = cluster::BootstrapWaitOptions::for_platform(
+        Some(installconfig::Platform::None),
+        Default::default(),
+    );
     opts.api_timeout = std::time::Duration::from_secs(5);
     let summary = wait_bootstrap_complete(&cluster, &opts, &rec.sink(), never())
         .await

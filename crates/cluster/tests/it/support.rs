@@ -66,7 +66,8 @@ impl Fixture {
     }
 
     pub fn bootstrap_opts(&self) -> BootstrapWaitOptions {
-        let mut o = BootstrapWaitOptions::for_platform("none", self.hint());
+        let mut o =
+            BootstrapWaitOptions::for_platform(Some(installconfig::Platform::None), self.hint());
         o.api_timeout = Duration::from_secs(8);
         o.bootstrap_timeout = Duration::from_secs(8);
         o.etcd_timeout = Duration::from_secs(5);
@@ -74,7 +75,8 @@ impl Fixture {
     }
 
     pub fn install_opts(&self) -> InstallWaitOptions {
-        let mut o = InstallWaitOptions::for_platform("none", self.hint());
+        let mut o =
+            InstallWaitOptions::for_platform(Some(installconfig::Platform::None), self.hint());
         o.cluster_timeout = Duration::from_secs(8);
         o.router_ca_timeout = Duration::from_secs(5);
         o.operators_timeout = Duration::from_secs(5);

@@ -15,8 +15,8 @@ fn expected(source: &str) -> String {
 }
 
 #[test]
-fn api_int_for_platform_none() {
-    let host = PointerHost::for_platform("none", "demo.example.com", &[]);
+fn api_int_without_an_api_vip() {
+    let host = PointerHost::new("demo.example.com", None);
     assert_eq!(host, PointerHost::ApiInt("demo.example.com".into()));
     let json = pointer_config("master", host, CA);
     assert_eq!(
@@ -27,34 +27,25 @@ fn api_int_for_platform_none() {
 }
 
 #[test]
-fn first_ipv4_vip_for_baremetal() {
-    let vips = vec!["192.168.111.5".to_string(), "192.168.111.6".to_string()];
-    let host = PointerHost::for_platform("baremetal", "demo.example.com", &vips);
+fn ipv4_vip_verbatim() {
+    let host = PointerHost::new("demo.example.com", Some("192.168.111.5"));
     let json = pointer_config("worker", host, CA);
     assert_eq!(json, expected("https://192.168.111.5:22623/config/worker"));
 }
 
 #[test]
-fn ipv6_vip_in_brackets_for_vsphere() {
-    let vips = vec!["fd00::5".to_string()];
-    let host = PointerHost::for_platform("vsphere", "demo.example.com", &vips);
+fn ipv6_vip_in_brackets() {
+    let host = PointerHost::new("demo.example.com", Some("fd00::5"));
     let json = pointer_config("arbiter", host, CA);
     assert_eq!(json, expected("https://[fd00::5]:22623/config/arbiter"));
     assert_eq!(check_json(&json), vec![]);
 }
 
 #[test]
-fn vip_platforms_without_vips_and_other_platforms_use_api_int() {
-    let domain = "c.example.org";
-    let api_int = PointerHost::ApiInt(domain.into());
-    assert_eq!(PointerHost::for_platform("vsphere", domain, &[]), api_int);
-    let vips = vec!["10.0.0.5".to_string()];
-    assert_eq!(PointerHost::for_platform("none", domain, &vips), api_int);
-    assert_eq!(PointerHost::for_platform("aws", domain, &vips), api_int);
-    assert_eq!(
-        PointerHost::for_platform("openstack", domain, &vips).to_string(),
-        "10.0.0.5"
-    );
+fn a_vip_that_is_not_an_address_is_used_verbatim() {
+    let host = PointerHost::new("c.example.org", Some("api-vip.example.org"));
+    assert_eq!(host, PointerHost::Literal("api-vip.example.org".into()));
+    assert_eq!(host.to_string(), "api-vip.example.org");
 }
 
 fn meta(platform: MetadataPlatform) -> ClusterMetadata {

@@ -59,8 +59,8 @@ fn generated_configs_pass_ignition_validate() {
     let ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
     let hosts = [
         PointerHost::ApiInt("c.example.com".into()),
-        PointerHost::for_platform("baremetal", "c", &["192.168.1.5".into()]),
-        PointerHost::for_platform("baremetal", "c", &["fd00::5".into()]),
+        PointerHost::new("c", Some("192.168.1.5")),
+        PointerHost::new("c", Some("fd00::5")),
     ];
     for host in hosts {
         assert_clean("pointer", &pointer_config("master", host, ca));

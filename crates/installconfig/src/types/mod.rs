@@ -6,6 +6,7 @@
 mod baremetal;
 mod cidr;
 mod network;
+mod platform;
 mod pool;
 mod vips;
 mod vsphere;
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 pub use baremetal::*;
 pub use cidr::{Cidr, IpAddrString};
 pub use network::*;
+pub use platform::Platform;
 pub use pool::*;
 pub use vips::{DeprecatedVip, VipPlatform};
 pub use vsphere::*;
@@ -81,7 +83,7 @@ pub struct InstallConfig {
     /// The infrastructure the cluster runs on. Exactly one platform must be set.
     #[serde(default)]
     #[schemars(extend("x-required" = true))]
-    pub platform: Platform,
+    pub platform: PlatformSection,
     /// The Docker config JSON (with an `auths` object) used to pull the release images.
     #[serde(default)]
     #[schemars(extend("x-required" = true))]
@@ -462,9 +464,11 @@ pub enum SourcePolicy {
 /// The infrastructure platform. Exactly one key may be set; okd-install implements `none`,
 /// `baremetal` and `vsphere`, the other keys are recognised only to explain that they are
 /// not supported.
+// The section of the file; the platform as a value with its rules is [`Platform`]. Serde
+// and the schema keep the name "Platform" users see in messages and `explain`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Platform {
+#[serde(rename = "Platform", rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlatformSection {
     /// No platform integration: user-provided load balancers and DNS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub none: Option<NonePlatform>,
@@ -520,16 +524,13 @@ pub struct Platform {
 #[serde(deny_unknown_fields)]
 pub struct NonePlatform {}
 
-/// Platforms okd-install implements.
-pub const SUPPORTED_PLATFORMS: [&str; 3] = ["none", "baremetal", "vsphere"];
-
-impl Platform {
+impl PlatformSection {
     /// Names of every platform key that is set, in declaration order.
     pub fn set_names(&self) -> Vec<&'static str> {
         set_keys(&[
-            ("none", self.none.is_some()),
-            ("baremetal", self.baremetal.is_some()),
-            ("vsphere", self.vsphere.is_some()),
+            (Platform::None.name(), self.none.is_some()),
+            (Platform::Baremetal.name(), self.baremetal.is_some()),
+            (Platform::Vsphere.name(), self.vsphere.is_some()),
             ("aws", self.aws.is_some()),
             ("azure", self.azure.is_some()),
             ("gcp", self.gcp.is_some()),
@@ -559,6 +560,12 @@ impl Platform {
     pub fn name(&self) -> &'static str {
         self.set_names().first().copied().unwrap_or("")
     }
+
+    /// The (first) platform set, `None` when it is one okd-install does not implement or
+    /// when none is set (validation reports both).
+    pub fn kind(&self) -> Option<Platform> {
+        Platform::from_name(self.name())
+    }
 }
 
 impl InstallConfig {
@@ -568,9 +575,15 @@ impl InstallConfig {
         format!("{}.{}", self.metadata.name, base)
     }
 
-    /// The platform name ("none", "baremetal", "vsphere", ...), "" when unset.
+    /// The platform name ("none", "baremetal", "vsphere", ...), "" when unset: for messages,
+    /// which also name platforms okd-install does not implement.
     pub fn platform_name(&self) -> &'static str {
         self.platform.name()
+    }
+
+    /// The platform, `None` when unset or not implemented (validation reports both).
+    pub fn platform_kind(&self) -> Option<Platform> {
+        self.platform.kind()
     }
 
     /// The networking section; present after defaulting.
@@ -581,17 +594,29 @@ impl InstallConfig {
             .unwrap_or_else(|| EMPTY.get_or_init(Networking::default))
     }
 
-    /// API virtual IPs of the platform (empty on `none` or when unset).
+    /// API virtual IPs of the platform (empty unless it [serves on
+    /// VIPs](Platform::serves_on_vips)).
     pub fn api_vips(&self) -> Vec<String> {
         self.platform_vips(|p| p.api_vips())
     }
 
-    /// Ingress virtual IPs of the platform (empty on `none` or when unset).
+    /// The API VIP through which machines reach the Machine Config Server: the first API
+    /// VIP. `None` where they use `api-int` (no VIPs, e.g. platform none or vSphere without
+    /// VIPs); the bootstrap host runs the on-prem DNS set-up exactly when this is `Some`.
+    pub fn machine_config_vip(&self) -> Option<String> {
+        self.api_vips().into_iter().next()
+    }
+
+    /// Ingress virtual IPs of the platform (empty unless it [serves on
+    /// VIPs](Platform::serves_on_vips)).
     pub fn ingress_vips(&self) -> Vec<String> {
         self.platform_vips(|p| p.ingress_vips())
     }
 
     fn platform_vips(&self, list: fn(&dyn VipPlatform) -> &[IpAddrString]) -> Vec<String> {
+        if !self.platform_kind().is_some_and(Platform::serves_on_vips) {
+            return Vec::new();
+        }
         self.platform
             .vip_platform()
             .map(|p| list(p).iter().map(|v| v.0.clone()).collect())

@@ -168,8 +168,8 @@ impl MachinePoolPlatform {
     /// Names of the pool platform keys that are set.
     pub fn set_names(&self) -> Vec<&'static str> {
         super::set_keys(&[
-            ("baremetal", self.baremetal.is_some()),
-            ("vsphere", self.vsphere.is_some()),
+            (super::Platform::Baremetal.name(), self.baremetal.is_some()),
+            (super::Platform::Vsphere.name(), self.vsphere.is_some()),
             ("aws", self.aws.is_some()),
             ("azure", self.azure.is_some()),
             ("gcp", self.gcp.is_some()),

@@ -8,6 +8,7 @@
 
 use super::baremetal::{BaremetalPlatform, LoadBalancer};
 use super::cidr::IpAddrString;
+use super::platform::Platform;
 use super::vsphere::VspherePlatform;
 
 /// A platform whose API and ingress are reached through virtual IPs.
@@ -33,10 +34,10 @@ pub type DeprecatedVip<'a> = (
 );
 
 macro_rules! impl_vip_platform {
-    ($ty:ty, $key:literal) => {
+    ($ty:ty, $platform:expr) => {
         impl VipPlatform for $ty {
             fn key(&self) -> &'static str {
-                $key
+                $platform.name()
             }
             fn api_vips(&self) -> &[IpAddrString] {
                 &self.api_vips
@@ -57,5 +58,5 @@ macro_rules! impl_vip_platform {
     };
 }
 
-impl_vip_platform!(BaremetalPlatform, "baremetal");
-impl_vip_platform!(VspherePlatform, "vsphere");
+impl_vip_platform!(BaremetalPlatform, Platform::Baremetal);
+impl_vip_platform!(VspherePlatform, Platform::Vsphere);

@@ -2,7 +2,7 @@
 
 use super::{Validation, dns_subdomain_problem, repository_problem};
 use crate::errors::FieldError;
-use crate::types::{ImageModePool, InstallConfig, MASTER_POOL, WORKER_POOL};
+use crate::types::{ImageModePool, InstallConfig, MASTER_POOL, Platform, WORKER_POOL};
 
 /// Control-plane replicas a bootstrap pivot needs.
 pub const PIVOT_REPLICAS: i64 = 3;
@@ -158,7 +158,10 @@ pub fn bootstrap_pivot(cfg: &InstallConfig, v: &mut Validation) {
         ));
     }
     let platform = cfg.platform_name();
-    if !matches!(platform, "none" | "baremetal") {
+    if !cfg
+        .platform_kind()
+        .is_some_and(Platform::boots_given_ignition)
+    {
         v.err(FieldError::invalid(
             "platform",
             platform,

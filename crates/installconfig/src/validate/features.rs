@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use super::Validation;
 use crate::errors::FieldError;
 use crate::types::{
-    BaselineCapabilitySet as B, Capability as C, FeatureSet, InstallConfig, ZoneType,
+    BaselineCapabilitySet as B, Capability as C, FeatureSet, InstallConfig, Platform, ZoneType,
 };
 
 /// The feature gates whose state changes what okd-install accepts or writes. Each is off in
@@ -161,7 +161,8 @@ fn capabilities(cfg: &InstallConfig, v: &mut Validation) {
 
 fn missing_capabilities(cfg: &InstallConfig, enabled: &BTreeSet<C>) -> Vec<Missing> {
     let platform = cfg.platform_name();
-    let cloud_free = matches!(platform, "baremetal" | "none");
+    let kind = cfg.platform_kind();
+    let cloud_free = kind.is_some_and(Platform::cloud_free);
     let rules: [(bool, C, String); 5] = [
         (
             enabled.contains(&C::Marketplace),
@@ -169,7 +170,7 @@ fn missing_capabilities(cfg: &InstallConfig, enabled: &BTreeSet<C>) -> Vec<Missi
             "the marketplace capability needs OperatorLifecycleManager".into(),
         ),
         (
-            platform == "baremetal",
+            kind.and_then(Platform::required_capability) == Some(C::Baremetal),
             C::Baremetal,
             "platform baremetal needs the baremetal capability".into(),
         ),

@@ -2,7 +2,7 @@
 
 use super::Validation;
 use crate::errors::FieldError;
-use crate::types::InstallConfig;
+use crate::types::{InstallConfig, Platform};
 
 /// Longest cluster name: a DNS label is 63 bytes and 9 are taken by the `\052.apps.` prefix
 /// that wildcard records need.
@@ -69,7 +69,10 @@ pub fn names(cfg: &InstallConfig, v: &mut Validation) {
         }
         name_ok = dns_subdomain_problem(name).is_none();
         let platform = cfg.platform_name();
-        if name.contains('.') && matches!(platform, "vsphere" | "baremetal") {
+        let dots_ok = cfg
+            .platform_kind()
+            .is_none_or(Platform::allows_dotted_cluster_name);
+        if name.contains('.') && !dots_ok {
             v.err(FieldError::invalid(
                 "metadata.name",
                 name,

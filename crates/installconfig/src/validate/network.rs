@@ -5,7 +5,7 @@ use ipnet::IpNet;
 
 use super::Validation;
 use crate::errors::FieldError;
-use crate::types::{Cidr, InstallConfig, Networking};
+use crate::types::{Cidr, InstallConfig, Networking, Platform};
 
 /// Docker's default bridge; overlapping it is only a warning.
 pub const DOCKER_BRIDGE: &str = "172.17.0.0/16";
@@ -445,8 +445,10 @@ fn families(cfg: &InstallConfig, v: &mut Validation) {
         }
         return;
     }
-    // Baremetal and vSphere clusters may be IPv6-primary (every list IPv6 first).
-    let v6_primary_ok = matches!(cfg.platform_name(), "baremetal" | "vsphere");
+    // Some platforms allow IPv6-primary clusters (every list IPv6 first).
+    let v6_primary_ok = cfg
+        .platform_kind()
+        .is_some_and(Platform::allows_ipv6_primary);
     for (path, (fam, v4_first)) in lists {
         if fam != Families::Dual && fam != Families::None {
             v.err(FieldError::invalid(

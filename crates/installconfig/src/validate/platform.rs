@@ -2,7 +2,7 @@
 
 use super::Validation;
 use crate::errors::FieldError;
-use crate::types::{InstallConfig, SUPPORTED_PLATFORMS};
+use crate::types::{InstallConfig, Platform};
 
 /// Exactly one platform, and one okd-install implements.
 pub fn platform(cfg: &InstallConfig, v: &mut Validation) {
@@ -15,7 +15,7 @@ pub fn platform(cfg: &InstallConfig, v: &mut Validation) {
                 supported()
             ),
         )),
-        [one] if !SUPPORTED_PLATFORMS.contains(one) => {
+        [one] if Platform::from_name(one).is_none() => {
             v.err(FieldError::not_supported_platform(one))
         }
         [_] => {}
@@ -32,7 +32,7 @@ pub fn platform(cfg: &InstallConfig, v: &mut Validation) {
 }
 
 fn supported() -> String {
-    SUPPORTED_PLATFORMS.join(", ")
+    Platform::ALL.map(Platform::name).join(", ")
 }
 
 impl FieldError {

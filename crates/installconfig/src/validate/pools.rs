@@ -3,7 +3,7 @@
 use super::Validation;
 use super::features::{FeatureGate, gate_enabled};
 use crate::errors::FieldError;
-use crate::types::{ARBITER_POOL, InstallConfig, MachinePool, WORKER_POOL};
+use crate::types::{ARBITER_POOL, InstallConfig, MachinePool, Platform, WORKER_POOL};
 
 /// Every pool rule.
 pub fn pools(cfg: &InstallConfig, v: &mut Validation) {
@@ -69,7 +69,11 @@ fn control_plane(cfg: &InstallConfig, cp: &MachinePool, v: &mut Validation) {
             replicas,
             "the control plane needs a positive number of replicas; use 3 (or 1 for single node)",
         ));
-    } else if replicas == 1 && cfg.platform_name() != "none" {
+    } else if replicas == 1
+        && !cfg
+            .platform_kind()
+            .is_some_and(Platform::allows_single_node)
+    {
         v.err(FieldError::invalid(
             path,
             replicas,
@@ -122,7 +126,7 @@ fn arbiter(cfg: &InstallConfig, a: &MachinePool, v: &mut Validation) {
             "the arbiter pool needs the HighlyAvailableArbiter feature gate (featureSet TechPreviewNoUpgrade, or CustomNoUpgrade with HighlyAvailableArbiter=true)",
         ));
     }
-    if cfg.platform_name() != "baremetal" {
+    if !cfg.platform_kind().is_some_and(Platform::allows_arbiter) {
         v.err(FieldError::invalid(
             "arbiter",
             cfg.platform_name(),

@@ -2,6 +2,7 @@
 
 mod explain;
 mod load;
+mod platform;
 mod props;
 mod survey;
 mod upstream_rules;

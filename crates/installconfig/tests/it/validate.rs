@@ -768,12 +768,12 @@ fn exactly_one_platform() {
     c.platform.baremetal = Some(BaremetalPlatform::default());
     bad(&c, "platform", ErrorKind::Invalid);
     let mut c = none();
-    c.platform = Platform::default();
+    c.platform = PlatformSection::default();
     bad(&c, "platform", ErrorKind::Required);
     let mut c = none();
-    c.platform = Platform {
+    c.platform = PlatformSection {
         gcp: Some(serde_json::json!({})),
-        ..Platform::default()
+        ..PlatformSection::default()
     };
     bad(&c, "platform.gcp", ErrorKind::NotSupported);
 }

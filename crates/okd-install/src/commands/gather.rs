@@ -67,17 +67,16 @@ fn known_bootstrap_address(dir: &Path) -> Option<String> {
     bm.bootstrap_external_static_ip.map(|ip| ip.0)
 }
 
-/// The generated bootstrap SSH key from the state file (never written to disk elsewhere).
+/// The generated bootstrap SSH key from the state file (never written to disk elsewhere);
+/// `None` when nothing was generated in `dir` or the runs there made no such key.
 fn bootstrap_key_from_state(dir: &Path) -> Result<Option<String>> {
-    let path = dir.join(asset_graph::STATE_FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(None);
+    let state = match asset_graph::State::open(dir) {
+        Ok(state) => state,
+        Err(asset_graph::GraphError::NoState { .. }) => return Ok(None),
+        Err(e) => return Err(e).context("reading the generated bootstrap key"),
     };
-    let state: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not valid JSON", path.display()))?;
-    let key = state
-        .pointer("/assets/tls~1bootstrap-ssh/value/key_pem")
-        .and_then(|v| v.as_str())
-        .map(str::to_string);
-    Ok(key)
+    let pair = state
+        .find::<assets::tls::BootstrapSshKeyPair>()
+        .context("reading the generated bootstrap key")?;
+    Ok(pair.map(|p| p.key_pem))
 }

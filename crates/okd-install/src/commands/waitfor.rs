@@ -31,10 +31,10 @@ fn minutes(value: Option<f64>, default: Duration) -> Duration {
 }
 
 /// Platform and pivot mode from the install-config kept in the asset directory.
-fn cluster_facts(dir: &Path) -> (String, bool) {
+fn cluster_facts(dir: &Path) -> (Option<installconfig::Platform>, bool) {
     match super::stored_install_config(dir) {
-        Some(ic) => (ic.platform_name().to_string(), ic.bootstrap_pivot.is_some()),
-        None => (String::new(), false),
+        Some(ic) => (ic.platform_kind(), ic.bootstrap_pivot.is_some()),
+        None => (None, false),
     }
 }
 
@@ -58,7 +58,7 @@ async fn connect(dir: &Path, args: &WaitArgs) -> Result<Cluster, Exit> {
 
 async fn bootstrap(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
     let (platform, pivot) = cluster_facts(dir);
-    let mut opts = BootstrapWaitOptions::for_platform(&platform, hint(dir, args));
+    let mut opts = BootstrapWaitOptions::for_platform(platform, hint(dir, args));
     opts.pivot = pivot;
     opts.api_timeout = minutes(args.api_timeout, opts.api_timeout);
     opts.bootstrap_timeout = minutes(args.bootstrap_timeout, opts.bootstrap_timeout);
@@ -101,7 +101,7 @@ fn print_bootstrap_done(summary: &Summary, pivot: bool) {
 
 async fn install(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
     let (platform, _) = cluster_facts(dir);
-    let mut opts = InstallWaitOptions::for_platform(&platform, hint(dir, args));
+    let mut opts = InstallWaitOptions::for_platform(platform, hint(dir, args));
     opts.cluster_timeout = minutes(args.cluster_timeout, opts.cluster_timeout);
     opts.operators_timeout = minutes(args.operators_timeout, opts.operators_timeout);
     opts.console_timeout = minutes(args.console_timeout, opts.console_timeout);

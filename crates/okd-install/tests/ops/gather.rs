@@ -205,12 +205,11 @@ fn json_output_prints_the_analysis_as_one_object() {
 
 /// The public half of the generated bootstrap key, from the state file of `dir`.
 fn bootstrap_public_key(dir: &Path) -> String {
-    let text = std::fs::read_to_string(dir.join(".okd-install-state.json")).expect("state file");
-    let state: serde_json::Value = serde_json::from_str(&text).expect("state JSON");
-    state["assets"]["tls/bootstrap-ssh"]["value"]["public_key"]
-        .as_str()
-        .expect("assets.\"tls/bootstrap-ssh\".value.public_key")
-        .to_string()
+    let state = asset_graph::State::open(dir).expect("state file");
+    state
+        .get::<assets::tls::BootstrapSshKeyPair>()
+        .expect("stored bootstrap key")
+        .public_key
 }
 
 #[test]

@@ -7,7 +7,9 @@ use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 use verify::Status;
 
-use crate::{assert_error, base, copy_dir, example, findings, generate, now_opts, run_target};
+use crate::{
+    assert_error, base, copy_dir, example, findings, generate, now_opts, run_target, state_cert,
+};
 
 const STATE: &str = ".okd-install-state.json";
 
@@ -23,18 +25,6 @@ fn edit_state(dir: &Path, edit: impl FnOnce(&mut serde_json::Map<String, Value>)
 /// The certificate value (`cert_pem`, `key_pem`, ...) of `id` in a state's assets.
 fn cert_value(assets: &mut serde_json::Map<String, Value>, id: CertId) -> &mut Value {
     &mut assets[&id.cert_path()]["value"][0]
-}
-
-fn state_cert(dir: &Path, id: CertId) -> (String, String) {
-    let mut out = None;
-    edit_state(dir, |a| {
-        let v = cert_value(a, id);
-        out = Some((
-            v["cert_pem"].as_str().expect("cert").to_string(),
-            v["key_pem"].as_str().expect("key").to_string(),
-        ));
-    });
-    out.expect("cert")
 }
 
 #[test]

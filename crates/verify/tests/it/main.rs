@@ -72,6 +72,16 @@ pub fn base(which: usize) -> &'static Path {
     dirs[which].path()
 }
 
+/// The certificate file and key of `id` as the state file of `dir` stores them, read through
+/// the certificate's asset type.
+pub fn state_cert(dir: &Path, id: pki::CertId) -> (String, String) {
+    let state = asset_graph::State::open(dir).expect("state file");
+    let v = assets::tls::stored_cert(&state, id)
+        .expect("readable certificate")
+        .expect("stored certificate");
+    (v.cert_pem, v.key_pem)
+}
+
 /// A private copy of a directory.
 pub fn copy_dir(src: &Path) -> TempDir {
     let dst = tempfile::tempdir().expect("tempdir");
@@ -209,6 +219,43 @@ fn bootstrap_config_is_the_source_without_state_or_tls() {
                 && c.subject == "bootstrap.ign:/opt/openshift/tls/root-ca.crt"),
         "{}",
         report.render_text()
+    );
+}
+
+/// verify reads the state file only through the types the engine stored it with: every
+/// certificate, bundle, the install-config copy and the cluster ID come back. (A reader that
+/// spelled field names itself would find nothing here after a serde rename.)
+#[test]
+fn state_values_are_read_through_their_asset_types() {
+    let dir = copy_dir(base(0));
+    std::fs::remove_file(dir.path().join("install-config.yaml")).expect("rm install-config");
+    let meta = dir.path().join("metadata.json");
+    let text = std::fs::read_to_string(&meta).expect("metadata.json");
+    let mut json: serde_json::Value = serde_json::from_str(&text).expect("metadata JSON");
+    json["infraID"] = "another-infra-id".into();
+    std::fs::write(&meta, json.to_string()).expect("write metadata.json");
+
+    let report = verify::verify(dir.path(), &now_opts());
+    let tls = findings(&report, "config.tls", Status::Ok);
+    let expected = format!(
+        "{}: read {} certificates and {} CA bundles",
+        asset_graph::STATE_FILE,
+        pki::CertId::ALL.len(),
+        pki::BundleId::ALL.len()
+    );
+    assert_eq!(tls, vec![expected]);
+    assert_eq!(
+        findings(&report, "config.install-config", Status::Ok),
+        vec![format!(
+            "{}: install-config.yaml is absent; using the copy in the state file",
+            asset_graph::STATE_FILE
+        )]
+    );
+    assert_error(
+        &report,
+        "consistency.stale",
+        "",
+        &["infrastructure ID", "another-infra-id in metadata.json"],
     );
 }
 

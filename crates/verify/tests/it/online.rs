@@ -12,26 +12,15 @@ use rustls_pki_types::pem::PemObject as _;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use verify::Status;
 
-use crate::{assert_error, base, findings, now_opts};
+use crate::{assert_error, base, findings, now_opts, state_cert};
 
 const API: &str = "api.compact.example.com";
 const API_INT: &str = "api-int.compact.example.com";
 const APPS: &str = "console-openshift-console.apps.compact.example.com";
 
-/// The certificate file and key of `id` from a directory's state.
-fn pair(dir: &Path, id: CertId) -> (String, String) {
-    let text = std::fs::read_to_string(dir.join(".okd-install-state.json")).expect("state");
-    let state: serde_json::Value = serde_json::from_str(&text).expect("json");
-    let v = &state["assets"][id.cert_path()]["value"][0];
-    (
-        v["cert_pem"].as_str().expect("cert").to_string(),
-        v["key_pem"].as_str().expect("key").to_string(),
-    )
-}
-
 /// A TLS server on 127.0.0.1 presenting `id` of `dir`; runs until the test process ends.
 fn serve(dir: &Path, id: CertId) -> SocketAddr {
-    let (cert_pem, key_pem) = pair(dir, id);
+    let (cert_pem, key_pem) = state_cert(dir, id);
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem.as_bytes())
         .collect::<Result<_, _>>()
         .expect("certificates");
