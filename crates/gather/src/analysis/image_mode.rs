@@ -251,6 +251,11 @@ struct MachineConfigSpec {
 }
 
 impl MachineConfig {
+    /// `spec.osImageURL`, unless empty (most MachineConfigs leave it so).
+    fn os_image(&self) -> Option<&str> {
+        self.spec.os_image_url.as_deref().filter(|i| !i.is_empty())
+    }
+
     /// The pool of okd-install's OS-image MachineConfig; `None` for any other MachineConfig.
     fn os_image_pool(&self) -> Option<String> {
         let from_name = self
@@ -287,7 +292,8 @@ struct ConfigurationName {
 }
 
 impl MachineConfigPool {
-    /// The rendered config the pool's nodes are to run: the status's, else the spec's.
+    /// The rendered config the pool's nodes run (its status), else the one they are to run
+    /// (its spec).
     fn rendered_config(&self) -> Option<&str> {
         [&self.status, &self.spec]
             .into_iter()
@@ -342,7 +348,8 @@ impl ClusterConfigs {
                     .configs
                     .iter()
                     .find(|c| c.metadata.name == config)
-                    .and_then(|c| c.spec.os_image_url.clone());
+                    .and_then(MachineConfig::os_image)
+                    .map(str::to_string);
                 let rendered = Rendered {
                     config: config.to_string(),
                     image,
@@ -399,9 +406,10 @@ fn told_images(
         .map(|(mc, file)| (mc, *file))
         .chain(cluster_copies);
     for (mc, file) in copies {
-        let (Some(pool), Some(image)) = (mc.os_image_pool(), mc.spec.os_image_url.clone()) else {
+        let (Some(pool), Some(image)) = (mc.os_image_pool(), mc.os_image()) else {
             continue;
         };
+        let image = image.to_string();
         let object = format!("MachineConfig {}", mc.metadata.name);
         match told.get(&pool) {
             Some(first) if first.image != image => notes.push(format!(
