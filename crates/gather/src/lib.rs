@@ -50,8 +50,8 @@ pub mod test_support;
 pub use analysis::{
     Analysis, Cause, Component, CrashLoop, FailedUnit, Failure, HostOsImage, ImageModeProblem,
     ImageModeState, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState, MachineOsState,
-    OsTool, PoolOsImage, Problem, RENDER_STAGES, RenderedOsImage, ServiceStatus, ServiceSummary,
-    ToldImage, UnreadableRecord, Verdict, analyze_bundle,
+    OsTool, PoolOsImage, Problem, RENDER_STAGES, RenderedBy, RenderedOsImage, ServiceStatus,
+    ServiceSummary, ToldImage, UnreadableRecord, Verdict, analyze_bundle,
 };
 pub use error::{AnalysisError, GatherError};
 pub use events::{GatherEvent, RemoteStream};

@@ -71,6 +71,26 @@ pub struct ToldImage {
     pub object: String,
 }
 
+/// Where a pool's rendered config was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RenderedBy {
+    /// Among the configs the bootstrap machine-config server serves to first-booting nodes.
+    BootstrapServer,
+    /// As the configuration of the cluster's MachineConfigPool.
+    Cluster,
+}
+
+impl RenderedBy {
+    /// Completes "rendered config X ...".
+    pub fn label(self) -> &'static str {
+        match self {
+            RenderedBy::BootstrapServer => "served by the bootstrap machine-config server",
+            RenderedBy::Cluster => "of the cluster's MachineConfigPool",
+        }
+    }
+}
+
 /// A rendered config of a pool and the OS image it carries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RenderedOsImage {
@@ -78,7 +98,9 @@ pub struct RenderedOsImage {
     pub config: String,
     /// Its `spec.osImageURL`, when known.
     pub image: Option<String>,
-    /// Where it was read: the bootstrap machine-config server's configs, or the cluster's.
+    /// Where it was found.
+    pub by: RenderedBy,
+    /// The file inside the bundle that says so.
     pub file: String,
     /// Whether `image` is the pool's told image.
     pub matches: bool,
@@ -116,8 +138,8 @@ pub enum ImageModeProblem {
         pool: String,
         /// The rendered config.
         config: String,
-        /// Where it was read.
-        file: String,
+        /// Where it was found.
+        by: RenderedBy,
         /// The pool's told image.
         told: String,
         /// The config's osImageURL (`None`: it has none).
@@ -147,12 +169,13 @@ impl ImageModeProblem {
             ImageModeProblem::RenderedOther {
                 pool,
                 config,
-                file,
+                by,
                 told,
                 rendered,
             } => format!(
-                "the rendered config {config} of pool {pool} ({file}) carries {}, not the OS \
-                 image {told} the pool was told to boot",
+                "the rendered config {config} of pool {pool}, {}, carries {}, not the OS image \
+                 {told} the pool was told to boot",
+                by.label(),
                 rendered
                     .as_deref()
                     .map_or("no osImageURL".to_string(), |r| format!("OS image {r}"))
@@ -353,10 +376,8 @@ impl ClusterConfigs {
                 let rendered = Rendered {
                     config: config.to_string(),
                     image,
-                    file: format!(
-                        "{} (the configuration of MachineConfigPool {})",
-                        self.configs_file, pool.metadata.name
-                    ),
+                    by: RenderedBy::Cluster,
+                    file: self.configs_file.clone(),
                 };
                 Some((pool.metadata.name.clone(), rendered))
             })
@@ -456,6 +477,7 @@ fn told_images(
 struct Rendered {
     config: String,
     image: Option<String>,
+    by: RenderedBy,
     file: String,
 }
 
@@ -473,7 +495,8 @@ fn served_configs(files: &[BundleFile]) -> Vec<(String, Rendered)> {
                 let rendered = Rendered {
                     config: known(fields.next()?)?,
                     image: fields.next().and_then(known),
-                    file: format!("{} (served by the bootstrap machine-config server)", f.path),
+                    by: RenderedBy::BootstrapServer,
+                    file: f.path.clone(),
                 };
                 Some((pool, rendered))
             })
@@ -584,6 +607,7 @@ fn pool_state(
         configs.push(RenderedOsImage {
             config: r.config.clone(),
             image: r.image.clone(),
+            by: r.by,
             file: r.file.clone(),
             matches,
         });
@@ -625,7 +649,7 @@ fn problems_of(pool: &PoolOsImage) -> Vec<ImageModeProblem> {
             .map(|r| ImageModeProblem::RenderedOther {
                 pool: pool.pool.clone(),
                 config: r.config.clone(),
-                file: r.file.clone(),
+                by: r.by,
                 told: pool.told.image.clone(),
                 rendered: r.image.clone(),
             });

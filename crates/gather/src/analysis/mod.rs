@@ -34,7 +34,8 @@ pub use containers::CrashLoop;
 pub use diagnosis::{Cause, Component, RENDER_STAGES};
 pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
 pub use image_mode::{
-    HostOsImage, ImageModeProblem, ImageModeState, PoolOsImage, RenderedOsImage, ToldImage,
+    HostOsImage, ImageModeProblem, ImageModeState, PoolOsImage, RenderedBy, RenderedOsImage,
+    ToldImage,
 };
 pub use records::{Failure, ServiceStatus, ServiceSummary};
 

@@ -219,22 +219,19 @@ fn render_pool(out: &mut String, pool: &PoolOsImage) {
         };
         let _ = writeln!(
             out,
-            "    rendered config {} {carries} ({})",
-            r.config, r.file
+            "    rendered config {} {} {carries}",
+            r.config,
+            r.by.label()
         );
     }
     for h in &pool.hosts {
         let tool = h.tool.name();
         match h.matches {
             true => {
-                let _ = writeln!(out, "    {} booted it ({tool}, {})", h.host, h.file);
+                let _ = writeln!(out, "    {} booted it ({tool})", h.host);
             }
             false => {
-                let _ = writeln!(
-                    out,
-                    "    {} booted {} instead ({tool}, {})",
-                    h.host, h.booted, h.file
-                );
+                let _ = writeln!(out, "    {} booted {} instead ({tool})", h.host, h.booted);
             }
         }
     }

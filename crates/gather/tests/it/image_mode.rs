@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use gather::{ImageModeProblem, ImageModeState, OsTool, analyze_bundle};
+use gather::{ImageModeProblem, ImageModeState, OsTool, RenderedBy, analyze_bundle};
 use serde_json::json;
 
 use crate::bundle::{Bundle, succeeded};
@@ -103,11 +103,14 @@ fn a_master_that_booted_its_pools_image_matches() {
         "{text}"
     );
     assert!(
-        text.contains("    rendered config rendered-master-2d80 carries it"),
+        text.contains(
+            "    rendered config rendered-master-2d80 served by the bootstrap machine-config \
+             server carries it"
+        ),
         "{text}"
     );
     assert!(
-        text.contains(&format!("    {MASTER} booted it (rpm-ostree, ")),
+        text.contains(&format!("    {MASTER} booted it (rpm-ostree)\n")),
         "{text}"
     );
     assert!(
@@ -146,7 +149,7 @@ fn a_master_that_booted_another_image_is_a_problem_naming_host_and_images() {
     assert!(text.contains("pull secret holds credentials"), "{text}");
     assert!(
         text.contains(&format!(
-            "    {MASTER} booted {booted} instead (rpm-ostree, "
+            "    {MASTER} booted {booted} instead (rpm-ostree)\n"
         )),
         "{text}"
     );
@@ -202,11 +205,10 @@ fn a_rendered_config_without_the_pools_image_is_a_problem() {
     assert_eq!(rendered.as_deref(), Some(STOCK_OS_IMAGE));
     assert!(
         text.contains(&format!(
-            "Image-mode problem: the rendered config rendered-master-2d80 of pool master \
-             (log-bundle-imagemode/bootstrap/os-image/served-os-images.txt (served by the \
-             bootstrap machine-config server)) carries OS image {STOCK_OS_IMAGE}, not the OS \
-             image {MASTER_OS_IMAGE} the pool was told to boot.\n  Next: the machine-config \
-             controller did not merge okd-install's OS-image MachineConfig"
+            "Image-mode problem: the rendered config rendered-master-2d80 of pool master, \
+             served by the bootstrap machine-config server, carries OS image {STOCK_OS_IMAGE}, \
+             not the OS image {MASTER_OS_IMAGE} the pool was told to boot.\n  Next: the \
+             machine-config controller did not merge okd-install's OS-image MachineConfig"
         )),
         "{text}"
     );
@@ -239,10 +241,16 @@ fn the_cluster_objects_alone_name_the_told_and_rendered_images() {
     );
     assert_eq!(master.rendered.len(), 1);
     assert_eq!(master.rendered[0].image.as_deref(), Some(STOCK_OS_IMAGE));
+    assert_eq!(master.rendered[0].by, RenderedBy::Cluster);
+    assert_eq!(
+        master.rendered[0].file,
+        "log-bundle-imagemode/resources/machineconfigs.json"
+    );
     assert!(
-        master.rendered[0]
-            .file
-            .ends_with("(the configuration of MachineConfigPool master)"),
+        text.contains(&format!(
+            "    rendered config rendered-master-9f6a of the cluster's MachineConfigPool carries \
+             {STOCK_OS_IMAGE} instead\n"
+        )),
         "{text}"
     );
     assert!(matches!(

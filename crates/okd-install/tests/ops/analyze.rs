@@ -256,15 +256,15 @@ fn image_mode_compares_each_masters_booted_image_with_its_pools() {
     let told = format!(
         "  - pool master: {MASTER_OS_IMAGE} (MachineConfig 99-master-okd-install-os-image in \
          log-bundle-imagemode/rendered-assets/openshift/{})\n    rendered config \
-         rendered-master-2d80 carries it",
+         rendered-master-2d80 served by the bootstrap machine-config server carries it",
         os_image_config_path("master")
     );
     assert!(text.contains(&told), "{text}");
     assert!(
-        text.contains("    10.0.0.5 booted it (rpm-ostree, "),
+        text.contains("    10.0.0.5 booted it (rpm-ostree)\n"),
         "{text}"
     );
-    assert!(text.contains("    10.0.0.7 booted it (bootc, "), "{text}");
+    assert!(text.contains("    10.0.0.7 booted it (bootc)\n"), "{text}");
     let problem = format!(
         "Image-mode problem: host 10.0.0.6 of pool master booted \
          ostree-unverified-registry:{STOCK_OS_IMAGE} (rpm-ostree), not the OS image \
