@@ -48,9 +48,10 @@ mod session;
 pub mod test_support;
 
 pub use analysis::{
-    Analysis, Cause, Component, CrashLoop, FailedUnit, Failure, JOURNAL_TAIL_LINES,
-    MachineOsBuildState, MachineOsConfigState, MachineOsState, Problem, RENDER_STAGES,
-    ServiceStatus, ServiceSummary, UnreadableRecord, Verdict, analyze_bundle,
+    Analysis, Cause, Component, CrashLoop, FailedUnit, Failure, HostOsImage, ImageModeProblem,
+    ImageModeState, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState, MachineOsState,
+    OsTool, PoolOsImage, Problem, RENDER_STAGES, RenderedBy, RenderedOsImage, ServiceStatus,
+    ServiceSummary, ToldImage, UnreadableRecord, Verdict, analyze_bundle,
 };
 pub use error::{AnalysisError, GatherError};
 pub use events::{GatherEvent, RemoteStream};

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use flate2::read::GzDecoder;
 
+use super::booted::OsTool;
+use super::image_mode::OS_IMAGE_CONFIG_SUFFIX;
 use crate::AnalysisError;
 
 /// Files larger than this are read only up to the limit: a journal can be huge, and we only
@@ -42,6 +44,19 @@ pub(crate) enum Wanted {
     MachineOsBuilds,
     /// `.../resources/<name>` for a name in [`RESOURCES`]
     Resource(String),
+    /// `.../resources/machineconfigs.json`
+    MachineConfigs,
+    /// `.../resources/machineconfigpools.json`
+    MachineConfigPools,
+    /// okd-install's OS-image MachineConfig as bootstrap.ign carried it:
+    /// `.../openshift/<...>-okd-install-os-image.yaml` (in `rendered-assets/openshift/`)
+    OsImageConfig,
+    /// `.../bootstrap/os-image/served-os-images.txt`: each pool's served config and its image
+    ServedOsImages,
+    /// `.../os-image/<tool>-status.json` of the bootstrap host or a master
+    OsStatus(OsTool),
+    /// `.../os-image/<tool>-absent.txt`: the host has no such tool
+    OsToolAbsent(OsTool),
     /// `.../bootstrap/etcd/member-list.txt`
     EtcdMembers,
     /// A container's inspection: `.../bootstrap/containers/`, `.../bootstrap/pods/` or a
@@ -95,14 +110,37 @@ pub(crate) fn classify(path: &str) -> Option<Wanted> {
         return container_file(file);
     }
     match (tail(2), parts.last()) {
+        (Some(["os-image", file]), _) => os_image_file(file),
+        (Some(["openshift", file]), _)
+            if file.ends_with(&format!("{OS_IMAGE_CONFIG_SUFFIX}.yaml")) =>
+        {
+            Some(Wanted::OsImageConfig)
+        }
         (Some(["resources", "machineosconfigs.json"]), _) => Some(Wanted::MachineOsConfigs),
         (Some(["resources", "machineosbuilds.json"]), _) => Some(Wanted::MachineOsBuilds),
+        (Some(["resources", "machineconfigs.json"]), _) => Some(Wanted::MachineConfigs),
+        (Some(["resources", "machineconfigpools.json"]), _) => Some(Wanted::MachineConfigPools),
         (Some(["resources", name]), _) if RESOURCES.contains(name) => {
             Some(Wanted::Resource(name.to_string()))
         }
         (_, Some(&"failed-units.txt")) => Some(Wanted::FailedUnits),
         _ => None,
     }
+}
+
+/// A file of `os-image/`: the served configs' images, a tool's status or its absence.
+fn os_image_file(file: &str) -> Option<Wanted> {
+    if file == "served-os-images.txt" {
+        return Some(Wanted::ServedOsImages);
+    }
+    OsTool::ALL.into_iter().find_map(|tool| {
+        let rest = file.strip_prefix(tool.name())?;
+        match rest {
+            "-status.json" => Some(Wanted::OsStatus(tool)),
+            "-absent.txt" => Some(Wanted::OsToolAbsent(tool)),
+            _ => None,
+        }
+    })
 }
 
 /// A container file is `<name>-<id>.inspect` or `.log`; lists (`crictl-ps.txt`) are not.
@@ -238,6 +276,37 @@ mod tests {
         assert_eq!(
             classify("b/resources/machineosbuilds.json"),
             Some(Wanted::MachineOsBuilds)
+        );
+        assert_eq!(
+            classify("b/resources/machineconfigpools.json"),
+            Some(Wanted::MachineConfigPools)
+        );
+        assert_eq!(
+            classify("b/control-plane/10.0.0.5/os-image/rpm-ostree-status.json"),
+            Some(Wanted::OsStatus(OsTool::RpmOstree))
+        );
+        assert_eq!(
+            classify("b/bootstrap/os-image/bootc-absent.txt"),
+            Some(Wanted::OsToolAbsent(OsTool::Bootc))
+        );
+        assert_eq!(
+            classify("b/bootstrap/os-image/served-os-images.txt"),
+            Some(Wanted::ServedOsImages)
+        );
+        assert_eq!(classify("b/bootstrap/os-image/bootc-status.txt"), None);
+        let bootstrap_copy = "99_openshift-machineconfig_99-master-okd-install-os-image.yaml";
+        assert_eq!(
+            classify(&format!(
+                "b/rendered-assets/openshift/openshift/{bootstrap_copy}"
+            )),
+            Some(Wanted::OsImageConfig)
+        );
+        // bootkube's copy in manifests/ is the same file: read once.
+        assert_eq!(
+            classify(&format!(
+                "b/rendered-assets/openshift/manifests/{bootstrap_copy}"
+            )),
+            None
         );
     }
 

@@ -7,14 +7,18 @@
 //! containers, the etcd member list and the cluster dumps to name the component that failed
 //! (a render step, etcd, the API server, the masters' config fetch, a crash-looping static
 //! pod). Beyond that the analysis collects the evidence a person would look for next: every
-//! failed unit, other failed services, the end of the bootkube journal and the state of
-//! on-cluster layering builds.
+//! failed unit, other failed services, the end of the bootkube journal, the state of
+//! on-cluster layering builds and, with image mode, whether each pool's OS image reached its
+//! rendered config and its hosts.
 
+mod booted;
 mod bundle;
 mod checks;
 mod containers;
 mod diagnosis;
 mod extras;
+mod image_mode;
+mod image_ref;
 mod os_pivot;
 mod pivot;
 mod records;
@@ -24,10 +28,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+pub use booted::OsTool;
 pub use checks::Problem;
 pub use containers::CrashLoop;
 pub use diagnosis::{Cause, Component, RENDER_STAGES};
 pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
+pub use image_mode::{
+    HostOsImage, ImageModeProblem, ImageModeState, PoolOsImage, RenderedBy, RenderedOsImage,
+    ToldImage,
+};
 pub use records::{Failure, ServiceStatus, ServiceSummary};
 
 use crate::AnalysisError;
@@ -86,6 +95,9 @@ pub struct Analysis {
     pub os_pivot_journal_tail: Vec<String>,
     /// On-cluster layering objects, when the cluster dump contains them.
     pub machine_os: Option<MachineOsState>,
+    /// Per pool, the OS image it was told to boot and what its configs and hosts show;
+    /// `None` when image mode is not used.
+    pub image_mode: Option<ImageModeState>,
     /// Other remarks: damaged archive, unreadable resource dumps.
     pub notes: Vec<String>,
 }
@@ -163,6 +175,8 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         crash_loops.retain(|l| l.log_file.as_ref() != Some(shown));
     }
     let mut notes = Vec::new();
+    let machine_os = machine_os(files, &mut notes);
+    let image_mode = image_mode::image_mode(files, machine_os.as_ref());
     Analysis {
         bundle: path.to_path_buf(),
         verdict,
@@ -174,7 +188,8 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         failed_units,
         bootkube_journal_tail,
         os_pivot_journal_tail,
-        machine_os: machine_os(files, &mut notes),
+        machine_os,
+        image_mode,
         notes,
     }
 }

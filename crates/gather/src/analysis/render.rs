@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{Analysis, ServiceStatus, ServiceSummary, Verdict};
+use super::{Analysis, ImageModeState, PoolOsImage, ServiceStatus, ServiceSummary, Verdict};
 
 impl Analysis {
     /// Renders the analysis for a terminal: the verdict first, then the supporting evidence.
@@ -16,6 +16,9 @@ impl Analysis {
         self.render_failed_units(&mut out);
         self.render_journals(&mut out);
         self.render_machine_os(&mut out);
+        if let Some(state) = &self.image_mode {
+            render_image_mode(&mut out, state);
+        }
         self.render_services(&mut out);
         for note in &self.notes {
             let _ = writeln!(out, "Note: {note}");
@@ -180,6 +183,64 @@ impl Analysis {
         for s in &self.services {
             let _ = writeln!(out, "  - {}", describe(s));
         }
+    }
+}
+
+/// Per pool the image it was told to boot and where it arrived, then the problems and notes.
+fn render_image_mode(out: &mut String, state: &ImageModeState) {
+    let _ = writeln!(
+        out,
+        "Image mode: the OS image each pool was told to boot, and what booted:"
+    );
+    for pool in &state.pools {
+        render_pool(out, pool);
+    }
+    for p in &state.problems {
+        let _ = writeln!(out, "Image-mode problem: {}.", p.summary());
+        let _ = writeln!(out, "  Next: {}.", p.hint());
+    }
+    for note in &state.notes {
+        let _ = writeln!(out, "Image-mode note: {note}");
+    }
+}
+
+fn render_pool(out: &mut String, pool: &PoolOsImage) {
+    let told = &pool.told;
+    let _ = writeln!(
+        out,
+        "  - pool {}: {} ({} in {})",
+        pool.pool, told.image, told.object, told.file
+    );
+    for r in &pool.rendered {
+        let carries = match (&r.image, r.matches) {
+            (_, true) => "carries it".to_string(),
+            (Some(image), false) => format!("carries {image} instead"),
+            (None, false) => "has no osImageURL".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "    rendered config {} {} {carries}",
+            r.config,
+            r.by.label()
+        );
+    }
+    for h in &pool.hosts {
+        let tool = h.tool.name();
+        match h.matches {
+            true => {
+                let _ = writeln!(out, "    {} booted it ({tool})", h.host);
+            }
+            false => {
+                let _ = writeln!(out, "    {} booted {} instead ({tool})", h.host, h.booted);
+            }
+        }
+    }
+    if pool.hosts.is_empty() {
+        let _ = writeln!(
+            out,
+            "    no host of this pool in the bundle (the gather reaches the bootstrap host and \
+             the masters only)"
+        );
     }
 }
 

@@ -2,8 +2,8 @@
 //! scripts over the real sshd as `core`.
 //!
 //! A [`FakeHost`] is a directory: `bin/` holds stand-ins for the tools a CoreOS host has and
-//! this machine lacks (crictl, podman, oc, etcdctl, journalctl, systemctl, rpm-ostree, and ip,
-//! ss, hostname for a fixed network state), `data/` their canned answers, and the host's own
+//! this machine lacks (crictl, podman, oc, etcdctl, journalctl, systemctl, rpm-ostree, bootc,
+//! and ip, ss, hostname for a fixed network state), `data/` their canned answers, and the host's own
 //! files (`opt/openshift`, `etc/kubernetes`, `var/log/...`) sit below it. Like on a real host
 //! those files are root's and private, and the root-only stand-ins refuse other users: a
 //! gather that forgets sudo gets errors, not data. Every stand-in call is logged with the
@@ -28,6 +28,7 @@ const STANDINS: &[(&str, &str)] = &[
     ("journalctl", include_str!("standins/journalctl")),
     ("systemctl", include_str!("standins/systemctl")),
     ("rpm-ostree", include_str!("standins/rpm-ostree")),
+    ("bootc", include_str!("standins/bootc")),
     ("ip", include_str!("standins/ip")),
     ("ss", include_str!("standins/ss")),
     ("hostname", include_str!("standins/hostname")),
@@ -35,7 +36,15 @@ const STANDINS: &[(&str, &str)] = &[
 
 /// Data the tools answer from that only root may read (the rest, e.g. the failed units and
 /// the host name, unprivileged callers see too).
-const ROOT_ONLY_DATA: &[&str] = &["crictl", "podman", "etcd", "oc", "journal", "rpm-ostree"];
+const ROOT_ONLY_DATA: &[&str] = &[
+    "crictl",
+    "podman",
+    "etcd",
+    "oc",
+    "journal",
+    "rpm-ostree",
+    "bootc",
+];
 
 /// The user the gather logs in as.
 pub const CORE: &str = "core";
@@ -220,6 +229,22 @@ impl FakeHost {
     pub fn rpm_ostree(&self, status: &str, history: &str) {
         self.write("data/rpm-ostree/status", status, 0o644);
         self.write("data/rpm-ostree/history", history, 0o644);
+    }
+
+    /// What rpm-ostree answers for `status --json`.
+    pub fn rpm_ostree_json(&self, status: &str) {
+        self.write("data/rpm-ostree/status.json", status, 0o644);
+    }
+
+    /// What bootc answers for `status --json`.
+    pub fn bootc(&self, status: &str) {
+        self.write("data/bootc/status.json", status, 0o644);
+    }
+
+    /// Takes the stand-in `tool` away, as on a host that does not have it.
+    pub fn without_tool(&self, tool: &str) {
+        let path = self.path(&format!("bin/{tool}"));
+        std::fs::remove_file(&path).unwrap_or_else(|e| panic!("rm {}: {e}", path.display()));
     }
 
     /// The network state: `ip addr`, `ip route`, `ip -6 route`, `ss` and the host name.

@@ -239,3 +239,124 @@ pub fn bootkube_journal(api_up: bool, last: &[&str]) -> String {
     }
     journal
 }
+
+/// The image-mode example's pre-built image of the master pool (okd-install's example value).
+pub const MASTER_OS_IMAGE: &str = "registry.example.com:5000/okd-image-mode/master@sha256:e2d1340ef2baa559d7637418a7b1e07397adb2d4bb9611959ec9763be82f3521";
+
+/// The image-mode example's pre-built image of the worker pool.
+pub const WORKER_OS_IMAGE: &str = "registry.example.com:5000/okd-image-mode/worker@sha256:b1d7d8988024e06b605fdb47d901045c34c38b9c0e4191d32aaf71f09af2bc31";
+
+/// The release's stock node OS image: what a node runs that did not apply its pool's image.
+pub const STOCK_OS_IMAGE: &str = "quay.io/okd/scos-content@sha256:4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a4f8a";
+
+/// Where bootstrap.ign puts okd-install's OS-image MachineConfig of `pool`, below
+/// `/opt/openshift` (and the gather below `rendered-assets/openshift`).
+pub fn os_image_config_path(pool: &str) -> String {
+    format!("openshift/99_openshift-machineconfig_99-{pool}-okd-install-os-image.yaml")
+}
+
+/// okd-install's OS-image MachineConfig of `pool`, as `create manifests` writes it.
+pub fn os_image_config_yaml(pool: &str, image: &str) -> String {
+    format!(
+        "# Install-time image mode, from imageMode.pools in install-config.yaml.\n\
+         apiVersion: machineconfiguration.openshift.io/v1\n\
+         kind: MachineConfig\n\
+         metadata:\n  labels:\n    machineconfiguration.openshift.io/role: {pool}\n  \
+         name: 99-{pool}-okd-install-os-image\n\
+         spec:\n  config:\n    ignition:\n      version: \"3.2.0\"\n  osImageURL: {image}\n"
+    )
+}
+
+/// A MachineConfig object: okd-install's OS-image override of `pool` when `name` says so, or
+/// a rendered config; `os_image` is its `spec.osImageURL`.
+pub fn machine_config(name: &str, pool: &str, os_image: &str) -> Value {
+    json!({
+        "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
+        "metadata": {"name": name, "labels": {"machineconfiguration.openshift.io/role": pool}},
+        "spec": {"config": {"ignition": {"version": "3.4.0"}, "storage": {"files": [
+            {"path": "/var/lib/kubelet/config.json", "contents": {"source": "data:,%7B%22auths%22%3A%7B%7D%7D"}}]}},
+            "osImageURL": os_image}
+    })
+}
+
+/// `oc get machineconfigpools -o json` with each (pool, rendered config) as its current
+/// configuration.
+pub fn machine_config_pools_json(pools: &[(&str, &str)]) -> String {
+    let items = pools
+        .iter()
+        .map(|(pool, rendered)| {
+            json!({
+                "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
+                "metadata": {"name": pool},
+                "spec": {"configuration": {"name": rendered}},
+                "status": {"configuration": {"name": rendered}, "machineCount": 1}
+            })
+        })
+        .collect();
+    list("MachineConfigPoolList", items)
+}
+
+/// A pool as the bootstrap machine-config controller writes it to
+/// `/etc/mcs/bootstrap/machine-pools/<pool>.yaml` (the 4.19 controller's layout).
+pub fn served_pool_yaml(pool: &str, rendered: &str) -> String {
+    format!(
+        "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n  \
+         creationTimestamp: null\n  name: {pool}\nspec:\n  configuration:\n    name: {rendered}\n    \
+         source:\n    - apiVersion: machineconfiguration.openshift.io/v1\n      kind: MachineConfig\n      \
+         name: 99-{pool}-okd-install-os-image\n  machineConfigSelector:\n    matchLabels:\n      \
+         machineconfiguration.openshift.io/role: {pool}\nstatus:\n  configuration:\n    name: {rendered}\n"
+    )
+}
+
+/// A rendered config as the bootstrap controller writes it to
+/// `/etc/mcs/bootstrap/machine-configs/<name>.yaml`; `secret` stands for the pull secret it
+/// carries among its files.
+pub fn served_config_yaml(name: &str, os_image: &str, secret: &str) -> String {
+    format!(
+        "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  \
+         creationTimestamp: null\n  name: {name}\nspec:\n  baseOSExtensionsContainerImage: \
+         quay.io/okd/scos-extensions@sha256:77aa\n  config:\n    ignition:\n      version: 3.5.0\n    \
+         storage:\n      files:\n      - contents:\n          source: data:;base64,{secret}\n        \
+         path: /var/lib/kubelet/config.json\n  extensions: []\n  fips: false\n  kernelType: default\n  \
+         osImageURL: {os_image}\n"
+    )
+}
+
+/// `rpm-ostree status --json` with the booted deployment from `booted` (an ostree container
+/// reference, or `None` for a commit from an OSTree remote) and, if given, a staged one.
+pub fn rpm_ostree_status_json(booted: Option<&str>, staged: Option<&str>) -> String {
+    let deployment = |reference: Option<&str>, booted: bool| {
+        let mut d = json!({
+            "id": "scos-0", "osname": "scos", "booted": booted, "staged": !booted,
+            "checksum": "7c1e55b0c9a1", "version": "9.0.20261118-0", "pinned": false,
+        });
+        match reference {
+            Some(r) => d["container-image-reference"] = json!(r),
+            None => d["origin"] = json!("scos:scos/x86_64/coreos/stable"),
+        }
+        d
+    };
+    let mut deployments = Vec::new();
+    if let Some(s) = staged {
+        deployments.push(deployment(Some(s), false));
+    }
+    deployments.push(deployment(booted, true));
+    serde_json::to_string_pretty(
+        &json!({"deployments": deployments, "transaction": null, "cached-update": null}),
+    )
+    .expect("rpm-ostree status JSON")
+}
+
+/// `bootc status --json` with `image` booted (name, and the digest bootc reports apart).
+pub fn bootc_status_json(image: &str, digest: &str) -> String {
+    serde_json::to_string_pretty(&json!({
+        "apiVersion": "org.containers.bootc/v1", "kind": "BootcHost",
+        "metadata": {"name": "host"},
+        "spec": {"image": {"image": image, "transport": "registry"}},
+        "status": {"staged": null, "rollback": null, "booted": {
+            "image": {"image": {"image": image, "transport": "registry"},
+                      "version": "9.0.20261118-0", "imageDigest": digest},
+            "pinned": false, "ostree": {"checksum": "7c1e55b0c9a1", "deploySerial": 0}}}
+    }))
+    .expect("bootc status JSON")
+}

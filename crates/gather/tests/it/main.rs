@@ -12,6 +12,9 @@ mod bundle;
 #[path = "../../src/test_support/evidence.rs"]
 mod evidence;
 mod gather;
+mod image_mode;
+// Its served-config files serve only the fake host of the other suite.
+#[allow(dead_code)]
 #[path = "../../src/test_support/scenario.rs"]
 mod scenario;
 // Some of its helpers serve only the other suite.

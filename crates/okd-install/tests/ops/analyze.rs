@@ -2,6 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
+use ::gather::test_support::scenario::{
+    MASTER_OS_IMAGE, STOCK_OS_IMAGE, bootc_status_json, os_image_config_path, os_image_config_yaml,
+    rpm_ostree_status_json,
+};
+
 use crate::bundle::{Bundle, record, succeeded};
 use crate::common::{both, json_lines, okd, stdout};
 
@@ -201,4 +206,129 @@ fn a_failed_os_pivot_is_the_diagnosis_before_bootkube() {
         json["os_pivot_journal_tail"],
         serde_json::json!(["Rebase attempt 9 of 10 failed; trying again in 60s"])
     );
+}
+
+/// An image-mode bundle: bootstrap.ign's OS-image MachineConfig of the master pool, the
+/// config the bootstrap machine-config server serves, and three masters: one on its pool's
+/// image, one on the stock OS, one without rpm-ostree whose bootc reports the image by tag and
+/// digest.
+fn image_mode(dir: &Path) -> PathBuf {
+    let on_image = format!("ostree-unverified-registry:{MASTER_OS_IMAGE}");
+    let stock = format!("ostree-unverified-registry:{STOCK_OS_IMAGE}");
+    let (name, digest) = MASTER_OS_IMAGE.split_once('@').unwrap();
+    Bundle::new("imagemode")
+        .service("bootkube", succeeded())
+        .file(
+            &format!(
+                "rendered-assets/openshift/{}",
+                os_image_config_path("master")
+            ),
+            os_image_config_yaml("master", MASTER_OS_IMAGE),
+        )
+        .file(
+            "bootstrap/os-image/served-os-images.txt",
+            format!("master rendered-master-2d80 {MASTER_OS_IMAGE}\n"),
+        )
+        .file(
+            "control-plane/10.0.0.5/os-image/rpm-ostree-status.json",
+            rpm_ostree_status_json(Some(&on_image), None),
+        )
+        .file(
+            "control-plane/10.0.0.6/os-image/rpm-ostree-status.json",
+            rpm_ostree_status_json(Some(&stock), None),
+        )
+        .file(
+            "control-plane/10.0.0.7/os-image/rpm-ostree-absent.txt",
+            "rpm-ostree is not installed on this host\n",
+        )
+        .file(
+            "control-plane/10.0.0.7/os-image/bootc-status.json",
+            bootc_status_json(&format!("{name}:4.19"), digest),
+        )
+        .write(dir, "log-bundle-imagemode.tar.gz")
+}
+
+#[test]
+fn image_mode_compares_each_masters_booted_image_with_its_pools() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = image_mode(dir.path());
+    let text = stdout(&analyze(&bundle, false));
+    let told = format!(
+        "  - pool master: {MASTER_OS_IMAGE} (MachineConfig 99-master-okd-install-os-image in \
+         log-bundle-imagemode/rendered-assets/openshift/{})\n    rendered config \
+         rendered-master-2d80 served by the bootstrap machine-config server carries it",
+        os_image_config_path("master")
+    );
+    assert!(text.contains(&told), "{text}");
+    assert!(
+        text.contains("    10.0.0.5 booted it (rpm-ostree)\n"),
+        "{text}"
+    );
+    assert!(text.contains("    10.0.0.7 booted it (bootc)\n"), "{text}");
+    let problem = format!(
+        "Image-mode problem: host 10.0.0.6 of pool master booted \
+         ostree-unverified-registry:{STOCK_OS_IMAGE} (rpm-ostree), not the OS image \
+         {MASTER_OS_IMAGE} its pool was told to boot.\n  Next: the node did not apply its \
+         pool's OS image"
+    );
+    assert!(text.contains(&problem), "{text}");
+    assert_eq!(text.matches("Image-mode problem").count(), 1, "{text}");
+    assert!(
+        text.contains("Image-mode note: rpm-ostree is not installed on 10.0.0.7"),
+        "{text}"
+    );
+
+    let json = analyze_json(&bundle);
+    let state = &json["image_mode"];
+    let master = &state["pools"][0];
+    assert_eq!(master["pool"], "master", "{json:#}");
+    assert_eq!(master["told"]["image"], MASTER_OS_IMAGE);
+    let hosts: Vec<(&str, &str, bool)> = master["hosts"]
+        .as_array()
+        .expect("hosts")
+        .iter()
+        .map(|h| {
+            let host = h["host"].as_str().unwrap();
+            (
+                host,
+                h["tool"].as_str().unwrap(),
+                h["matches"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hosts,
+        [
+            ("10.0.0.5", "rpm-ostree", true),
+            ("10.0.0.6", "rpm-ostree", false),
+            ("10.0.0.7", "bootc", true)
+        ]
+    );
+    assert_eq!(state["problems"][0]["kind"], "booted-other");
+    assert_eq!(state["problems"][0]["host"], "10.0.0.6");
+    assert_eq!(state["problems"][0]["told"], MASTER_OS_IMAGE);
+}
+
+#[test]
+fn without_image_mode_analyze_says_nothing_about_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let stock = format!("ostree-unverified-registry:{STOCK_OS_IMAGE}");
+    let bundle = Bundle::new("plain")
+        .service("bootkube", succeeded())
+        .file(
+            "control-plane/10.0.0.5/os-image/rpm-ostree-status.json",
+            rpm_ostree_status_json(Some(&stock), None),
+        )
+        .file(
+            "control-plane/10.0.0.5/os-image/bootc-absent.txt",
+            "bootc is not installed on this host\n",
+        )
+        .write(dir.path(), "log-bundle-plain.tar.gz");
+    let text = stdout(&analyze(&bundle, false));
+    assert!(
+        !text.contains("Image mode") && !text.contains("Image-mode"),
+        "{text}"
+    );
+    let json = analyze_json(&bundle);
+    assert_eq!(json["image_mode"], serde_json::Value::Null, "{json:#}");
 }

@@ -2,7 +2,8 @@
 //! on a simulated bootstrap host: the real sshd logs in `core`, which has passwordless sudo
 //! as on CoreOS; installer-gather.sh collects with sudo what only root can read, reaches a
 //! simulated master (a second sshd) through the bootstrap host with the forwarded agent,
-//! and the bundle that comes back is checked file by file against the hosts' contents.
+//! and the bundle that comes back is checked file by file against the hosts' contents. With
+//! image mode, the diagnosis compares each pool's OS image with what the master booted.
 //!
 //! Needs root (to create `core` and its sudoers entry) and OpenSSH; without them the test
 //! prints a skip line, and fails with `CI=true`.
@@ -15,9 +16,11 @@ use std::sync::{Mutex, MutexGuard};
 use ::gather::test_support::evidence::Container;
 use ::gather::test_support::host::{CORE, FakeHost, core_with_sudo};
 use ::gather::test_support::scenario::{
-    Ending, bootkube_journal, bootkube_run, bootkube_stages, control_plane_with, crash_looping,
-    csr_json, etcd_members, kube_apiserver, kube_controller_manager, list, nodes_json,
-    renders_before,
+    Ending, MASTER_OS_IMAGE, STOCK_OS_IMAGE, WORKER_OS_IMAGE, bootc_status_json, bootkube_journal,
+    bootkube_run, bootkube_stages, control_plane_with, crash_looping, csr_json, etcd_members,
+    kube_apiserver, kube_controller_manager, list, machine_config, machine_config_pools_json,
+    nodes_json, os_image_config_path, os_image_config_yaml, renders_before, rpm_ostree_status_json,
+    served_config_yaml, served_pool_yaml,
 };
 use serde_json::json;
 
@@ -294,6 +297,7 @@ fn master_host() -> FakeHost {
         "State: idle\nDeployments:\n* fedora-coreos 42.20261101.3.0\n",
         "NAME fedora-coreos\n",
     );
+    host.rpm_ostree_json(&rpm_ostree_status_json(None, None));
     host.network(
         "2: ens3: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500\n    inet 192.0.2.11/24 scope global ens3\n",
         "default via 192.0.2.1 dev ens3\n",
@@ -302,6 +306,65 @@ fn master_host() -> FakeHost {
         "master-0\n",
     );
     host
+}
+
+/// The image-mode install: the crash-loop scenario, plus bootstrap.ign's OS-image
+/// MachineConfigs, the pools the bootstrap machine-config server serves (their rendered
+/// configs carrying the pull secret, like the real ones), the cluster's MachineConfigs and
+/// pools, and the bootstrap host's own OS status.
+fn image_mode_host(host: &FakeHost) {
+    crash_loop_host(host);
+    let mut configs = Vec::new();
+    let mut pools = Vec::new();
+    for (pool, image) in [("master", MASTER_OS_IMAGE), ("worker", WORKER_OS_IMAGE)] {
+        let rendered = format!("rendered-{pool}-2d807340");
+        host.private_file(
+            &format!("opt/openshift/{}", os_image_config_path(pool)),
+            os_image_config_yaml(pool, image),
+        );
+        host.private_file(
+            &format!("etc/mcs/bootstrap/machine-pools/{pool}.yaml"),
+            served_pool_yaml(pool, &rendered),
+        );
+        host.private_file(
+            &format!("etc/mcs/bootstrap/machine-configs/{rendered}.yaml"),
+            served_config_yaml(&rendered, image, PULL_TOKEN),
+        );
+        configs.push(machine_config(
+            &format!("99-{pool}-okd-install-os-image"),
+            pool,
+            image,
+        ));
+        configs.push(machine_config(&rendered, pool, image));
+        pools.push((pool, rendered));
+    }
+    host.private_dirs(&["etc/mcs/bootstrap"]);
+    host.api_object("machineconfigs.json", &list("MachineConfigList", configs));
+    let pools: Vec<(&str, &str)> = pools.iter().map(|(p, r)| (*p, r.as_str())).collect();
+    host.api_object(
+        "machineconfigpools.json",
+        &machine_config_pools_json(&pools),
+    );
+    // The bootstrap host runs the release's stock OS: it belongs to no pool.
+    let stock = format!("ostree-unverified-registry:{STOCK_OS_IMAGE}");
+    host.rpm_ostree_json(&rpm_ostree_status_json(Some(&stock), None));
+    let (name, digest) = STOCK_OS_IMAGE.split_once('@').unwrap();
+    host.bootc(&bootc_status_json(name, digest));
+}
+
+/// A master that booted the stock OS instead of its pool's image, and has no bootc.
+fn master_on_the_stock_os(host: &FakeHost) {
+    let stock = format!("ostree-unverified-registry:{STOCK_OS_IMAGE}");
+    host.rpm_ostree_json(&rpm_ostree_status_json(Some(&stock), None));
+    host.without_tool("bootc");
+}
+
+/// A master that booted its pool's image, by both rpm-ostree and bootc.
+fn master_on_its_image(host: &FakeHost) {
+    let told = format!("ostree-unverified-registry:{MASTER_OS_IMAGE}");
+    host.rpm_ostree_json(&rpm_ostree_status_json(Some(&told), None));
+    let (name, digest) = MASTER_OS_IMAGE.split_once('@').unwrap();
+    host.bootc(&bootc_status_json(name, digest));
 }
 
 /// Renders the gather scripts from the templates into the host's /usr/local/bin.
@@ -324,11 +387,12 @@ fn install_scripts(host: &FakeHost) {
 fn bootstrap_env(host: &FakeHost, master_port: u16) -> String {
     let p = |rel: &str| host.path(rel).display().to_string();
     format!(
-        "SetEnv PATH={} OPENSHIFT_ROOT={} ETC_KUBERNETES={} SERVICE_RECORDS_DIR={} \
+        "SetEnv PATH={} OPENSHIFT_ROOT={} ETC_KUBERNETES={} MCS_BOOTSTRAP_DIR={} SERVICE_RECORDS_DIR={} \
          CONTROL_PLANE_LOGS={} BOOTSTRAP_BIN_DIR={} PRE_REBOOT_BUNDLE={} GATHER_SSH_PORT={master_port}\n",
         host.path_env(),
         p("opt/openshift"),
         p("etc/kubernetes"),
+        p("etc/mcs/bootstrap"),
         p("var/log/openshift"),
         p("var/log/bootstrap-control-plane"),
         p("usr/local/bin"),
@@ -355,17 +419,25 @@ struct Site {
 impl Site {
     /// A bootstrap host prepared by `scenario`, and a master when `with_master`.
     fn start(scenario: fn(&FakeHost), with_master: bool) -> Option<Site> {
+        let as_is: fn(&FakeHost) = |_| {};
+        Site::start_with(scenario, with_master.then_some(as_is))
+    }
+
+    /// A bootstrap host prepared by `scenario`, and a master when `master` says how it
+    /// differs from [`master_host`].
+    fn start_with(scenario: fn(&FakeHost), master: Option<fn(&FakeHost)>) -> Option<Site> {
         if !crate::sshd::available() || !core_with_sudo() {
             return None;
         }
         let serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-        let master = match with_master {
-            true => {
+        let master = match master {
+            Some(prepare) => {
                 let host = master_host();
+                prepare(&host);
                 let env = format!("SetEnv PATH={}\n", host.path_env());
                 Some((host, Sshd::start_as(CORE, &env)?))
             }
-            false => None,
+            None => None,
         };
         let bootstrap = FakeHost::new();
         scenario(&bootstrap);
@@ -531,6 +603,121 @@ fn gather_as_core_with_sudo_brings_back_the_whole_bundle_and_names_the_crash_loo
     assert!(text.contains(&named), "{}", both(&out));
     let last = format!("| {}", kcm_log.lines().last().unwrap());
     assert!(text.contains(&last), "{text}");
+    // Image mode is off: the OS status is gathered, and the diagnosis says nothing about it.
+    let master_status = format!("control-plane/{MASTER}/os-image/rpm-ostree-status.json");
+    gathered.expect(&master_status, &master.data("rpm-ostree/status.json"));
+    assert!(
+        !text.contains("Image mode") && !text.contains("Image-mode"),
+        "{text}"
+    );
+}
+
+#[test]
+fn image_mode_names_a_master_that_booted_another_image_than_its_pool() {
+    let Some(mut site) = Site::start_with(image_mode_host, Some(master_on_the_stock_os)) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (out, gathered) = site.gather(dir.path());
+    let (master, _) = site.master.as_ref().expect("a master");
+
+    gathered.expect(
+        "bootstrap/os-image/rpm-ostree-status.json",
+        &site.bootstrap.data("rpm-ostree/status.json"),
+    );
+    gathered.expect(
+        "bootstrap/os-image/bootc-status.json",
+        &site.bootstrap.data("bootc/status.json"),
+    );
+    gathered.expect(
+        "bootstrap/os-image/served-os-images.txt",
+        &format!(
+            "master rendered-master-2d807340 {MASTER_OS_IMAGE}\n\
+             worker rendered-worker-2d807340 {WORKER_OS_IMAGE}\n"
+        ),
+    );
+    let told = format!(
+        "rendered-assets/openshift/{}",
+        os_image_config_path("master")
+    );
+    gathered.expect(&told, &os_image_config_yaml("master", MASTER_OS_IMAGE));
+    let m = format!("control-plane/{MASTER}/os-image");
+    gathered.expect(
+        &format!("{m}/rpm-ostree-status.json"),
+        &master.data("rpm-ostree/status.json"),
+    );
+    gathered.expect(
+        &format!("{m}/bootc-absent.txt"),
+        "bootc is not installed on this host\n",
+    );
+    // The served configs hold the pull secret: only their osImageURL line was read.
+    assert!(
+        !gathered
+            .files
+            .keys()
+            .any(|k| k.contains("rendered-master-2d807340.yaml"))
+    );
+    check_nothing_secret(&gathered);
+    let mut bootstrap_tools = BOOTSTRAP_ROOT_TOOLS.to_vec();
+    bootstrap_tools.push("bootc");
+    check_root_only_tools_ran_as_root(&site.bootstrap, &bootstrap_tools);
+
+    let text = stdout(&out);
+    let stock = format!("ostree-unverified-registry:{STOCK_OS_IMAGE}");
+    let problem = format!(
+        "Image-mode problem: host {MASTER} of pool master booted {stock} (rpm-ostree), not the \
+         OS image {MASTER_OS_IMAGE} its pool was told to boot.\n  Next: the node did not apply \
+         its pool's OS image"
+    );
+    assert!(text.contains(&problem), "{}", both(&out));
+    // The cluster runs the config the bootstrap host served: it is shown once.
+    let rendered = "    rendered config rendered-master-2d807340 served by the bootstrap \
+                    machine-config server carries it\n";
+    assert_eq!(
+        text.matches("rendered config rendered-master-").count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains(rendered), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Image-mode note: bootc is not installed on {MASTER}"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn image_mode_with_a_master_on_its_pools_image_reports_no_problem() {
+    let Some(mut site) = Site::start_with(image_mode_host, Some(master_on_its_image)) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (out, gathered) = site.gather(dir.path());
+    let (master, _) = site.master.as_ref().expect("a master");
+
+    let m = format!("control-plane/{MASTER}/os-image");
+    gathered.expect(
+        &format!("{m}/bootc-status.json"),
+        &master.data("bootc/status.json"),
+    );
+    check_root_only_tools_ran_as_root(master, &["rpm-ostree", "bootc"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "  - pool master: {MASTER_OS_IMAGE} (MachineConfig 99-master-okd-install-os-image in "
+        )),
+        "{}",
+        both(&out)
+    );
+    assert!(
+        text.contains(&format!("    {MASTER} booted it (rpm-ostree)\n")),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Image-mode problem") && !text.contains("Image-mode note"),
+        "{text}"
+    );
 }
 
 #[test]

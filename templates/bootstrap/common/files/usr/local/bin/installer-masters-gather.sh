@@ -11,6 +11,8 @@
 #   network/                         addresses, routes, sockets, hostname, resolv.conf
 #   containers/                      crictl-ps.txt, podman-ps.txt, <name>-<id>.log and .inspect
 #   rpm-ostree/                      OS deployments and their history
+#   os-image/                        the booted image as rpm-ostree and bootc report it (JSON;
+#                                    <tool>-absent.txt on a host without the tool)
 # Best effort throughout: a failing command is logged and the next one runs.
 set -uo pipefail
 
@@ -96,11 +98,20 @@ gather_os_state() {
     echo "Gathering OS deployments"
     collect rpm-ostree/status rpm-ostree status --verbose
     collect rpm-ostree/history rpm-ostree ex history
+    # The analysis compares the booted image with the one this host's pool was told to boot.
+    local tool
+    for tool in rpm-ostree bootc; do
+        if command -v "${tool}" >/dev/null 2>&1; then
+            collect "os-image/${tool}-status.json" "${tool}" status --json
+        else
+            echo "${tool} is not installed on this host" | tee "${ARTIFACTS}/os-image/${tool}-absent.txt"
+        fi
+    done
 }
 
 rm -rf "${ARTIFACTS}"
 mkdir -p "${ARTIFACTS}/unit-status" "${ARTIFACTS}/journals" "${ARTIFACTS}/network" \
-    "${ARTIFACTS}/containers" "${ARTIFACTS}/rpm-ostree"
+    "${ARTIFACTS}/containers" "${ARTIFACTS}/rpm-ostree" "${ARTIFACTS}/os-image"
 gather_failed_units
 gather_journals
 gather_network
