@@ -146,26 +146,26 @@ fn manifest_node_files(m: &ManifestsAsset) -> Result<Vec<NodeFile>, BoxError> {
             } else {
                 data.clone()
             };
-            NodeFile::new(format!("/opt/openshift/{path}"), 0o644, data)
+            NodeFile::asset(format!("/opt/openshift/{path}"), data)
         })
         .collect();
-    files.push(NodeFile::new(
+    files.push(NodeFile::asset(
         "/opt/openshift/original_cvo_overrides.patch",
-        0o644,
         cvo.original_patch,
     ));
     Ok(files)
 }
 
-/// The kubeconfigs of the kubeconfig table that live on the bootstrap node (0600).
+/// The kubeconfigs of the kubeconfig table that live on the bootstrap node (private, by
+/// [`ignition::asset_file_mode`]).
 fn auth_node_files(parents: &Parents) -> Result<Vec<NodeFile>, BoxError> {
     Ok(node_kubeconfigs(parents)?
         .into_iter()
-        .map(|(path, yaml)| NodeFile::new(path, 0o600, yaml))
+        .map(|(path, yaml)| NodeFile::asset(path, yaml))
         .collect())
 }
 
-/// `/opt/openshift/tls/*`: 0600, except the root CA certificate (0644), without the keys that
+/// `/opt/openshift/tls/*` with the modes of [`ignition::asset_file_mode`], without the keys that
 /// stay off the host ([`pki::CertId::key_stays_off_bootstrap_host`]).
 fn tls_node_files(tls: &TlsTree) -> Vec<NodeFile> {
     let kept_off: Vec<String> = pki::CertId::ALL
@@ -176,14 +176,7 @@ fn tls_node_files(tls: &TlsTree) -> Vec<NodeFile> {
     tls.files
         .iter()
         .filter(|(path, _, _)| !kept_off.contains(path))
-        .map(|(path, data, _)| {
-            let mode = if path == "tls/root-ca.crt" {
-                0o644
-            } else {
-                0o600
-            };
-            NodeFile::new(format!("/opt/openshift/{path}"), mode, data.as_bytes())
-        })
+        .map(|(path, data, _)| NodeFile::asset(format!("/opt/openshift/{path}"), data.as_bytes()))
         .collect()
 }
 
@@ -292,8 +285,8 @@ fn encapsulated_machine_config(ic: &InstallConfig) -> Result<String, BoxError> {
 }
 
 macro_rules! bootstrap_asset {
-    ($ty:ident, $variant:expr, $file:literal, $id:literal, $name:literal, $enabled:expr) => {
-        #[doc = concat!("`", $file, "`.")]
+    ($ty:ident, $variant:expr, $id:literal, $name:literal, $enabled:expr) => {
+        #[doc = concat!("The ", $name, " (file name: [`Variant::file_name`]).")]
         #[derive(Clone, Debug, Serialize, Deserialize)]
         pub struct $ty(pub Option<String>);
 
@@ -317,7 +310,7 @@ macro_rules! bootstrap_asset {
             fn files(&self) -> Vec<File> {
                 self.0
                     .iter()
-                    .map(|json| File::secret($file, json.as_bytes()))
+                    .map(|json| File::secret($variant.file_name(), json.as_bytes()))
                     .collect()
             }
         }
@@ -327,7 +320,6 @@ macro_rules! bootstrap_asset {
 bootstrap_asset!(
     BootstrapIgnition,
     Variant::Bootstrap,
-    "bootstrap.ign",
     "ignition/bootstrap",
     "Bootstrap Ignition Config",
     |ic| Ok(ic.bootstrap_pivot.is_none())
@@ -335,7 +327,6 @@ bootstrap_asset!(
 bootstrap_asset!(
     PivotIgnition,
     Variant::Pivot,
-    "bootstrap-pivot.ign",
     "ignition/bootstrap-pivot",
     "Bootstrap Pivot Ignition Config",
     |ic| Ok(ic.bootstrap_pivot.is_some())
@@ -343,7 +334,6 @@ bootstrap_asset!(
 bootstrap_asset!(
     SingleNodeIgnition,
     Variant::SingleNode,
-    "bootstrap-in-place-for-live-iso.ign",
     "ignition/single-node",
     "Single Node Bootstrap In Place Ignition Config",
     |ic| {

@@ -56,7 +56,7 @@ impl Variant {
     }
 
     /// Name of the output file this variant is written to.
-    pub fn file_name(self) -> &'static str {
+    pub const fn file_name(self) -> &'static str {
         match self {
             Variant::Bootstrap => "bootstrap.ign",
             Variant::SingleNode => "bootstrap-in-place-for-live-iso.ign",

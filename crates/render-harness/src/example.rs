@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use ignition::Variant;
+
 use crate::host::output_of;
 use crate::{
     AppliedPointer, ClusterMcs, Finding, Host, Mcs, NodeConfig, Payload, RenderRun, Result,
@@ -44,13 +46,10 @@ pub fn render_example(
     work: &Path,
 ) -> Result<ExampleReport> {
     let dir = work.join("install");
-    let (target, file) = match example {
-        "single-node" => (
-            "single-node-ignition-config",
-            "bootstrap-in-place-for-live-iso.ign",
-        ),
-        "bootstrap-pivot" => ("ignition-configs", "bootstrap-pivot.ign"),
-        _ => ("ignition-configs", "bootstrap.ign"),
+    let (target, variant) = match example {
+        "single-node" => ("single-node-ignition-config", Variant::SingleNode),
+        "bootstrap-pivot" => ("ignition-configs", Variant::Pivot),
+        _ => ("ignition-configs", Variant::Bootstrap),
     };
     let mut create = Command::new(okd_install);
     create
@@ -58,7 +57,7 @@ pub fn render_example(
         .arg(&dir)
         .args(["--release-image", &payload.release_image]);
     output_of(&mut create)?;
-    let ignition = dir.join(file);
+    let ignition = dir.join(variant.file_name());
     let host = Host::new(&work.join("host"));
     materialize(&ignition, &host)?;
     let run = run_renders(&host, payload, RENDER_LIMIT)?;
@@ -104,7 +103,7 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
         }
     };
     let mut findings = nodes.pointer("master.ign", "master");
-    if dir.join("bootstrap-in-place-for-live-iso.ign").exists() {
+    if dir.join(Variant::SingleNode.file_name()).exists() {
         let stage = "bootstrap-in-place";
         findings.extend(match fetch_local_master() {
             Ok(served) => nodes.served(stage, "master", served),

@@ -16,10 +16,10 @@ use serde_json::Value;
 use crate::report::Report;
 
 /// Bootstrap variants, in the order they are looked for; the first present one is used.
-pub(crate) const BOOTSTRAP_FILES: &[&str] = &[
-    "bootstrap.ign",
-    "bootstrap-in-place-for-live-iso.ign",
-    "bootstrap-pivot.ign",
+pub(crate) const BOOTSTRAP_FILES: [&str; 3] = [
+    ignition::Variant::Bootstrap.file_name(),
+    ignition::Variant::SingleNode.file_name(),
+    ignition::Variant::Pivot.file_name(),
 ];
 
 /// Where the bootstrap node finds the TLS files.
