@@ -140,7 +140,7 @@ pub enum Event {
 }
 
 /// `4m05s`, `12.3s`, `850ms`: short and exact enough for a spinner.
-pub fn human_duration(d: Duration) -> String {
+pub(crate) fn human_duration(d: Duration) -> String {
     let secs = d.as_secs();
     if secs >= 3600 {
         format!("{}h{:02}m{:02}s", secs / 3600, secs % 3600 / 60, secs % 60)

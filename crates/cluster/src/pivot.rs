@@ -38,7 +38,7 @@ pub(crate) struct PivotState {
 }
 
 impl PivotState {
-    pub fn from_data(data: &BTreeMap<String, String>) -> PivotState {
+    pub(crate) fn from_data(data: &BTreeMap<String, String>) -> PivotState {
         let get = |k: &str| data.get(k).filter(|v| !v.is_empty()).cloned();
         PivotState {
             stage: get("stage"),
@@ -47,7 +47,7 @@ impl PivotState {
     }
 
     /// `; pivot stage: X` (with `, failed: Y`), or nothing when no stage is known.
-    pub fn status_suffix(&self) -> String {
+    pub(crate) fn status_suffix(&self) -> String {
         match (&self.stage, &self.failure) {
             (Some(s), Some(f)) => format!("; pivot stage: {s} (failed: {f})"),
             (Some(s), None) => format!("; pivot stage: {s}"),

@@ -35,7 +35,7 @@ pub(crate) struct CertInfo {
 }
 
 impl CertInfo {
-    pub fn from_der(der: &[u8]) -> CertInfo {
+    pub(crate) fn from_der(der: &[u8]) -> CertInfo {
         let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
             return CertInfo {
                 subject: "<unparsable certificate>".into(),
@@ -105,7 +105,7 @@ pub(crate) enum ProbeOutcome {
 
 impl ProbeOutcome {
     /// One line naming the certificate and the disagreement.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             ProbeOutcome::Http(code) => format!("TLS handshake fine, HTTP {code}"),
             ProbeOutcome::Refused => "connection refused".into(),

@@ -53,7 +53,7 @@ pub(crate) struct Reporter<'a> {
 }
 
 impl<'a> Reporter<'a> {
-    pub fn new(sink: &'a dyn Fn(Event), cluster: &'a Cluster, first: Phase) -> Self {
+    pub(crate) fn new(sink: &'a dyn Fn(Event), cluster: &'a Cluster, first: Phase) -> Self {
         Reporter {
             sink,
             cluster,
@@ -69,24 +69,24 @@ impl<'a> Reporter<'a> {
         }
     }
 
-    pub fn phase(&self) -> Phase {
+    pub(crate) fn phase(&self) -> Phase {
         self.state.borrow().phase
     }
 
-    pub fn elapsed(&self) -> Duration {
+    pub(crate) fn elapsed(&self) -> Duration {
         self.state.borrow().started.elapsed()
     }
 
-    pub fn last_seen(&self) -> Option<(String, Class)> {
+    pub(crate) fn last_seen(&self) -> Option<(String, Class)> {
         self.state.borrow().last_seen.clone()
     }
 
     /// Remember the pivot's published state so a diagnosis can name its stage.
-    pub fn set_pivot(&self, pivot: PivotState) {
+    pub(crate) fn set_pivot(&self, pivot: PivotState) {
         self.state.borrow_mut().pivot = Some(pivot);
     }
 
-    pub fn start(&self, phase: Phase, timeout: Duration) {
+    pub(crate) fn start(&self, phase: Phase, timeout: Duration) {
         {
             let mut s = self.state.borrow_mut();
             s.phase = phase;
@@ -115,19 +115,19 @@ impl<'a> Reporter<'a> {
     }
 
     /// What the cluster reports now; kept as "last seen" for the diagnosis.
-    pub fn observe(&self, message: impl Into<String>, class: Class) {
+    pub(crate) fn observe(&self, message: impl Into<String>, class: Class) {
         let message = message.into();
         self.state.borrow_mut().last_seen = Some((message.clone(), class));
         self.emit_status(message);
     }
 
     /// A transport event (watch resumed, re-list) worth showing, not worth diagnosing.
-    pub fn note(&self, message: impl Into<String>) {
+    pub(crate) fn note(&self, message: impl Into<String>) {
         self.emit_status(message.into());
     }
 
     /// Explain a kube error (probing TLS when it is a connection problem) and observe it.
-    pub async fn error(&self, err: &kube::Error) {
+    pub(crate) async fn error(&self, err: &kube::Error) {
         let key = err.to_string();
         let cached = self
             .state
@@ -149,7 +149,10 @@ impl<'a> Reporter<'a> {
 
     /// Run one API request; on an error or no answer within [`REQUEST_TIMEOUT`], report it
     /// and return `None` so the caller retries on its own schedule.
-    pub async fn request<T>(&self, fut: impl Future<Output = Result<T, kube::Error>>) -> Option<T> {
+    pub(crate) async fn request<T>(
+        &self,
+        fut: impl Future<Output = Result<T, kube::Error>>,
+    ) -> Option<T> {
         match tokio::time::timeout(REQUEST_TIMEOUT, fut).await {
             Ok(Ok(v)) => Some(v),
             Ok(Err(e)) => {
@@ -194,7 +197,7 @@ impl<'a> Reporter<'a> {
         (outcome.message(), class)
     }
 
-    pub fn done(&self, detail: impl Into<String>) {
+    pub(crate) fn done(&self, detail: impl Into<String>) {
         let (phase, elapsed) = {
             let mut s = self.state.borrow_mut();
             let elapsed = s.started.elapsed();
@@ -209,14 +212,14 @@ impl<'a> Reporter<'a> {
         });
     }
 
-    pub fn summary(&self) -> Summary {
+    pub(crate) fn summary(&self) -> Summary {
         Summary {
             phases: self.state.borrow().timings.clone(),
             ..Summary::default()
         }
     }
 
-    pub fn failed(&self, err: &WaitError) {
+    pub(crate) fn failed(&self, err: &WaitError) {
         if let Some(d) = err.diagnosis() {
             (self.sink)(Event::Failed {
                 phase: d.phase,
@@ -229,7 +232,7 @@ impl<'a> Reporter<'a> {
     }
 
     /// Run one phase with its budget; on timeout build the diagnosis.
-    pub async fn run<T>(
+    pub(crate) async fn run<T>(
         &self,
         phase: Phase,
         timeout: Duration,
@@ -260,7 +263,7 @@ impl<'a> Reporter<'a> {
     }
 
     /// Race `work` against the caller's cancellation; report a failure as an event too.
-    pub async fn guard<T>(
+    pub(crate) async fn guard<T>(
         &self,
         hint: &GatherHint,
         work: impl Future<Output = Result<T, WaitError>>,
@@ -287,7 +290,7 @@ impl<'a> Reporter<'a> {
     }
 
     /// Diagnosis including the cluster's unhealthy operators (fetched with a short timeout).
-    pub async fn diagnose(&self, hint: &GatherHint) -> Diagnosis {
+    pub(crate) async fn diagnose(&self, hint: &GatherHint) -> Diagnosis {
         let reachable = !matches!(
             self.last_seen().map(|s| s.1),
             Some(

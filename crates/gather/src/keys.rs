@@ -55,7 +55,7 @@ pub(crate) struct KeySet {
 
 impl KeySet {
     /// Every loaded key, in order.
-    pub fn all(&self) -> impl Iterator<Item = &Candidate> {
+    pub(crate) fn all(&self) -> impl Iterator<Item = &Candidate> {
         self.first.iter().chain(self.home.iter())
     }
 }

@@ -80,17 +80,17 @@ mod baremetal {
     use crate::types::*;
 
     /// Provisioning network of a managed or unmanaged install that does not name one.
-    pub const PROVISIONING_NETWORK_CIDR: &str = "172.22.0.0/24";
+    pub(super) const PROVISIONING_NETWORK_CIDR: &str = "172.22.0.0/24";
     /// Bridge of the (IPI) bootstrap VM on the external network.
-    pub const EXTERNAL_BRIDGE: &str = "baremetal";
+    pub(super) const EXTERNAL_BRIDGE: &str = "baremetal";
     /// Bridge of the (IPI) bootstrap VM on the provisioning network.
-    pub const PROVISIONING_BRIDGE: &str = "provisioning";
+    pub(super) const PROVISIONING_BRIDGE: &str = "provisioning";
     /// libvirt URI of the (IPI) provisioning host.
-    pub const LIBVIRT_URI: &str = "qemu:///system";
+    pub(super) const LIBVIRT_URI: &str = "qemu:///system";
     /// Hardware profile of hosts that do not name one.
-    pub const HARDWARE_PROFILE: &str = "default";
+    pub(super) const HARDWARE_PROFILE: &str = "default";
 
-    pub fn apply(bm: &mut BaremetalPlatform, machine_networks: &[Cidr]) {
+    pub(super) fn apply(bm: &mut BaremetalPlatform, machine_networks: &[Cidr]) {
         bm.libvirt_uri.get_or_insert_with(|| LIBVIRT_URI.into());
         let mode = *bm
             .provisioning_network
@@ -147,7 +147,7 @@ mod baremetal {
     }
 
     /// The `n`th address of `net` (the network address is the 0th), if it lies inside.
-    pub fn nth_host(net: IpNet, n: u128) -> Option<IpAddr> {
+    pub(super) fn nth_host(net: IpNet, n: u128) -> Option<IpAddr> {
         let ip = match net.network() {
             IpAddr::V4(a) => IpAddr::from(
                 u32::try_from(u128::from(u32::from(a)) + n)

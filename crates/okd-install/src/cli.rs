@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Exit codes, shared by every command (printed in `--help`).
-pub const EXIT_CODES_HELP: &str = "\
+pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
   1  any other error
@@ -21,7 +21,7 @@ Exit codes:
 /// collect bootstrap logs when it does not.
 #[derive(Debug, Parser)]
 #[command(name = "okd-install", version, after_help = EXIT_CODES_HELP)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Asset directory: install-config.yaml goes in, generated files come out.
     #[arg(long, global = true, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
@@ -37,7 +37,7 @@ pub struct Cli {
 
 /// Console verbosity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogLevel {
+pub(crate) enum LogLevel {
     /// Only errors.
     Error,
     /// Errors and warnings.
@@ -53,7 +53,7 @@ pub enum LogLevel {
 
 /// Output style for machine readers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// Human-readable lines and spinners.
     #[default]
     Text,
@@ -63,7 +63,7 @@ pub enum OutputFormat {
 
 /// Top-level commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Create install-config.yaml, manifests, Ignition configs, the PKI or a secrets bundle.
     #[command(subcommand)]
     Create(CreateCommand),
@@ -113,7 +113,7 @@ pub enum Command {
 
 /// Options shared by every `create` target.
 #[derive(Debug, Args, Clone, Default)]
-pub struct CreateOpts {
+pub(crate) struct CreateOpts {
     /// Start from a shipped example install-config (see `examples/`), copied into DIR
     /// when DIR has no install-config.yaml yet.
     #[arg(long, value_name = "NAME")]
@@ -158,7 +158,7 @@ pub struct CreateOpts {
 
 /// `create` targets.
 #[derive(Debug, Subcommand)]
-pub enum CreateCommand {
+pub(crate) enum CreateCommand {
     /// Write install-config.yaml (asks questions when run in a terminal).
     InstallConfig(CreateOpts),
     /// Write manifests/ and openshift/ for review and customisation.
@@ -183,7 +183,7 @@ pub enum CreateCommand {
 
 /// `wait-for` milestones.
 #[derive(Debug, Subcommand)]
-pub enum WaitForCommand {
+pub(crate) enum WaitForCommand {
     /// Wait until the bootstrap machine can be removed.
     BootstrapComplete(WaitArgs),
     /// Wait until the cluster has finished installing and is usable.
@@ -192,7 +192,7 @@ pub enum WaitForCommand {
 
 /// Options of both waits.
 #[derive(Debug, Args, Clone)]
-pub struct WaitArgs {
+pub(crate) struct WaitArgs {
     /// Kubeconfig to use (default: DIR/auth/kubeconfig).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
@@ -233,14 +233,14 @@ pub struct WaitArgs {
 
 /// `gather` sources.
 #[derive(Debug, Subcommand)]
-pub enum GatherCommand {
+pub(crate) enum GatherCommand {
     /// Collect the bootstrap host's logs over SSH (as user core) into DIR.
     Bootstrap(GatherArgs),
 }
 
 /// Options of `gather bootstrap`.
 #[derive(Debug, Args, Clone)]
-pub struct GatherArgs {
+pub(crate) struct GatherArgs {
     /// Bootstrap host name or IP (default: the address given at create time).
     #[arg(long, value_name = "HOST")]
     pub bootstrap: Option<String>,

@@ -15,7 +15,7 @@ static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
 /// Makes `bar` the one that log lines step around, until [`hide`]. A bar shown before is
 /// cleared from the terminal: there is one line for progress.
-pub fn show(bar: &ProgressBar) {
+pub(crate) fn show(bar: &ProgressBar) {
     let previous = ACTIVE
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -26,7 +26,7 @@ pub fn show(bar: &ProgressBar) {
 }
 
 /// Clears the active bar from the terminal and forgets it.
-pub fn hide() {
+pub(crate) fn hide() {
     if let Some(bar) = ACTIVE.lock().unwrap_or_else(|p| p.into_inner()).take() {
         bar.finish_and_clear();
     }
@@ -47,10 +47,10 @@ fn write_around_bar(text: &[u8]) {
 
 /// `MakeWriter` for the console layer: one buffer per log line, written in one piece.
 #[derive(Clone, Copy, Default)]
-pub struct Stderr;
+pub(crate) struct Stderr;
 
 /// One log line being formatted; written out when dropped.
-pub struct Line(Vec<u8>);
+pub(crate) struct Line(Vec<u8>);
 
 impl Write for Line {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

@@ -44,12 +44,12 @@ const EXAMPLES: &[(&str, &str)] = &[
 ];
 
 /// Names of the shipped examples.
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     EXAMPLES.iter().map(|(n, _)| *n).collect()
 }
 
 /// The text of example `name` (a trailing `.yaml` is accepted).
-pub fn get(name: &str) -> Result<&'static str> {
+pub(crate) fn get(name: &str) -> Result<&'static str> {
     let name = name.trim_end_matches(".yaml");
     match EXAMPLES.iter().find(|(n, _)| *n == name) {
         Some((_, text)) => Ok(text),

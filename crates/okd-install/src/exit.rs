@@ -3,17 +3,17 @@
 use std::fmt;
 
 /// 1: any error without a more specific code.
-pub const GENERIC: i32 = 1;
+pub(crate) const GENERIC: i32 = 1;
 /// 3: install-config.yaml cannot be read or is invalid, or an image-mode manifest made from it
 /// is not ready.
-pub const INSTALL_CONFIG: i32 = 3;
+pub(crate) const INSTALL_CONFIG: i32 = 3;
 /// 8: interrupted.
-pub const INTERRUPTED: i32 = 8;
+pub(crate) const INTERRUPTED: i32 = 8;
 /// 9: `verify` found errors.
-pub const VERIFY_FAILED: i32 = 9;
+pub(crate) const VERIFY_FAILED: i32 = 9;
 
 /// An error and its exit code; `main` prints it once, as the last thing the command says.
-pub struct Exit {
+pub(crate) struct Exit {
     /// Process exit code.
     pub code: i32,
     /// What went wrong (printed with its whole chain).
@@ -24,7 +24,7 @@ pub struct Exit {
 
 impl Exit {
     /// An error with an explicit code.
-    pub fn code(code: i32, error: anyhow::Error) -> Exit {
+    pub(crate) fn code(code: i32, error: anyhow::Error) -> Exit {
         Exit {
             code,
             error,
@@ -33,17 +33,17 @@ impl Exit {
     }
 
     /// An error whose code is derived from its cause (see [`classify`]).
-    pub fn other(error: anyhow::Error) -> Exit {
+    pub(crate) fn other(error: anyhow::Error) -> Exit {
         Exit::code(classify(&error), error)
     }
 
     /// The same error with `detail` printed below it.
-    pub fn with_detail(self, detail: Option<String>) -> Exit {
+    pub(crate) fn with_detail(self, detail: Option<String>) -> Exit {
         Exit { detail, ..self }
     }
 
     /// The error, each cause on its own line, then the detail.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = render_chain(&self.error);
         if let Some(detail) = &self.detail {
             out.push('\n');
@@ -69,7 +69,7 @@ impl fmt::Debug for Exit {
 /// install-config asset counts whatever the cause (unreadable, not UTF-8, bad YAML, invalid
 /// fields): the user has to fix that one file either way; so do image-mode manifests that still
 /// need the user's values.
-pub fn classify(error: &anyhow::Error) -> i32 {
+pub(crate) fn classify(error: &anyhow::Error) -> i32 {
     use asset_graph::Asset;
     let invalid_config = error.chain().any(|e| {
         e.downcast_ref::<installconfig::LoadError>().is_some()

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 /// Writes `data` to `path` through a temporary file in the same directory, with mode 0600.
-pub fn write_secret_atomic(path: &Path, data: &[u8]) -> Result<()> {
+pub(crate) fn write_secret_atomic(path: &Path, data: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -24,7 +24,7 @@ use crate::cli::LogLevel;
 use crate::console;
 
 /// Name of the debug log inside the asset directory.
-pub const LOG_FILE: &str = ".okd-install.log";
+pub(crate) const LOG_FILE: &str = ".okd-install.log";
 
 /// The workspace's library crates and this binary (as Rust names them in log targets); a
 /// unit test keeps the list in step with `crates/`.
@@ -71,7 +71,7 @@ fn console_shows(chosen: LogLevel, meta: &Metadata<'_>) -> bool {
 }
 
 /// Install the console layer and, when `dir` is given, the log-file layer.
-pub fn init(chosen: LogLevel, dir: Option<&Path>) -> Result<()> {
+pub(crate) fn init(chosen: LogLevel, dir: Option<&Path>) -> Result<()> {
     // Targets are noise on our own lines; among a dependency's (debug, trace) they say whose
     // line it is.
     let console_layer = tracing_subscriber::fmt::layer()

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 /// The release installed when no override is given.
 #[derive(Debug, Clone, Deserialize)]
-pub struct DefaultRelease {
+pub(crate) struct DefaultRelease {
     /// Release image pull spec.
     pub image: String,
     /// Release version of the image.
@@ -21,7 +21,7 @@ pub struct DefaultRelease {
 
 impl DefaultRelease {
     /// The embedded default (parsed once).
-    pub fn get() -> &'static DefaultRelease {
+    pub(crate) fn get() -> &'static DefaultRelease {
         static CELL: OnceLock<DefaultRelease> = OnceLock::new();
         CELL.get_or_init(|| {
             toml::from_str(include_str!("../../../data/release.toml"))

@@ -91,7 +91,7 @@ fn found_ssh_keys() -> Vec<(PathBuf, String)> {
 }
 
 /// Asks the questions and returns the install-config YAML to write.
-pub fn run_interactive() -> Result<String> {
+pub(crate) fn run_interactive() -> Result<String> {
     let config = installconfig::survey::run_survey(&mut Terminal, found_ssh_keys())
         .context("install-config survey")?;
     Ok(config.to_yaml())

@@ -100,7 +100,7 @@ pub(crate) fn wait_listening(payload: &Payload, name: &str, limit: Duration) -> 
 /// Runs the init containers of the bootstrap pod of `host` to completion: the bootstrap
 /// machine-config-controller, which renders every pool from `/etc/mcc/bootstrap` into
 /// `/etc/mcs/bootstrap`.
-pub fn run_init_containers(host: &Host, payload: &Payload) -> Result<()> {
+pub(crate) fn run_init_containers(host: &Host, payload: &Payload) -> Result<()> {
     let pod = read_pod(host)?;
     let volumes = volumes(&pod, host);
     for container in pod["spec"]["initContainers"]

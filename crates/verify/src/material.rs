@@ -60,7 +60,7 @@ pub(crate) struct CertSet {
 
 impl CertSet {
     /// How a file of this set (`tls/<name>.crt`) is named in messages.
-    pub fn name(&self, rel: &str) -> String {
+    pub(crate) fn name(&self, rel: &str) -> String {
         match &self.origin {
             Origin::TlsDir => rel.to_string(),
             Origin::State => format!("{STATE_FILE}:{rel}"),
@@ -71,7 +71,7 @@ impl CertSet {
     }
 
     /// The origin in words.
-    pub fn origin_text(&self) -> String {
+    pub(crate) fn origin_text(&self) -> String {
         match &self.origin {
             Origin::TlsDir => "tls/".into(),
             Origin::State => STATE_FILE.into(),
@@ -80,18 +80,18 @@ impl CertSet {
     }
 
     /// Every certificate (DER) of a certificate file, or `None` when absent or unreadable.
-    pub fn ders(&self, id: CertId) -> Option<Vec<Vec<u8>>> {
+    pub(crate) fn ders(&self, id: CertId) -> Option<Vec<Vec<u8>>> {
         let pair = self.certs.get(&id)?;
         crate::x509::ders(&pair.cert_pem, &self.name(&id.cert_path())).ok()
     }
 
     /// DER of the first certificate of a certificate file.
-    pub fn leaf(&self, id: CertId) -> Option<Vec<u8>> {
+    pub(crate) fn leaf(&self, id: CertId) -> Option<Vec<u8>> {
         self.ders(id)?.into_iter().next()
     }
 
     /// Every certificate (DER) of a bundle.
-    pub fn bundle_ders(&self, id: BundleId) -> Option<Vec<Vec<u8>>> {
+    pub(crate) fn bundle_ders(&self, id: BundleId) -> Option<Vec<Vec<u8>>> {
         let pem = self.bundles.get(&id)?;
         crate::x509::ders(pem, &self.name(&id.path())).ok()
     }
@@ -110,7 +110,7 @@ pub(crate) struct Bootstrap {
 
 impl Bootstrap {
     /// A file's text, if embedded and UTF-8.
-    pub fn text(&self, path: &str) -> Option<String> {
+    pub(crate) fn text(&self, path: &str) -> Option<String> {
         String::from_utf8(self.files.get(path)?.clone()).ok()
     }
 }
@@ -129,7 +129,7 @@ pub(crate) struct Stored {
 
 impl Stored {
     /// The stored root CA certificate file.
-    pub fn root_ca_pem(&self) -> Option<&str> {
+    pub(crate) fn root_ca_pem(&self) -> Option<&str> {
         let pair = self.certs.as_ref()?.certs.get(&CertId::RootCa)?;
         Some(&pair.cert_pem)
     }
@@ -149,7 +149,7 @@ pub(crate) struct Material {
 
 impl Material {
     /// Reads the directory; problems go into `report`.
-    pub fn load(dir: &Path, report: &mut Report) -> Material {
+    pub(crate) fn load(dir: &Path, report: &mut Report) -> Material {
         let stored = load_state(dir, report);
         let install_config = load_install_config(dir, stored.install_config.as_ref(), report);
         let params = install_config.as_ref().and_then(|ic| {

@@ -20,7 +20,7 @@ fn secs(ctx: &Context) -> u64 {
 
 /// Caller-provided options.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Opts {
+pub(crate) struct Opts {
     pub name: String,
 }
 
@@ -37,7 +37,7 @@ impl Asset for Opts {
 
 /// Random root value (stands in for a CA).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Root {
+pub(crate) struct Root {
     pub token: u64,
 }
 
@@ -56,7 +56,7 @@ impl Asset for Root {
 
 /// Generated output file from Root and Opts.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Leaf {
+pub(crate) struct Leaf {
     pub text: String,
 }
 
@@ -81,7 +81,7 @@ impl Asset for Leaf {
 /// User-editable config, written as `config.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Config {
+pub(crate) struct Config {
     pub name: String,
     pub replicas: u32,
 }
@@ -117,7 +117,7 @@ impl Asset for Config {
 
 /// Depends on the user-editable Config.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Derived {
+pub(crate) struct Derived {
     pub text: String,
 }
 
@@ -140,7 +140,7 @@ impl Asset for Derived {
 
 /// Transitive dependant of Config.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Deep {
+pub(crate) struct Deep {
     pub len: usize,
 }
 
@@ -159,14 +159,14 @@ impl Asset for Deep {
 
 /// Expiring value: refreshed when less than [`Cert::MARGIN`] seconds are left.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Cert {
+pub(crate) struct Cert {
     pub not_after: u64,
     pub serial: u64,
 }
 
 impl Cert {
-    pub const LIFETIME: u64 = 100;
-    pub const MARGIN: u64 = 60;
+    pub(crate) const LIFETIME: u64 = 100;
+    pub(crate) const MARGIN: u64 = 60;
 }
 
 impl Asset for Cert {
@@ -192,7 +192,7 @@ impl Asset for Cert {
 
 /// Depends on the expiring Cert.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CertUser {
+pub(crate) struct CertUser {
     pub serial: u64,
 }
 
@@ -211,7 +211,7 @@ impl Asset for CertUser {
 
 /// Independent of everything else.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Unrelated {
+pub(crate) struct Unrelated {
     pub n: u64,
 }
 
@@ -229,7 +229,7 @@ impl Asset for Unrelated {
 }
 
 /// The whole family with targets "all" and "config".
-pub fn full_graph() -> Graph {
+pub(crate) fn full_graph() -> Graph {
     Graph::builder()
         .input::<Opts>()
         .asset::<Root>()

@@ -17,7 +17,7 @@ const INSTALL_CONFIG: &str = include_str!("../../../../examples/dual-stack.yaml"
 
 /// The fixture's clock: real time (so that rustls and openssl accept the certificates) taken
 /// once and truncated to seconds, a minute in the past.
-pub fn now() -> OffsetDateTime {
+pub(crate) fn now() -> OffsetDateTime {
     static NOW: OnceLock<OffsetDateTime> = OnceLock::new();
     *NOW.get_or_init(|| {
         let t = OffsetDateTime::now_utc() - time::Duration::minutes(1);
@@ -26,7 +26,7 @@ pub fn now() -> OffsetDateTime {
 }
 
 /// A run at `at` (fixed clock), generating every secret.
-pub fn settings_at(at: OffsetDateTime) -> RunSettings {
+pub(crate) fn settings_at(at: OffsetDateTime) -> RunSettings {
     RunSettings {
         fixed_time: Some(u64::try_from(at.unix_timestamp()).expect("after 1970")),
         ..RunSettings::default()
@@ -34,30 +34,30 @@ pub fn settings_at(at: OffsetDateTime) -> RunSettings {
 }
 
 /// Resolves the fixture's install config with `settings`.
-pub fn generate(settings: &RunSettings) -> ClusterPki {
+pub(crate) fn generate(settings: &RunSettings) -> ClusterPki {
     let ic = InstallConfigAsset::parse(INSTALL_CONFIG.to_string(), "dual-stack.yaml")
         .expect("the example parses");
     ClusterPki::generate(ic, settings).expect("the asset graph resolves the PKI")
 }
 
 /// The fixture PKI, made once at [`now`].
-pub fn pki() -> &'static ClusterPki {
+pub(crate) fn pki() -> &'static ClusterPki {
     static PKI: OnceLock<ClusterPki> = OnceLock::new();
     PKI.get_or_init(|| generate(&settings_at(now())))
 }
 
 /// DER of every certificate in a PEM text.
-pub fn ders(text: &str) -> Vec<Vec<u8>> {
+pub(crate) fn ders(text: &str) -> Vec<Vec<u8>> {
     pki::pem::certificates(text, "test").expect("pem")
 }
 
-pub fn parse(der: &[u8]) -> X509Certificate<'_> {
+pub(crate) fn parse(der: &[u8]) -> X509Certificate<'_> {
     X509Certificate::from_der(der).expect("x509").1
 }
 
 /// Runs a tool; `None` (with a skip line) when it is not installed and CI is not set. Under
 /// CI=true a missing tool fails the test.
-pub fn run(tool: &str, args: &[&str], dir: &Path) -> Option<Output> {
+pub(crate) fn run(tool: &str, args: &[&str], dir: &Path) -> Option<Output> {
     match Command::new(tool).args(args).current_dir(dir).output() {
         Ok(out) => Some(out),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -97,7 +97,7 @@ fn kubeconfigs_parse_with_kube_rs_and_carry_the_reference_values() {
 }
 
 /// kube-rs keeps the key in a secrecy wrapper it does not re-export; its serializer exposes it.
-pub fn client_key_data(info: &kube::config::AuthInfo) -> String {
+pub(crate) fn client_key_data(info: &kube::config::AuthInfo) -> String {
     let value = serde_json::to_value(info).expect("serialize auth info");
     value["client-key-data"]
         .as_str()

@@ -8,7 +8,7 @@ use cluster::test_support::pki::{kubeconfig_yaml, write_kubeconfig};
 use cluster::test_support::{TestApiServer, TestPki};
 use cluster::{BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Phase};
 
-pub struct Fixture {
+pub(crate) struct Fixture {
     pub pki: TestPki,
     pub server: TestApiServer,
     pub dir: tempfile::TempDir,
@@ -18,7 +18,7 @@ pub struct Fixture {
 impl Fixture {
     /// Server running (or not), kubeconfig trusting the right CA with the admin client cert,
     /// connecting to 127.0.0.1 and verifying `api.<domain>` via tls-server-name.
-    pub async fn new(running: bool) -> Fixture {
+    pub(crate) async fn new(running: bool) -> Fixture {
         let pki = TestPki::generate("test.example.com");
         let ca = pki.client_ca.cert_pem();
         let server = if running {
@@ -43,17 +43,17 @@ impl Fixture {
     }
 
     /// Replace the kubeconfig (wrong CA, wrong client cert, ...).
-    pub fn rewrite_kubeconfig(&self, yaml: &str) {
+    pub(crate) fn rewrite_kubeconfig(&self, yaml: &str) {
         write_kubeconfig(self.dir.path(), yaml);
     }
 
-    pub async fn cluster(&self) -> Cluster {
+    pub(crate) async fn cluster(&self) -> Cluster {
         Cluster::from_kubeconfig(&self.kubeconfig)
             .await
             .expect("client from kubeconfig")
     }
 
-    pub fn hint(&self) -> GatherHint {
+    pub(crate) fn hint(&self) -> GatherHint {
         GatherHint {
             dir: self.dir.path().to_path_buf(),
             bootstrap: Some("192.0.2.10".into()),
@@ -65,7 +65,7 @@ impl Fixture {
         }
     }
 
-    pub fn bootstrap_opts(&self) -> BootstrapWaitOptions {
+    pub(crate) fn bootstrap_opts(&self) -> BootstrapWaitOptions {
         let mut o =
             BootstrapWaitOptions::for_platform(Some(installconfig::Platform::None), self.hint());
         o.api_timeout = Duration::from_secs(8);
@@ -74,7 +74,7 @@ impl Fixture {
         o
     }
 
-    pub fn install_opts(&self) -> InstallWaitOptions {
+    pub(crate) fn install_opts(&self) -> InstallWaitOptions {
         let mut o =
             InstallWaitOptions::for_platform(Some(installconfig::Platform::None), self.hint());
         o.cluster_timeout = Duration::from_secs(8);
@@ -88,19 +88,19 @@ impl Fixture {
 
 /// Collects events with the time they arrived.
 #[derive(Default)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     pub events: RefCell<Vec<(Instant, Event)>>,
 }
 
 impl Recorder {
-    pub fn sink(&self) -> impl Fn(Event) + '_ {
+    pub(crate) fn sink(&self) -> impl Fn(Event) + '_ {
         |e| {
             println!("{e}");
             self.events.borrow_mut().push((Instant::now(), e));
         }
     }
 
-    pub fn statuses(&self, phase: Phase) -> Vec<String> {
+    pub(crate) fn statuses(&self, phase: Phase) -> Vec<String> {
         self.events
             .borrow()
             .iter()
@@ -113,18 +113,18 @@ impl Recorder {
             .collect()
     }
 
-    pub fn done_at(&self, phase: Phase) -> Option<Instant> {
+    pub(crate) fn done_at(&self, phase: Phase) -> Option<Instant> {
         self.events.borrow().iter().find_map(|(t, e)| match e {
             Event::PhaseDone { phase: p, .. } if *p == phase => Some(*t),
             _ => None,
         })
     }
 
-    pub fn has_status(&self, phase: Phase, needle: &str) -> bool {
+    pub(crate) fn has_status(&self, phase: Phase, needle: &str) -> bool {
         self.statuses(phase).iter().any(|m| m.contains(needle))
     }
 }
 
-pub fn never() -> std::future::Pending<()> {
+pub(crate) fn never() -> std::future::Pending<()> {
     std::future::pending()
 }

@@ -33,7 +33,7 @@ pub(crate) struct ImageRef {
 
 impl ImageRef {
     /// Reads a reference in any of the forms above.
-    pub fn parse(reference: &str) -> ImageRef {
+    pub(super) fn parse(reference: &str) -> ImageRef {
         let bare = without_transport(reference.trim());
         let (rest, digest) = match bare.split_once('@') {
             Some((rest, digest)) => (rest, Some(digest.to_string())),
@@ -61,7 +61,7 @@ impl ImageRef {
     /// whatever the names (a mirror serves the same image under another one); an image told
     /// by digest is not confirmed by a booted reference without one; otherwise name and tag
     /// must agree.
-    pub fn is_told(&self, resolved: Option<&str>, told: &ImageRef) -> bool {
+    pub(super) fn is_told(&self, resolved: Option<&str>, told: &ImageRef) -> bool {
         let booted_digest = self.digest.as_deref().or(resolved);
         match (told.digest.as_deref(), booted_digest) {
             (Some(told), Some(booted)) => told.eq_ignore_ascii_case(booted),

@@ -6,7 +6,7 @@ use ignition::{Config, NodeFile, TemplateContext, TemplateTree, Variant, bootstr
 use tempfile::TempDir;
 
 /// Write `files` (path relative to the tree root, contents) into a fresh template tree.
-pub fn fixture_tree(files: &[(&str, &str)]) -> (TempDir, TemplateTree) {
+pub(crate) fn fixture_tree(files: &[(&str, &str)]) -> (TempDir, TemplateTree) {
     let dir = tempfile::tempdir().expect("temp dir");
     for (rel, contents) in files {
         let path = dir.path().join(rel);
@@ -19,7 +19,7 @@ pub fn fixture_tree(files: &[(&str, &str)]) -> (TempDir, TemplateTree) {
 
 /// A small tree covering every layout rule: scripts, append files, registries.conf,
 /// templates, docs to skip, units, a drop-in-only unit and a variant directory.
-pub const STANDARD_TREE: &[(&str, &str)] = &[
+pub(crate) const STANDARD_TREE: &[(&str, &str)] = &[
     ("README.md", "docs\n"),
     ("common/CONTEXT.md", "docs\n"),
     (
@@ -71,7 +71,7 @@ pub const STANDARD_TREE: &[(&str, &str)] = &[
 ];
 
 /// The example context with a registry mirror.
-pub fn context() -> TemplateContext {
+pub(crate) fn context() -> TemplateContext {
     let mut ctx = TemplateContext::example();
     ctx.registries = vec![ignition::RegistryContext {
         source: "quay.io/okd".into(),
@@ -81,7 +81,7 @@ pub fn context() -> TemplateContext {
 }
 
 /// [`context`] with the installation disk the variant needs.
-pub fn context_for(variant: Variant) -> TemplateContext {
+pub(crate) fn context_for(variant: Variant) -> TemplateContext {
     let disk = |d: &str| {
         Some(ignition::InstallationDisk {
             installation_disk: d.into(),
@@ -97,19 +97,19 @@ pub fn context_for(variant: Variant) -> TemplateContext {
 }
 
 /// Build from [`STANDARD_TREE`].
-pub fn build(variant: Variant, extra: Vec<NodeFile>, keys: Vec<String>) -> Config {
+pub(crate) fn build(variant: Variant, extra: Vec<NodeFile>, keys: Vec<String>) -> Config {
     let (_dir, tree) = fixture_tree(STANDARD_TREE);
     bootstrap_config_from(&tree, variant, &context_for(variant), extra, keys)
         .expect("fixture renders")
 }
 
 /// Decoded contents of a data URL source.
-pub fn decoded(source: &str) -> String {
+pub(crate) fn decoded(source: &str) -> String {
     String::from_utf8(ignition::decode_data_url(source).expect("data URL")).expect("utf-8")
 }
 
 /// Root of the repository's bootstrap templates.
-pub fn templates_dir() -> &'static Path {
+pub(crate) fn templates_dir() -> &'static Path {
     Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../templates/bootstrap"

@@ -5,11 +5,11 @@ use crate::errors::FieldError;
 use crate::types::{ImageModePool, InstallConfig, MASTER_POOL, Platform, WORKER_POOL};
 
 /// Control-plane replicas a bootstrap pivot needs.
-pub const PIVOT_REPLICAS: i64 = 3;
+pub(super) const PIVOT_REPLICAS: i64 = 3;
 
 /// imageMode: images are built for the master and worker pools only, and each entry of
 /// `imageMode.pools` carries every value its MachineOSConfig needs.
-pub fn image_mode(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn image_mode(cfg: &InstallConfig, v: &mut Validation) {
     let pools = cfg.image_mode.as_ref().map(|m| m.pools.as_slice());
     if !cfg.image_mode_enabled() {
         if pools.is_some_and(|p| !p.is_empty()) {
@@ -145,7 +145,7 @@ fn image_problem(reference: &str, need_digest: bool) -> Option<String> {
 }
 
 /// bootstrapPivot: three masters, none/baremetal, an absolute /dev disk, no bootstrapInPlace.
-pub fn bootstrap_pivot(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn bootstrap_pivot(cfg: &InstallConfig, v: &mut Validation) {
     let Some(pivot) = &cfg.bootstrap_pivot else {
         return;
     };

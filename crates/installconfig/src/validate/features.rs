@@ -110,7 +110,7 @@ pub fn enabled_capabilities(cfg: &InstallConfig) -> BTreeSet<C> {
 }
 
 /// Every capability and feature rule.
-pub fn features(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn features(cfg: &InstallConfig, v: &mut Validation) {
     capabilities(cfg, v);
     gates(cfg, v);
     gated_fields(cfg, v);

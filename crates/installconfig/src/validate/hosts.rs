@@ -27,7 +27,7 @@ pub fn is_mac(s: &str) -> bool {
 }
 
 /// Every host rule of platform baremetal.
-pub fn hosts(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn hosts(cfg: &InstallConfig, v: &mut Validation) {
     let Some(bm) = &cfg.platform.baremetal else {
         return;
     };

@@ -112,7 +112,7 @@ fn is_path_component(c: &str) -> bool {
 }
 
 /// Mirror rules.
-pub fn mirrors(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn mirrors(cfg: &InstallConfig, v: &mut Validation) {
     if !cfg.image_content_sources.is_empty() {
         v.warn(
             "imageContentSources",
@@ -170,7 +170,7 @@ pub fn mirrors(cfg: &InstallConfig, v: &mut Validation) {
 }
 
 /// Publishing strategy rules (none, baremetal and vsphere only support External).
-pub fn publish(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn publish(cfg: &InstallConfig, v: &mut Validation) {
     let platform = cfg.platform_name();
     match cfg.publish {
         PublishingStrategy::External => {}
@@ -194,7 +194,7 @@ pub fn publish(cfg: &InstallConfig, v: &mut Validation) {
 }
 
 /// Credentials mode rule: the supported platforms have no cloud credentials.
-pub fn credentials_mode(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn credentials_mode(cfg: &InstallConfig, v: &mut Validation) {
     if let Some(mode) = cfg.credentials_mode {
         v.err(FieldError::invalid(
             "credentialsMode",

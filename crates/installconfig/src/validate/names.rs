@@ -44,7 +44,7 @@ pub fn dns_subdomain_problem(s: &str) -> Option<String> {
 }
 
 /// Checks `metadata.name`, `baseDomain` and the cluster domain built from both.
-pub fn names(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn names(cfg: &InstallConfig, v: &mut Validation) {
     let name = &cfg.metadata.name;
     let mut name_ok = false;
     if name.is_empty() {

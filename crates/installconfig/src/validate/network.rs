@@ -8,10 +8,10 @@ use crate::errors::FieldError;
 use crate::types::{Cidr, InstallConfig, Networking, Platform};
 
 /// Docker's default bridge; overlapping it is only a warning.
-pub const DOCKER_BRIDGE: &str = "172.17.0.0/16";
+pub(super) const DOCKER_BRIDGE: &str = "172.17.0.0/16";
 
 /// True when either network contains the other's base address.
-pub fn overlaps(a: &IpNet, b: &IpNet) -> bool {
+pub(super) fn overlaps(a: &IpNet, b: &IpNet) -> bool {
     a.contains(&b.network()) || b.contains(&a.network())
 }
 
@@ -21,7 +21,7 @@ fn net(s: &str) -> IpNet {
 }
 
 /// OVN-Kubernetes' default IPv4 join subnet.
-pub const OVN_DEFAULT_JOIN_V4: &str = "100.64.0.0/16";
+pub(super) const OVN_DEFAULT_JOIN_V4: &str = "100.64.0.0/16";
 
 /// Path of the user's IPv4 join subnet.
 const JOIN_PATH: &str = "networking.ovnKubernetesConfig.ipv4.internalJoinSubnet";
@@ -52,7 +52,7 @@ fn ovn_internal(cfg: &Networking) -> Vec<(&'static str, IpNet)> {
 }
 
 /// Every networking rule.
-pub fn networking(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn networking(cfg: &InstallConfig, v: &mut Validation) {
     let n = cfg.networking();
     network_type(n, v);
     required_lists(n, v);
@@ -474,11 +474,11 @@ fn families(cfg: &InstallConfig, v: &mut Validation) {
 }
 
 /// True when the machine networks contain both IP families.
-pub fn is_dual_stack(n: &Networking) -> bool {
+pub(super) fn is_dual_stack(n: &Networking) -> bool {
     families_of(n.machine_network.iter().map(|e| &e.cidr)).0 == Families::Dual
 }
 
 /// True when the first machine network is IPv4 (or there is none).
-pub fn primary_is_v4(n: &Networking) -> bool {
+pub(super) fn primary_is_v4(n: &Networking) -> bool {
     n.machine_network.first().is_none_or(|e| e.cidr.is_ipv4())
 }

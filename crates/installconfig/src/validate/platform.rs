@@ -5,7 +5,7 @@ use crate::errors::FieldError;
 use crate::types::{InstallConfig, Platform};
 
 /// Exactly one platform, and one okd-install implements.
-pub fn platform(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn platform(cfg: &InstallConfig, v: &mut Validation) {
     let names = cfg.platform.set_names();
     match names.as_slice() {
         [] => v.err(FieldError::required(

@@ -6,7 +6,7 @@ use crate::errors::FieldError;
 use crate::types::{ARBITER_POOL, InstallConfig, MachinePool, Platform, WORKER_POOL};
 
 /// Every pool rule.
-pub fn pools(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn pools(cfg: &InstallConfig, v: &mut Validation) {
     let platform = cfg.platform_name();
     if let Some(cp) = &cfg.control_plane {
         control_plane(cfg, cp, v);

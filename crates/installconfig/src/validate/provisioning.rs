@@ -18,7 +18,7 @@ use crate::types::{BaremetalPlatform, Cidr, InstallConfig, IpAddrString, Provisi
 const BASE: &str = "platform.baremetal";
 
 /// Every provisioning rule of platform baremetal.
-pub fn provisioning(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn provisioning(cfg: &InstallConfig, v: &mut Validation) {
     let Some(bm) = &cfg.platform.baremetal else {
         return;
     };

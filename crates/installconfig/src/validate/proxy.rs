@@ -50,7 +50,7 @@ fn parse_url(s: &str) -> Result<ProxyUrl, String> {
 }
 
 /// Every proxy rule.
-pub fn proxy(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn proxy(cfg: &InstallConfig, v: &mut Validation) {
     let Some(p) = &cfg.proxy else { return };
     if p.http_proxy.is_empty() && p.https_proxy.is_empty() {
         v.err(FieldError::required(

@@ -39,7 +39,7 @@ pub fn pull_secret_problem(text: &str) -> Option<String> {
 }
 
 /// Registries listed in the pull secret (empty if it does not parse).
-pub fn pull_secret_registries(text: &str) -> Vec<String> {
+pub(super) fn pull_secret_registries(text: &str) -> Vec<String> {
     serde_json::from_str::<serde_json::Value>(text)
         .ok()
         .and_then(|j| {
@@ -67,7 +67,7 @@ pub fn ssh_key_problem(text: &str, fips: bool) -> Option<String> {
 }
 
 /// Pull secret, SSH key and trust bundle rules.
-pub fn secrets(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn secrets(cfg: &InstallConfig, v: &mut Validation) {
     if cfg.pull_secret.trim().is_empty() {
         v.err(FieldError::required("pullSecret", "paste the pull secret JSON (use '{\"auths\":{\"fake\":{\"auth\":\"aWQ6cGFzcwo=\"}}}' for OKD without a private registry)"));
     } else if let Some(p) = pull_secret_problem(&cfg.pull_secret) {

@@ -17,7 +17,7 @@ struct VipSet<'a> {
 }
 
 /// Checks the VIPs of the configured platform.
-pub fn vips(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn vips(cfg: &InstallConfig, v: &mut Validation) {
     // Baremetal needs its VIPs inside the machine network (keepalived announces them there)
     // unless the user runs the load balancer; vSphere VIPs are optional.
     let (p, required): (&dyn VipPlatform, bool) =

@@ -18,7 +18,7 @@ const MAX_TAGS: usize = 10;
 const MAX_NAMESERVERS: usize = 3;
 
 /// vCenter, failure-domain and host rules.
-pub fn vsphere(cfg: &InstallConfig, v: &mut Validation) {
+pub(super) fn vsphere(cfg: &InstallConfig, v: &mut Validation) {
     let Some(vs) = &cfg.platform.vsphere else {
         return;
     };

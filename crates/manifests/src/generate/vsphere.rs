@@ -24,7 +24,7 @@ pub const CREDS_NAMESPACE: &str = "kube-system";
 /// File of the credentials secret in `openshift/`.
 pub const CREDS_FILE: &str = "99_cloud-creds-secret.yaml";
 /// File of the Role that may read the credentials secret.
-pub const CREDS_READER_FILE: &str = "99_role-cloud-creds-secret-reader.yaml";
+pub(super) const CREDS_READER_FILE: &str = "99_role-cloud-creds-secret-reader.yaml";
 /// Name of that Role.
 const CREDS_READER_ROLE: &str = "vsphere-creds-secret-reader";
 

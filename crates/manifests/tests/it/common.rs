@@ -9,11 +9,11 @@ const ROOT_CA_KEY: &str = include_str!("fixtures/root-ca.key");
 const MCS_CRT: &str = include_str!("fixtures/mcs.crt");
 const MCS_KEY: &str = include_str!("fixtures/mcs.key");
 
-pub const SSH_KEY: &str =
+pub(crate) const SSH_KEY: &str =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFixtureKeyOnlyForTestsxxxxxxxxxxxxxxxxxxxx core@example";
 /// The fixture's vCenter password (must end up only in the credentials secret).
-pub const VCENTER_PASSWORD: &str = "fixture-vcenter-password";
-pub const TRUST_BUNDLE: &str =
+pub(crate) const VCENTER_PASSWORD: &str = "fixture-vcenter-password";
+pub(crate) const TRUST_BUNDLE: &str =
     "-----BEGIN CERTIFICATE-----\nMIIBfixturebundle\n-----END CERTIFICATE-----\n";
 
 fn ip(s: &str) -> IpAddr {
@@ -59,7 +59,7 @@ fn redacted(name: &str, platform: &str) -> String {
 }
 
 /// Base inputs: platform none, single node, SSH key, OKD channel.
-pub fn sno() -> ManifestInputs {
+pub(crate) fn sno() -> ManifestInputs {
     ManifestInputs {
         cluster_name: "sno".into(),
         base_domain: "example.com".into(),
@@ -102,7 +102,7 @@ pub fn sno() -> ManifestInputs {
 
 /// Bare metal, compact (3 schedulable masters), proxy, trust bundle, mirrors, FIPS,
 /// hyperthreading off on the control plane.
-pub fn baremetal_compact() -> ManifestInputs {
+pub(crate) fn baremetal_compact() -> ManifestInputs {
     let mut i = sno();
     i.cluster_name = "ocp".into();
     i.infra_id = "ocp-b4m9q".into();
@@ -144,7 +144,7 @@ pub fn baremetal_compact() -> ManifestInputs {
 }
 
 /// vSphere HA (3 masters + 3 workers) dual-stack with a custom feature-gate set.
-pub fn vsphere_ha_dual_stack() -> ManifestInputs {
+pub(crate) fn vsphere_ha_dual_stack() -> ManifestInputs {
     let mut i = sno();
     i.cluster_name = "vs".into();
     i.infra_id = "vs-q2w5z".into();

@@ -8,7 +8,7 @@ use manifests::{Dir, Origin, classify, generate, load_dir, user_added_or_edited}
 use crate::common;
 
 /// Write `generate(sno)` into a fresh install dir.
-pub fn install_dir() -> tempfile::TempDir {
+pub(crate) fn install_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for f in generate(&common::sno()).unwrap().files {
         let d = dir.path().join(f.dir.as_str());

@@ -8,7 +8,7 @@ use crate::cli::OutputFormat;
 use crate::exit::Exit;
 
 /// Analyses an existing log bundle and prints the result.
-pub fn run(bundle: &Path, output: OutputFormat) -> Result<(), Exit> {
+pub(crate) fn run(bundle: &Path, output: OutputFormat) -> Result<(), Exit> {
     let analysis = gather::analyze_bundle(bundle)
         .with_context(|| format!("analysing {}", bundle.display()))?;
     print(&analysis, output);
@@ -16,7 +16,7 @@ pub fn run(bundle: &Path, output: OutputFormat) -> Result<(), Exit> {
 }
 
 /// Prints an analysis as text or one JSON line.
-pub fn print(analysis: &gather::Analysis, output: OutputFormat) {
+pub(crate) fn print(analysis: &gather::Analysis, output: OutputFormat) {
     match output {
         OutputFormat::Json => match serde_json::to_string(analysis) {
             Ok(line) => println!("{line}"),

@@ -17,7 +17,7 @@ use crate::release::DefaultRelease;
 use crate::survey;
 
 /// Runs one `create` subcommand.
-pub fn run(dir: &Path, cmd: &CreateCommand) -> Result<()> {
+pub(crate) fn run(dir: &Path, cmd: &CreateCommand) -> Result<()> {
     match cmd {
         CreateCommand::InstallConfig(opts) => install_config(dir, opts),
         CreateCommand::Manifests(opts) => target(dir, opts, targets::MANIFESTS).map(|_| ()),
@@ -92,7 +92,7 @@ fn warn_other_minor(release_image: &str) {
 }
 
 /// The settings of a run from the flags and environment.
-pub fn settings(opts: &CreateOpts) -> Result<RunSettings> {
+pub(crate) fn settings(opts: &CreateOpts) -> Result<RunSettings> {
     let default = DefaultRelease::get();
     let release_image = match &opts.release_image {
         Some(image) => {
@@ -160,7 +160,7 @@ fn bootstrap_node_ip(opts: &CreateOpts) -> String {
 }
 
 /// Runs target `name` in `dir` with a progress display, then reports.
-pub fn target(dir: &Path, opts: &CreateOpts, name: &str) -> Result<RunReport> {
+pub(crate) fn target(dir: &Path, opts: &CreateOpts, name: &str) -> Result<RunReport> {
     prepare_inputs(dir, opts)?;
     let settings = settings(opts)?;
     let mut store = assets::open_store(dir, &settings)?;

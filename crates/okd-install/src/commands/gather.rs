@@ -11,7 +11,7 @@ use crate::commands::analyze;
 use crate::exit::Exit;
 
 /// Runs `gather bootstrap`.
-pub fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
+pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
     let bootstrap = match &args.bootstrap {
         Some(b) => b.clone(),
         None => known_bootstrap_address(dir).ok_or_else(|| {

@@ -9,7 +9,7 @@ use crate::cli::Cli;
 use crate::release::DefaultRelease;
 
 /// `okd-install version`.
-pub fn version() {
+pub(crate) fn version() {
     let release = DefaultRelease::get();
     println!("okd-install {}", env!("CARGO_PKG_VERSION"));
     match std::env::var("OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE") {
@@ -28,13 +28,13 @@ pub fn version() {
 }
 
 /// `okd-install completion SHELL`.
-pub fn completion(shell: clap_complete::Shell) {
+pub(crate) fn completion(shell: clap_complete::Shell) {
     let mut cmd = Cli::command();
     clap_complete::generate(shell, &mut cmd, "okd-install", &mut std::io::stdout());
 }
 
 /// `okd-install graph [--dot]`.
-pub fn graph(dot: bool) -> Result<()> {
+pub(crate) fn graph(dot: bool) -> Result<()> {
     let graph = assets::graph()?;
     if dot {
         emit(&graph.render_dot())?;
@@ -46,7 +46,7 @@ pub fn graph(dot: bool) -> Result<()> {
 
 /// Writes `text` to stdout; a closed pipe (`| head`) ends the output quietly instead of
 /// panicking.
-pub fn emit(text: &str) -> Result<()> {
+pub(crate) fn emit(text: &str) -> Result<()> {
     use std::io::Write;
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -55,13 +55,13 @@ pub fn emit(text: &str) -> Result<()> {
 }
 
 /// `okd-install explain installconfig[.path]`.
-pub fn explain(resource: &str) -> Result<()> {
+pub(crate) fn explain(resource: &str) -> Result<()> {
     emit(&installconfig::explain(resource)?)?;
     Ok(())
 }
 
 /// `okd-install explain-ignition FILE`.
-pub fn explain_ignition(file: &Path) -> Result<()> {
+pub(crate) fn explain_ignition(file: &Path) -> Result<()> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let out = ignition::explain_ignition(&text)

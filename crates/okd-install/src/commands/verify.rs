@@ -13,7 +13,7 @@ use crate::exit::{self, Exit};
 
 /// Flags of `okd-install verify`.
 #[derive(Debug, Clone, Args)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Also resolve api., api-int. and *.apps names and check the certificates served on
     /// api:6443, api-int:6443 and api-int:22623 against this directory's CAs.
     #[arg(long)]
@@ -43,7 +43,7 @@ pub struct VerifyArgs {
 }
 
 /// Verifies `dir`, prints the report, and fails with exit code 9 when any check is an error.
-pub fn run(dir: &Path, args: &VerifyArgs) -> Result<(), Exit> {
+pub(crate) fn run(dir: &Path, args: &VerifyArgs) -> Result<(), Exit> {
     if !dir.is_dir() {
         return Err(Exit::code(
             exit::GENERIC,

@@ -16,7 +16,7 @@ use crate::console;
 use crate::exit::Exit;
 
 /// Runs a wait; the returned [`Exit`] carries the documented exit code on failure.
-pub fn run(dir: &Path, cmd: &WaitForCommand) -> Result<(), Exit> {
+pub(crate) fn run(dir: &Path, cmd: &WaitForCommand) -> Result<(), Exit> {
     let runtime = tokio::runtime::Runtime::new().map_err(|e| Exit::other(e.into()))?;
     runtime.block_on(async {
         match cmd {
