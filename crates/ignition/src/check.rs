@@ -15,8 +15,9 @@ use crate::{Config, SPEC_VERSION};
 /// URL schemes Ignition 3.2 can fetch.
 const SCHEMES: [&str; 7] = ["data", "http", "https", "tftp", "s3", "gs", "arn"];
 
-/// systemd unit types Ignition accepts as a unit name suffix.
-const UNIT_SUFFIXES: [&str; 12] = [
+/// systemd unit types Ignition accepts as a unit name suffix (also how `gather` tells a
+/// unit name in a log line).
+pub const UNIT_SUFFIXES: [&str; 12] = [
     ".service",
     ".socket",
     ".device",

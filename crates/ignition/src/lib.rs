@@ -34,7 +34,7 @@ pub use bootstrap::{
     ENABLED_UNITS, NodeFile, Variant, asset_file_mode, bootstrap_config, bootstrap_config_from,
     core_user,
 };
-pub use check::{Problem, ProblemKind, check, check_json};
+pub use check::{Problem, ProblemKind, UNIT_SUFFIXES, check, check_json};
 pub use compress::{compress, decompress_bytes, gzip_bytes};
 pub use context::{InstallationDisk, ProxyContext, RegistryContext, TemplateContext};
 pub use dataurl::{DataUrlError, decode_data_url, encode_data_url};

@@ -3,21 +3,6 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// Unit name suffixes systemd uses; a token with one of them is a unit name.
-const UNIT_SUFFIXES: &[&str] = &[
-    ".service",
-    ".socket",
-    ".mount",
-    ".automount",
-    ".swap",
-    ".target",
-    ".path",
-    ".timer",
-    ".slice",
-    ".scope",
-    ".device",
-];
-
 /// A systemd unit that was in the failed state on some host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FailedUnit {
@@ -47,7 +32,7 @@ pub(crate) fn parse_failed_units(host: &str, text: &str) -> Vec<FailedUnit> {
                 .split_whitespace()
                 .skip_while(|t| *t == "●" || *t == "*");
             let unit = tokens.next()?;
-            if !UNIT_SUFFIXES.iter().any(|s| unit.ends_with(s)) {
+            if !ignition::UNIT_SUFFIXES.iter().any(|s| unit.ends_with(s)) {
                 return None;
             }
             // LOAD ACTIVE SUB come next; the rest is the description.
