@@ -4,6 +4,7 @@
 //! values that go into certificates), so an edit of an unrelated field, such as the number of
 //! workers, does not re-sign a single certificate.
 
+use crate::Error;
 use std::net::IpAddr;
 
 use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
@@ -49,11 +50,9 @@ impl Asset for InstallConfigAsset {
     }
 
     fn generate(_: &Context, _: &Parents) -> Result<Self, BoxError> {
-        Err(format!(
-            "{INSTALL_CONFIG_FILE} is missing from the asset directory: run \
-             `okd-install create install-config`, or add --from-example NAME to start from a \
-             shipped example"
-        )
+        Err(Error::MissingInstallConfig {
+            file: INSTALL_CONFIG_FILE,
+        }
         .into())
     }
 
@@ -85,8 +84,11 @@ impl ClusterParamsAsset {
             .api_vips()
             .iter()
             .map(|v| {
-                v.parse::<IpAddr>()
-                    .map_err(|e| format!("API VIP {v:?}: {e}"))
+                v.parse::<IpAddr>().map_err(|e| Error::BadVip {
+                    what: "API VIP",
+                    value: v.clone(),
+                    reason: e.to_string(),
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ClusterParamsAsset(pki::ClusterParams {

@@ -1,5 +1,6 @@
 //! The Ignition outputs: pointer configs, the bootstrap configs and metadata.json.
 
+use crate::Error;
 use asset_graph::{Asset, BoxError, Context, Dep, File, Parents};
 use ignition::{NodeFile, PointerHost, TemplateContext, Variant};
 use installconfig::{InstallConfig, Platform};
@@ -92,12 +93,7 @@ fn build_bootstrap(parents: &Parents, variant: Variant) -> Result<String, BoxErr
     }
     let problems = ignition::check(&config);
     if !problems.is_empty() {
-        let list: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
-        return Err(format!(
-            "the assembled config fails its own checks:\n{}",
-            list.join("\n")
-        )
-        .into());
+        return Err(Error::IgnitionChecks(problems).into());
     }
     Ok(ignition::to_json(&config))
 }
@@ -125,7 +121,7 @@ fn check_image_mode(ic: &InstallConfig, m: &ManifestsAsset) -> Result<(), BoxErr
     if report.errors.is_empty() {
         return Ok(());
     }
-    Err(Box::new(ImageModeNotReady(report.errors)))
+    Err(Error::ImageModeNotReady(report.errors).into())
 }
 
 /// `/opt/openshift/{manifests,openshift}/*` (0644), with the bootstrap-only CVO overrides.
@@ -341,7 +337,7 @@ bootstrap_asset!(
         if errors.is_empty() {
             Ok(true)
         } else {
-            Err(Box::new(SingleNodeConfigError(errors)))
+            Err(Box::new(Error::SingleNodeConfig(errors)))
         }
     }
 );
@@ -400,26 +396,4 @@ impl Asset for Metadata {
     fn files(&self) -> Vec<File> {
         vec![File::new("metadata.json", self.0.as_bytes())]
     }
-}
-
-/// The install config cannot make a single-node bootstrap-in-place config (exit code 3).
-#[derive(Debug, thiserror::Error)]
-#[error("install-config.yaml cannot make a single-node config:\n{}", list(.0))]
-pub struct SingleNodeConfigError(pub Vec<installconfig::FieldError>);
-
-/// Image mode is on, but its MachineOSConfigs or OS-image MachineConfigs still hold
-/// placeholders, break a rule or disagree (exit code 3).
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "image mode is on, but the MachineOSConfigs and OS-image MachineConfigs are not ready:\n{}\n\
-     Fill in the marked fields in manifests/ and openshift/, or give the values under \
-     imageMode.pools in install-config.yaml, and run the command again (if manifests/ does not \
-     exist yet, `okd-install create manifests` writes these files there).",
-    list(.0)
-)]
-pub struct ImageModeNotReady(pub Vec<manifests::ManifestError>);
-
-fn list<E: std::fmt::Display>(errors: &[E]) -> String {
-    let lines: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
-    lines.join("\n")
 }

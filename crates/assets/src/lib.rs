@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod cluster_pki;
 pub mod config;
+mod error;
 pub mod export;
 pub mod ignition;
 pub mod lookup;
@@ -21,6 +22,7 @@ use std::path::Path;
 
 use asset_graph::{Clock, Context, Dep, Graph, GraphError, Store, Target};
 
+pub use error::Error;
 pub use options::{CertPolicy, IgnitionOptions, ReleaseOptions, SecretsInput};
 
 /// Target names, as used by `okd-install create <target>`.

@@ -19,7 +19,12 @@ impl<'a> Resolved<'a> for Parents<'a> {
 
 impl<'a> Resolved<'a> for &'a Store {
     fn value<T: Asset>(&self) -> Result<&'a T, BoxError> {
-        self.get::<T>()
-            .ok_or_else(|| format!("{} ({}) was not resolved", T::NAME, T::ID).into())
+        self.get::<T>().ok_or_else(|| {
+            crate::Error::NotResolved {
+                name: T::NAME,
+                id: T::ID,
+            }
+            .into()
+        })
     }
 }

@@ -4,6 +4,7 @@
 //! (every file must parse as Kubernetes objects), and any difference from what was generated
 //! makes every dependant (bootstrap.ign, ...) regenerate. Nothing in them is ever deleted.
 
+use crate::Error;
 use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
 use installconfig::{Hyperthreading, InstallConfig};
 use manifests::{Dir, ManifestInputs};
@@ -98,15 +99,7 @@ impl Asset for ManifestsAsset {
     /// Loads both directories when `manifests/cluster-config.yaml` exists; every file must
     /// parse, and all broken files are reported together.
     fn load(dir: &Fetcher) -> Result<Option<Self>, BoxError> {
-        let outcome = manifests::load_dir(dir.dir()).map_err(|errors| {
-            let lines: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
-            format!(
-                "{} manifest file(s) cannot be used:\n{}\nfix each file or move it out of the \
-                 directory, and run again",
-                errors.len(),
-                lines.join("\n")
-            )
-        })?;
+        let outcome = manifests::load_dir(dir.dir()).map_err(Error::UnusableManifests)?;
         let Some(manifest_files) = outcome.manifests else {
             if dir.dir().join("manifests").is_dir() {
                 tracing::warn!(
@@ -322,7 +315,16 @@ pub fn mirror_sources(ic: &InstallConfig) -> Vec<manifests::inputs::ImageDigestS
 
 fn parse_ips(vips: Vec<String>) -> Result<Vec<std::net::IpAddr>, BoxError> {
     vips.iter()
-        .map(|v| v.parse().map_err(|e| format!("VIP {v:?}: {e}").into()))
+        .map(|v| {
+            v.parse().map_err(|e: std::net::AddrParseError| {
+                Error::BadVip {
+                    what: "VIP",
+                    value: v.clone(),
+                    reason: e.to_string(),
+                }
+                .into()
+            })
+        })
         .collect()
 }
 

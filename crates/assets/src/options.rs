@@ -34,7 +34,7 @@ impl Asset for ReleaseOptions {
         Vec::new()
     }
     fn generate(_: &Context, _: &Parents) -> Result<Self, BoxError> {
-        Err("release options must be provided by the caller".into())
+        Err(crate::Error::NotProvided("release options").into())
     }
 }
 

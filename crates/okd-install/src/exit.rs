@@ -73,15 +73,13 @@ pub(crate) fn classify(error: &anyhow::Error) -> i32 {
     use asset_graph::Asset;
     let invalid_config = error.chain().any(|e| {
         e.downcast_ref::<installconfig::LoadError>().is_some()
-            || e.downcast_ref::<assets::ignition::SingleNodeConfigError>()
-                .is_some()
+            || e.downcast_ref::<assets::Error>()
+                .is_some_and(assets::Error::is_invalid_input)
             || matches!(
                 e.downcast_ref::<asset_graph::GraphError>(),
                 Some(asset_graph::GraphError::Load { asset, .. })
                     if *asset == assets::config::InstallConfigAsset::NAME
             )
-            || e.downcast_ref::<assets::ignition::ImageModeNotReady>()
-                .is_some()
     });
     if invalid_config {
         INSTALL_CONFIG
