@@ -69,7 +69,10 @@ impl Variant {
     /// (`bootstrap_in_place` for single-node, `bootstrap_pivot` for pivot, neither for the
     /// plain bootstrap); `None` when it sets both, which no variant accepts.
     pub fn for_context(ctx: &TemplateContext) -> Option<Variant> {
-        match (ctx.bootstrap_in_place.is_some(), ctx.bootstrap_pivot.is_some()) {
+        match (
+            ctx.bootstrap_in_place.is_some(),
+            ctx.bootstrap_pivot.is_some(),
+        ) {
             (false, false) => Some(Variant::Bootstrap),
             (true, false) => Some(Variant::SingleNode),
             (false, true) => Some(Variant::Pivot),
