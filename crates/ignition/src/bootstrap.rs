@@ -1,12 +1,10 @@
 //! Assembly of `bootstrap.ign` and its single-node and pivot variants.
 
-use std::collections::HashMap;
-
 use ignition_config::v3_2::{
     Dropin, File, NodeUser, Passwd, Resource, Storage, Systemd, Unit, User,
 };
 
-use crate::render::{RenderedFile, RenderedUnit, TemplateTree, embedded_templates};
+use crate::render::{RenderedFile, RenderedUnit, TemplateTree, embedded_templates, upsert_by};
 use crate::{Config, Result, TemplateContext, encode_data_url};
 
 /// Units that are enabled when the processed template directories contain them; all
@@ -64,31 +62,40 @@ impl Variant {
         }
     }
 
+    /// Every variant, in the order their outputs are listed.
+    pub const ALL: [Variant; 3] = [Variant::Bootstrap, Variant::SingleNode, Variant::Pivot];
+
+    /// The variant a context is made for, read from its installation disk settings
+    /// (`bootstrap_in_place` for single-node, `bootstrap_pivot` for pivot, neither for the
+    /// plain bootstrap); `None` when it sets both, which no variant accepts.
+    pub fn for_context(ctx: &TemplateContext) -> Option<Variant> {
+        match (
+            ctx.bootstrap_in_place.is_some(),
+            ctx.bootstrap_pivot.is_some(),
+        ) {
+            (false, false) => Some(Variant::Bootstrap),
+            (true, false) => Some(Variant::SingleNode),
+            (false, true) => Some(Variant::Pivot),
+            (true, true) => None,
+        }
+    }
+
     /// The context must carry exactly the installation disk this variant needs: templates
     /// switch behaviour on `bootstrap_in_place`/`bootstrap_pivot`, so a mismatch would give
     /// a config that runs steps whose files are missing.
     fn check_context(self, ctx: &TemplateContext) -> Result<()> {
-        let in_place = ctx.bootstrap_in_place.is_some();
-        let pivot = ctx.bootstrap_pivot.is_some();
-        let problem = match self {
-            Variant::Bootstrap if in_place || pivot => {
-                Some("bootstrap_in_place and bootstrap_pivot must both be unset")
-            }
-            Variant::SingleNode if !in_place || pivot => {
-                Some("bootstrap_in_place must be set and bootstrap_pivot unset")
-            }
-            Variant::Pivot if !pivot || in_place => {
-                Some("bootstrap_pivot must be set and bootstrap_in_place unset")
-            }
-            _ => None,
-        };
-        match problem {
-            Some(message) => Err(crate::Error::VariantContext {
-                variant: self.file_name(),
-                message,
-            }),
-            None => Ok(()),
+        if Variant::for_context(ctx) == Some(self) {
+            return Ok(());
         }
+        let message = match self {
+            Variant::Bootstrap => "bootstrap_in_place and bootstrap_pivot must both be unset",
+            Variant::SingleNode => "bootstrap_in_place must be set and bootstrap_pivot unset",
+            Variant::Pivot => "bootstrap_pivot must be set and bootstrap_in_place unset",
+        };
+        Err(crate::Error::VariantContext {
+            variant: self.file_name(),
+            message,
+        })
     }
 }
 
@@ -184,26 +191,19 @@ pub fn bootstrap_config_from(
     if !keys.is_empty() {
         return Err(crate::Error::UnsafeValue { keys });
     }
-    let mut files = FileList::default();
-    let mut units: Vec<RenderedUnit> = Vec::new();
-    for dir in variant.template_dirs(ctx) {
-        for file in tree.render_files(dir, ctx)? {
-            files.upsert(file.into());
-        }
-        for unit in tree.render_units(dir, ctx)? {
-            upsert_unit(&mut units, unit);
-        }
-    }
+    let rendered = tree.render_dirs(&variant.template_dirs(ctx), ctx)?;
+    let mut files: Vec<NodeFile> = rendered.files.into_iter().map(NodeFile::from).collect();
     for file in extra_files {
-        files.upsert(file);
+        upsert_by(&mut files, file, |f| f.path.as_str());
     }
+    let units = rendered.units;
     let config = Config {
         passwd: Some(Passwd {
             groups: None,
             users: Some(vec![core_user(ssh_keys)]),
         }),
         storage: Some(Storage {
-            files: Some(files.0.iter().map(ignition_file).collect()),
+            files: Some(files.iter().map(ignition_file).collect()),
             ..Storage::default()
         }),
         systemd: Some(Systemd {
@@ -223,30 +223,6 @@ pub fn core_user(ssh_keys: Vec<String>) -> User {
     let mut user = User::new("core".to_string());
     user.ssh_authorized_keys = (!keys.is_empty()).then_some(keys);
     user
-}
-
-/// Files in order, with replacement by path that keeps the first position.
-#[derive(Default)]
-struct FileList(Vec<NodeFile>, HashMap<String, usize>);
-
-impl FileList {
-    fn upsert(&mut self, file: NodeFile) {
-        match self.1.get(&file.path) {
-            Some(&i) => self.0[i] = file,
-            None => {
-                self.1.insert(file.path.clone(), self.0.len());
-                self.0.push(file);
-            }
-        }
-    }
-}
-
-/// A unit of a later directory replaces an earlier one of the same name in place.
-fn upsert_unit(units: &mut Vec<RenderedUnit>, unit: RenderedUnit) {
-    match units.iter_mut().find(|u| u.name == unit.name) {
-        Some(slot) => *slot = unit,
-        None => units.push(unit),
-    }
 }
 
 /// Root-owned file; appended files carry their data in `append` and do not set

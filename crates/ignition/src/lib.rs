@@ -44,7 +44,8 @@ pub use json::{Parsed, core_authorized_keys, parse, to_json, to_json_pretty};
 pub use metadata::{ClusterMetadata, MetadataPlatform, VCenterMetadata, metadata_json};
 pub use pointer::{MCS_PORT, PointerHost, pointer_config};
 pub use render::{
-    RenderedFile, RenderedUnit, TemplateTree, embedded_templates, file_mode, render_template,
+    RenderedDirs, RenderedFile, RenderedUnit, TemplateTree, embedded_templates, file_mode,
+    render_template,
 };
 pub use size::{PlatformLimit, SizeLine, platform_limit, platform_limits, size_report};
 

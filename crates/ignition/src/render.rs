@@ -51,6 +51,15 @@ pub struct RenderedUnit {
     pub dropins: Vec<(String, String)>,
 }
 
+/// Several template directories rendered and merged, as a bootstrap config ships them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderedDirs {
+    /// Node files in order; see [`TemplateTree::render_dirs`] for the replacement rule.
+    pub files: Vec<RenderedFile>,
+    /// Units in order, merged by name the same way.
+    pub units: Vec<RenderedUnit>,
+}
+
 /// A file read from the tree: path relative to the directory listed, and its bytes.
 struct SourceEntry {
     rel: String,
@@ -168,6 +177,26 @@ impl TemplateTree {
         Ok(units)
     }
 
+    /// Render `dirs` in order and merge them the way a bootstrap config does: a file of a
+    /// later directory with the node path of an earlier one replaces it in the earlier
+    /// position, and a unit (with its drop-ins) replaces an earlier unit of the same name.
+    ///
+    /// The one place that merge happens, so that [`crate::bootstrap_config_from`] and the
+    /// template tests see the same content for a variant's
+    /// [`template_dirs`](crate::Variant::template_dirs).
+    pub fn render_dirs(&self, dirs: &[&str], ctx: &TemplateContext) -> Result<RenderedDirs> {
+        let mut out = RenderedDirs::default();
+        for dir in dirs {
+            for file in self.render_files(dir, ctx)? {
+                upsert_by(&mut out.files, file, |f| f.path.as_str());
+            }
+            for unit in self.render_units(dir, ctx)? {
+                upsert_by(&mut out.units, unit, |u| u.name.as_str());
+            }
+        }
+        Ok(out)
+    }
+
     fn require(&self, variant: &str) -> Result<()> {
         let present = match self {
             TemplateTree::Embedded(dir) => dir.get_dir(variant).is_some(),
@@ -199,6 +228,16 @@ impl TemplateTree {
             }
         }
         Ok(Some(out))
+    }
+}
+
+/// Put `item` in place of the element with the same key, or append it.
+///
+/// A linear search: lists hold a few hundred entries at most.
+pub(crate) fn upsert_by<T>(list: &mut Vec<T>, item: T, key: impl Fn(&T) -> &str) {
+    match list.iter().position(|old| key(old) == key(&item)) {
+        Some(i) => list[i] = item,
+        None => list.push(item),
     }
 }
 

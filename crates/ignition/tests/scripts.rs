@@ -1,10 +1,11 @@
 //! Tests of the bootstrap node content under `templates/bootstrap/`.
 //!
-//! The tree is rendered here with minijinja directly (same settings as the renderer:
-//! strict undefined, no auto-escaping, trailing newline kept) against the sample contexts
-//! in `tests/scripts/context-*.json`, so these tests check the templates themselves:
-//! they render, the scripts pass shellcheck, the units are well-formed, and the main
-//! scripts behave as specified when driven in a scratch root with stand-in tools
+//! The tree compiled into the crate is rendered by the production renderer
+//! ([`TemplateTree::render_dirs`] over the directories [`Variant::template_dirs`] picks)
+//! against the sample contexts in `tests/scripts/context-*.json`, read as
+//! [`TemplateContext`]s, so these tests check what a bootstrap config ships: the templates
+//! render, the scripts pass shellcheck, the units are well-formed, and the main scripts
+//! behave as specified when driven in a scratch root with stand-in tools
 //! (`tests/scripts/standins/`) first on PATH.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,9 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use minijinja::syntax::SyntaxConfig;
-use minijinja::value::Serde;
-use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use ignition::{TemplateContext, TemplateTree, Variant, embedded_templates, render_template};
 use serde_json::Value;
 
 /// Units the renderer enables; every other unit must come without an `[Install]` section.
@@ -79,22 +78,15 @@ fn fixtures_dir() -> PathBuf {
 /// One sample template context.
 struct Sample {
     name: String,
-    ctx: Value,
+    ctx: TemplateContext,
 }
 
 impl Sample {
-    fn variants(&self) -> Vec<&'static str> {
-        let mut variants = vec!["common"];
-        if self.ctx["on_prem"].as_bool().unwrap() {
-            variants.push("on-prem");
-        }
-        if !self.ctx["bootstrap_in_place"].is_null() {
-            variants.push("single-node");
-        }
-        if !self.ctx["bootstrap_pivot"].is_null() {
-            variants.push("pivot");
-        }
-        variants
+    /// Template directories the production renderer processes for this context's variant.
+    fn template_dirs(&self) -> Vec<&'static str> {
+        let variant = Variant::for_context(&self.ctx)
+            .unwrap_or_else(|| panic!("{}: fits no bootstrap variant", self.name));
+        variant.template_dirs(&self.ctx)
     }
 }
 
@@ -119,39 +111,6 @@ fn sample(name: &str) -> Sample {
         .into_iter()
         .find(|s| s.name == name)
         .unwrap_or_else(|| panic!("no sample {name}"))
-}
-
-fn environment() -> Environment<'static> {
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    env.set_auto_escape_callback(|_| AutoEscape::None);
-    env.set_syntax(
-        SyntaxConfig::builder()
-            .keep_trailing_newline(true)
-            .build()
-            .unwrap(),
-    );
-    env
-}
-
-/// Bytes of a tree file, rendered if it is a template; the second value is the target name.
-fn render_source(path: &Path, ctx: &Value) -> Result<(String, Vec<u8>), String> {
-    let name = path.file_name().unwrap().to_string_lossy().to_string();
-    let bytes = fs::read(path).unwrap();
-    match name.strip_suffix(".j2") {
-        Some(target) => {
-            let source = String::from_utf8(bytes).map_err(|e| format!("{name}: {e}"))?;
-            let text = environment()
-                .render_named_str(&path.display().to_string(), &source, Serde(ctx))
-                .map_err(|e| format!("{}: {e:#}", path.display()))?;
-            Ok((target.to_string(), text.into_bytes()))
-        }
-        None => Ok((name, bytes)),
-    }
-}
-
-fn is_doc(name: &str) -> bool {
-    name == "README.md" || name == "CONTEXT.md"
 }
 
 /// Every regular file below `dir`, sorted.
@@ -191,54 +150,72 @@ impl Rendered {
     }
 }
 
-/// Render the given variants into `out`, failing with every error found.
-fn render_tree(ctx: &Value, variants: &[&str], out: &Path) -> Rendered {
-    let rendered = Rendered {
+/// Every template directory some variant processes, in processing order (`on-prem` is
+/// forced on so that its directory is included).
+fn all_template_dirs(ctx: &TemplateContext) -> Vec<&'static str> {
+    let ctx = TemplateContext {
+        on_prem: true,
+        ..ctx.clone()
+    };
+    let mut dirs: Vec<&'static str> = Vec::new();
+    for variant in Variant::ALL {
+        for dir in variant.template_dirs(&ctx) {
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+    }
+    dirs
+}
+
+/// The tree this build embeds, i.e. what `okd-install` ships.
+fn tree() -> TemplateTree {
+    embedded_templates().expect("templates/bootstrap is embedded in this build")
+}
+
+/// An error with its causes, one per line (minijinja's carries the template line).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!("\n  caused by: {cause:#}"));
+        source = cause.source();
+    }
+    text
+}
+
+/// Render `dirs` with the production renderer and write the result below `out`: node
+/// files with their production modes below `node/`, units and drop-ins below `units/`.
+fn render_tree(ctx: &TemplateContext, dirs: &[&str], out: &Path) -> Rendered {
+    let merged = tree()
+        .render_dirs(dirs, ctx)
+        .unwrap_or_else(|e| panic!("templates failed to render:\n{}", error_chain(&e)));
+    let mut rendered = Rendered {
         root: out.join("node"),
         units: out.join("units"),
         files: BTreeSet::new(),
     };
-    let mut files = BTreeSet::new();
-    let mut errors = Vec::new();
-    for variant in variants {
-        for (kind, target_base) in [("files", &rendered.root), ("units", &rendered.units)] {
-            let base = templates_dir().join(variant).join(kind);
-            for source in walk(&base) {
-                let name = source.file_name().unwrap().to_string_lossy().to_string();
-                if is_doc(&name) {
-                    continue;
-                }
-                let rel_dir = source.parent().unwrap().strip_prefix(&base).unwrap();
-                match render_source(&source, ctx) {
-                    Ok((target, bytes)) => {
-                        let dest = target_base.join(rel_dir).join(&target);
-                        fs::create_dir_all(dest.parent().unwrap()).unwrap();
-                        fs::write(&dest, bytes).unwrap();
-                        if kind == "files" {
-                            let node = format!("/{}", rel_dir.join(&target).display());
-                            let mode = if ["bin", "dispatcher.d", "system-generators"]
-                                .iter()
-                                .any(|d| rel_dir.ends_with(d))
-                            {
-                                0o555
-                            } else {
-                                0o600
-                            };
-                            fs::set_permissions(&dest, fs::Permissions::from_mode(mode)).unwrap();
-                            files.insert(node);
-                        }
-                    }
-                    Err(e) => errors.push(e),
-                }
-            }
+    for file in merged.files {
+        let dest = rendered.path(&file.path);
+        write_file(&dest, &file.contents);
+        fs::set_permissions(&dest, fs::Permissions::from_mode(file.mode)).unwrap();
+        rendered.files.insert(file.path);
+    }
+    for unit in merged.units {
+        if let Some(text) = &unit.contents {
+            write_file(&rendered.units.join(&unit.name), text.as_bytes());
+        }
+        let dropin_dir = rendered.units.join(format!("{}.d", unit.name));
+        for (name, text) in &unit.dropins {
+            write_file(&dropin_dir.join(name), text.as_bytes());
         }
     }
-    assert!(
-        errors.is_empty(),
-        "templates failed to render:\n{}",
-        errors.join("\n")
-    );
-    Rendered { files, ..rendered }
+    rendered
+}
+
+fn write_file(dest: &Path, contents: &[u8]) {
+    fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    fs::write(dest, contents).unwrap();
 }
 
 /// Whether a test tool is installed. Missing tools fail the test in CI and skip it locally.
@@ -260,19 +237,30 @@ fn have_tool(tool: &str) -> bool {
 }
 
 #[test]
+fn every_template_directory_is_processed_by_some_variant() {
+    let on_disk: BTreeSet<String> = fs::read_dir(templates_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let processed: BTreeSet<String> = all_template_dirs(&samples()[0].ctx)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(processed, on_disk);
+}
+
+#[test]
 fn every_template_renders_strictly_for_every_sample() {
     for sample in samples() {
         let tmp = tempfile::tempdir().unwrap();
         // Even the variant templates must render for contexts of other variants.
-        let rendered = render_tree(
-            &sample.ctx,
-            &["common", "on-prem", "single-node", "pivot"],
-            tmp.path(),
-        );
+        let rendered = render_tree(&sample.ctx, &all_template_dirs(&sample.ctx), tmp.path());
         let ctx = &sample.ctx;
 
         let pull_secret = rendered.text("/root/.docker/config.json");
-        assert_eq!(pull_secret, ctx["pull_secret"].as_str().unwrap());
+        assert_eq!(pull_secret, ctx.pull_secret);
         serde_json::from_str::<Value>(&pull_secret).expect("pull secret is JSON");
         serde_json::from_str::<Value>(
             &rendered.text("/etc/ignition-machine-config-encapsulated.json"),
@@ -280,11 +268,11 @@ fn every_template_renders_strictly_for_every_sample() {
         .expect("encapsulated MachineConfig is JSON");
         assert_eq!(
             rendered.text("/etc/pki/ca-trust/source/anchors/ca.crt"),
-            ctx["additional_trust_bundle"].as_str().unwrap()
+            ctx.additional_trust_bundle
         );
 
         let registries = rendered.text("/etc/containers/registries.conf");
-        let sources = ctx["registries"].as_array().unwrap();
+        let sources = &ctx.registries;
         assert_eq!(
             registries.matches("[[registry]]").count(),
             sources.len(),
@@ -296,20 +284,15 @@ fn every_template_renders_strictly_for_every_sample() {
             sources.len()
         );
         for source in sources {
-            assert!(registries.contains(&format!(
-                "location = \"{}\"",
-                source["source"].as_str().unwrap()
-            )));
-            for mirror in source["mirrors"].as_array().unwrap() {
-                assert!(
-                    registries.contains(&format!("location = \"{}\"", mirror.as_str().unwrap()))
-                );
+            assert!(registries.contains(&format!("location = \"{}\"", source.source)));
+            for mirror in &source.mirrors {
+                assert!(registries.contains(&format!("location = \"{mirror}\"")));
             }
         }
 
         let default_env = rendered.text("/etc/systemd/system.conf.d/10-default-env.conf");
         let proxy = rendered.text("/etc/profile.d/proxy.sh");
-        let http_proxy = ctx["proxy"]["http_proxy"].as_str().unwrap();
+        let http_proxy = &ctx.proxy.http_proxy;
         assert_eq!(default_env.contains("HTTP_PROXY="), !http_proxy.is_empty());
         assert_eq!(
             proxy.contains(&format!("export HTTP_PROXY='{http_proxy}'")),
@@ -317,29 +300,27 @@ fn every_template_renders_strictly_for_every_sample() {
         );
 
         let bootkube = rendered.text("/usr/local/bin/bootkube.sh");
-        let in_place = !ctx["bootstrap_in_place"].is_null();
+        let in_place = ctx.bootstrap_in_place.is_some();
         assert!(bootkube.contains(&format!("BOOTSTRAP_INPLACE={in_place}")));
         let install = rendered.text("/usr/local/bin/install-to-disk.sh");
-        if in_place {
-            let disk = ctx["bootstrap_in_place"]["installation_disk"]
-                .as_str()
-                .unwrap();
+        if let Some(disk) = &ctx.bootstrap_in_place {
+            let disk = &disk.installation_disk;
             assert!(install.contains(&format!("INSTALLATION_DISK='{disk}'")));
         }
 
         let kubelet = rendered.text("/usr/local/bin/kubelet.sh");
-        let node_ip = ctx["bootstrap_node_ip"].as_str().unwrap();
+        let node_ip = &ctx.bootstrap_node_ip;
         if !node_ip.is_empty() {
             assert!(kubelet.contains(&format!("--node-ip='{node_ip}'")));
-        } else if ctx["use_ipv6_for_node_ip"].as_bool().unwrap() {
+        } else if ctx.use_ipv6_for_node_ip {
             assert!(kubelet.contains("--node-ip=::"));
         } else {
             assert!(!kubelet.contains("--node-ip"));
         }
         let pivot = rendered.text("/usr/local/bin/bootstrap-pivot.sh");
-        let replicas = ctx["control_plane_replicas"].as_u64().unwrap();
+        let replicas = ctx.control_plane_replicas;
         assert!(pivot.contains(&format!("OTHER_MASTERS={}\n", replicas - 1)));
-        let mcs_host = ctx["machine_config_host"].as_str().unwrap();
+        let mcs_host = &ctx.machine_config_host;
         assert!(
             pivot.contains(&format!("MACHINE_CONFIG_HOST='{mcs_host}'")),
             "{}",
@@ -355,14 +336,11 @@ fn every_template_renders_strictly_for_every_sample() {
         assert!(
             rendered
                 .text("/usr/local/bin/bootkube.sh")
-                .contains(&format!(
-                    "TARGET_MINOR='{}'",
-                    ctx["target_minor"].as_str().unwrap()
-                ))
+                .contains(&format!("TARGET_MINOR='{}'", ctx.target_minor))
         );
         check_overlay_ordering(&rendered);
         let gather = rendered.text("/usr/local/bin/installer-gather.sh");
-        let image_mode = ctx["image_mode"].as_bool().unwrap();
+        let image_mode = ctx.image_mode;
         assert!(gather.contains(&format!("IMAGE_MODE={image_mode}")));
     }
 }
@@ -411,10 +389,14 @@ fn check_overlay_ordering(rendered: &Rendered) {
 #[test]
 fn strict_mode_rejects_unknown_keys() {
     let ctx = &samples()[0].ctx;
-    let err = environment()
-        .render_str("{{ release_imag }}", Serde(ctx))
-        .unwrap_err();
-    assert_eq!(err.kind(), minijinja::ErrorKind::UndefinedError);
+    let err = render_template("typo.j2", "{{ release_imag }}", ctx).unwrap_err();
+    match err {
+        ignition::Error::Template { template, source } => {
+            assert_eq!(template, "typo.j2");
+            assert_eq!(source.kind(), minijinja::ErrorKind::UndefinedError);
+        }
+        other => panic!("not a template error: {other}"),
+    }
 }
 
 /// Paths of rendered files that are shell scripts (by shebang).
@@ -438,7 +420,7 @@ fn rendered_scripts_pass_shellcheck() {
     }
     for sample in samples() {
         let tmp = tempfile::tempdir().unwrap();
-        let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
+        let rendered = render_tree(&sample.ctx, &sample.template_dirs(), tmp.path());
         let scripts = shell_scripts(&rendered);
         for script in [
             "usr/local/bin/node-image-pull.sh",
@@ -451,7 +433,7 @@ fn rendered_scripts_pass_shellcheck() {
                 sample.name
             );
         }
-        if sample.variants().contains(&"on-prem") {
+        if sample.template_dirs().contains(&"on-prem") {
             assert!(
                 scripts
                     .iter()
@@ -608,7 +590,7 @@ fn check_unit(
 fn units_parse_and_run_shipped_programs() {
     for sample in samples() {
         let tmp = tempfile::tempdir().unwrap();
-        let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
+        let rendered = render_tree(&sample.ctx, &sample.template_dirs(), tmp.path());
         let mut checked = Vec::new();
         let mut errors = Vec::new();
         for path in walk(&rendered.units) {
@@ -714,7 +696,7 @@ struct Host {
 impl Host {
     fn new(sample: &Sample) -> Host {
         let tmp = tempfile::tempdir().unwrap();
-        let rendered = render_tree(&sample.ctx, &sample.variants(), tmp.path());
+        let rendered = render_tree(&sample.ctx, &sample.template_dirs(), tmp.path());
         let host = Host { tmp, rendered };
         let assets = host.openshift();
         for dir in [
@@ -1128,10 +1110,13 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
 #[test]
 fn single_node_bootkube_packs_master_config_then_installs_to_disk() {
     let sample = sample("context-single-node.json");
-    let disk = sample.ctx["bootstrap_in_place"]["installation_disk"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let disk = sample
+        .ctx
+        .bootstrap_in_place
+        .as_ref()
+        .expect("the single-node sample has an installation disk")
+        .installation_disk
+        .clone();
     let host = Host::new(&sample);
     fs::copy(
         host.rendered
