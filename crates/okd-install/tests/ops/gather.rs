@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::Mutex;
 
-use crate::bundle::{record, succeeded};
+use crate::bundle::{failed_in, succeeded};
 use crate::common::json_lines;
 use crate::sshd::{Sshd, free_port, keygen};
 use crate::support::{both, okd, stderr, stdout};
@@ -20,17 +20,10 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// succeeded, bootkube failed in stage cb-bootstrap) and a bootkube journal.
 fn stand_in_script(dir: &Path) -> String {
     let release = serde_json::to_string(&succeeded()).unwrap();
-    let bootkube = serde_json::to_string(&vec![
-        record("service start", "", "", ""),
-        record("stage start", "cb-bootstrap", "", ""),
-        record(
-            "stage end",
-            "cb-bootstrap",
-            "failure",
-            "cluster-bootstrap gave up waiting for the API",
-        ),
-        record("service end", "", "failure", ""),
-    ])
+    let bootkube = serde_json::to_string(&failed_in(
+        "cb-bootstrap",
+        "cluster-bootstrap gave up waiting for the API",
+    ))
     .unwrap();
     let text = format!(
         r#"#!/bin/sh
