@@ -40,6 +40,17 @@ pub fn succeeded() -> Vec<Value> {
     ]
 }
 
+/// The records of a service whose one stage `stage` failed with `message`, which ended the
+/// service as a failure too.
+pub fn failed_in(stage: &str, message: &str) -> Vec<Value> {
+    vec![
+        record("service start", "", "", ""),
+        record("stage start", stage, "", ""),
+        record("stage end", stage, "failure", message),
+        record("service end", "", "failure", ""),
+    ]
+}
+
 /// The files of a bundle under construction.
 pub struct Bundle {
     top: String,

@@ -2,7 +2,7 @@
 
 use gather::{ServiceStatus, Verdict, analyze_bundle};
 
-use crate::bundle::{Bundle, record, succeeded};
+use crate::bundle::{Bundle, failed_in, record, succeeded};
 
 fn failing_bootkube(stage: &str, message: &str) -> Vec<serde_json::Value> {
     vec![
@@ -193,17 +193,7 @@ fn failed_units_and_other_failed_services_are_listed() {
         .service("bootkube", failing_bootkube("cb-bootstrap", "boom"))
         .service(
             "bootstrap-pivot",
-            vec![
-                record("service start", "", "", ""),
-                record("stage start", "bootstrap-pivot", "", ""),
-                record(
-                    "stage end",
-                    "bootstrap-pivot",
-                    "failure",
-                    "rpm-ostree rebase failed",
-                ),
-                record("service end", "", "failure", ""),
-            ],
+            failed_in("bootstrap-pivot", "rpm-ostree rebase failed"),
         )
         .file("failed-units.txt", failed)
         .file(

@@ -1,7 +1,8 @@
 //! The small commands (explain, graph, version, completion) and the help texts of every
 //! subcommand, walked through the binary's own `--help` output.
 
-use crate::common::{okd, run};
+use crate::common::run;
+use crate::support::okd;
 
 /// Width the help must fit: a classic terminal.
 const COLUMNS: usize = 80;

@@ -1,11 +1,13 @@
-//! Helpers shared by every end-to-end test: running the binary, the deterministic settings,
-//! reading files back out of generated Ignition configs.
+//! Helpers of the end-to-end tests alone: the deterministic settings, runs of `create`, the
+//! files each example produces. What `tests/ops` needs too is in `tests/support`.
 
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+
+use crate::support::{okd, repo_root, stderr, stdout};
 
 /// The fixed clock of deterministic runs: 2026-01-01T00:00:00Z. The committed secrets bundle
 /// was minted at this instant, so its signers are fresh for every golden run.
@@ -24,22 +26,6 @@ pub const EXAMPLES: &[&str] = &[
     "single-node",
 ];
 
-/// Environment variables of the caller that would change what the binary generates.
-const ISOLATED_ENV: &[&str] = &[
-    "SOURCE_DATE_EPOCH",
-    "OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE",
-    "OPENSHIFT_INSTALL_LOAD_CLUSTER_CERTS",
-    "OPENSHIFT_INSTALL_INVOKER",
-    "OPENSHIFT_INSTALL_BOOTSTRAP_NODE_IP",
-    "OPENSHIFT_INSTALL_EXPERIMENTAL_CLUSTER_PROFILE",
-    "COLUMNS",
-];
-
-/// The repository root (two levels above this crate).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// `tests/golden/` at the repository root.
 pub fn golden_root() -> PathBuf {
     repo_root().join("tests/golden")
@@ -48,16 +34,6 @@ pub fn golden_root() -> PathBuf {
 /// The committed secrets bundle every deterministic run reuses.
 pub fn secrets_bundle() -> PathBuf {
     golden_root().join("secrets.yaml")
-}
-
-/// The built `okd-install`, with `--dir dir` and a clean environment.
-pub fn okd(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("okd-install").expect("the okd-install binary is built");
-    for var in ISOLATED_ENV {
-        cmd.env_remove(var);
-    }
-    cmd.arg("--dir").arg(dir);
-    cmd
 }
 
 /// Runs `okd-install create ...` (`args` start after `create`) in deterministic mode: fixed
@@ -123,8 +99,8 @@ pub fn run(mut cmd: Command, args: &[&str]) -> Run {
         .expect("spawning okd-install");
     Run {
         code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout: stdout(&out),
+        stderr: stderr(&out),
     }
 }
 
@@ -172,31 +148,4 @@ fn collect(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
 pub fn mode(path: &Path) -> u32 {
     let meta = std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     meta.permissions().mode() & 0o777
-}
-
-/// Reads a file as text, naming it on failure.
-pub fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-}
-
-/// The decoded contents of `path` inside the Ignition config `ign` (None when absent).
-pub fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
-    let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
-    let files = value.pointer("/storage/files")?.as_array()?;
-    let file = files.iter().find(|f| f["path"] == path)?;
-    let source = file.pointer("/contents/source")?.as_str()?;
-    let data = ignition::decode_data_url(source).expect("a data URL");
-    match file
-        .pointer("/contents/compression")
-        .and_then(|c| c.as_str())
-    {
-        Some("gzip") => Some(ignition::decompress_bytes(&data).expect("gzip contents")),
-        _ => Some(data),
-    }
-}
-
-/// Like [`ign_file`], as text, panicking with the file list when the path is missing.
-pub fn ign_text(ign: &str, path: &str) -> String {
-    let data = ign_file(ign, path).unwrap_or_else(|| panic!("{path} is not in the config"));
-    String::from_utf8(data).expect("UTF-8 contents")
 }

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::common::{bootstrap_file, files_below, okd, read, run};
+use crate::common::{bootstrap_file, files_below, run};
 use crate::fixture;
+use crate::support::{okd, read};
 
 /// `manifests/` files every example gets.
 const COMMON_MANIFESTS: &[&str] = &[
@@ -131,7 +132,7 @@ fn ignition_targets_write_the_expected_outputs_for_every_example() {
 #[test]
 fn three_faults_are_all_reported_with_field_paths_and_exit_3() {
     let tmp = tempfile::tempdir().unwrap();
-    let example = read(&crate::common::repo_root().join("examples/compact-3-node.yaml"));
+    let example = read(&crate::support::repo_root().join("examples/compact-3-node.yaml"));
     let broken = example
         .replace("- 172.30.0.0/16", "- 172.30.0.0/99")
         .lines()
@@ -247,7 +248,7 @@ fn create_install_config_from_example_copies_it_unchanged() {
         &["create", "install-config", "--from-example", "ha-workers"],
     )
     .ok("install-config from example");
-    let shipped = read(&crate::common::repo_root().join("examples/ha-workers.yaml"));
+    let shipped = read(&crate::support::repo_root().join("examples/ha-workers.yaml"));
     assert_eq!(read(&dir.join("install-config.yaml")), shipped);
 }
 

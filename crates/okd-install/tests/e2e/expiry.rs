@@ -1,7 +1,8 @@
 //! Certificate expiry on re-runs: short-lived certificates inside the margin are re-signed
 //! and the report says why; long-lived signers stay.
 
-use crate::common::{EPOCH, create_at, ign_text, read};
+use crate::common::{EPOCH, create_at};
+use crate::support::{ign_text, read};
 
 const HOUR: u64 = 3600;
 

@@ -6,11 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::common::{
-    EPOCH, bootstrap_file, files_below, golden_root, okd, read, run, secrets_bundle,
-};
+use crate::common::{EPOCH, bootstrap_file, files_below, golden_root, run, secrets_bundle};
 use crate::fixture::{self, Generated};
 use crate::redact::redact;
+use crate::support::{okd, read};
 
 /// Set to `1` to rewrite the golden files from this run.
 pub const UPDATE_ENV: &str = "OKD_GOLDEN_UPDATE";

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use crate::common::{EPOCH, create_at, ign_text, read};
+use crate::common::{EPOCH, create_at};
 use crate::fixture;
+use crate::support::{ign_text, read};
 
 const POOLS: &[&str] = &["master", "worker"];
 
@@ -19,7 +20,7 @@ fn os_image_path(pool: &str) -> String {
 
 /// `(pool, preBuiltImage)` from the example's install-config, read with the real parser.
 fn example_images() -> Vec<(String, String)> {
-    let text = read(&crate::common::repo_root().join("examples/image-mode.yaml"));
+    let text = read(&crate::support::repo_root().join("examples/image-mode.yaml"));
     let ic = installconfig::parse_str(&text, "image-mode.yaml").expect("the example is valid");
     let pools = ic.config.image_mode.expect("imageMode").pools;
     pools
@@ -30,7 +31,7 @@ fn example_images() -> Vec<(String, String)> {
 
 /// The example without `imageMode.pools`, in `dir/install-config.yaml`: the skeleton flow.
 fn write_example_without_pools(dir: &Path) {
-    let text = read(&crate::common::repo_root().join("examples/image-mode.yaml"));
+    let text = read(&crate::support::repo_root().join("examples/image-mode.yaml"));
     let start = text.find("  pools:\n").expect("the example lists pools");
     let end = text
         .find("\npullSecret:")
@@ -139,7 +140,7 @@ fn an_os_image_that_differs_from_the_machine_os_config_is_refused() {
 fn a_bad_pool_value_in_install_config_is_refused_before_any_manifest() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let text = read(&crate::common::repo_root().join("examples/image-mode.yaml"));
+    let text = read(&crate::support::repo_root().join("examples/image-mode.yaml"));
     let (_, image) = example_images()
         .into_iter()
         .find(|(p, _)| p == "worker")

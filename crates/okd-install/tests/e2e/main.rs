@@ -16,3 +16,6 @@ mod outputs;
 mod redact;
 mod rerun;
 mod secrets;
+// Helpers both test binaries use (running the binary, its output, reading .ign files).
+#[path = "../support/mod.rs"]
+mod support;

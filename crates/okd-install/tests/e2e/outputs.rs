@@ -4,8 +4,9 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use crate::common::{EPOCH, create_at, files_below, read, secrets_bundle};
+use crate::common::{EPOCH, create_at, files_below, secrets_bundle};
 use crate::fixture;
+use crate::support::read;
 
 /// The root CA certificate of the committed bundle.
 fn bundle_root_ca() -> String {
@@ -212,8 +213,8 @@ fn compressed_bootstrap_is_valid_smaller_and_decodes_to_the_same_files() {
     assert_eq!(files, paths(&packed));
     for f in &files {
         assert_eq!(
-            crate::common::ign_file(&packed, f),
-            crate::common::ign_file(&plain, f),
+            crate::support::ign_file(&packed, f),
+            crate::support::ign_file(&plain, f),
             "{f}"
         );
     }
@@ -227,7 +228,7 @@ fn decoded_files(ign: &str) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .iter()
         .filter_map(|f| f["path"].as_str())
-        .filter_map(|p| Some((p.to_string(), crate::common::ign_file(ign, p)?)))
+        .filter_map(|p| Some((p.to_string(), crate::support::ign_file(ign, p)?)))
         .collect()
 }
 

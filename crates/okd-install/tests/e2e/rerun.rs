@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use crate::common::{EPOCH, create_at, files_below, ign_text, mode, read};
+use crate::common::{EPOCH, create_at, files_below, mode};
+use crate::support::{ign_text, read};
 
 const SCHEDULER: &str = "manifests/cluster-scheduler-02-config.yml";
 

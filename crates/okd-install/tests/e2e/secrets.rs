@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use crate::common::{okd, read, run, secrets_bundle};
+use crate::common::{run, secrets_bundle};
+use crate::support::{okd, read};
 
 /// The root CA from the data URL inside a pointer config.
 fn root_ca_of(master_ign: &str) -> String {
@@ -108,7 +109,7 @@ fn truncated_bundle_is_refused_naming_the_file() {
 
 #[test]
 fn foreign_yaml_is_refused_as_not_a_bundle() {
-    let config = read(&crate::common::repo_root().join("examples/compact-3-node.yaml"));
+    let config = read(&crate::support::repo_root().join("examples/compact-3-node.yaml"));
     refused_bundle(&config, &["not an okd-install secrets bundle"]);
 }
 

@@ -8,7 +8,8 @@ use ::gather::test_support::scenario::{
 };
 
 use crate::bundle::{Bundle, record, succeeded};
-use crate::common::{both, json_lines, okd, stdout};
+use crate::common::json_lines;
+use crate::support::{both, okd, stdout};
 
 fn healthy(dir: &Path) -> PathBuf {
     Bundle::new("healthy")
@@ -141,7 +142,7 @@ fn a_file_that_is_not_a_bundle_fails_naming_it() {
         .output()
         .expect("run okd-install analyze");
     assert_eq!(out.status.code(), Some(1), "{}", both(&out));
-    let err = crate::common::stderr(&out);
+    let err = crate::support::stderr(&out);
     assert!(err.contains(&bogus.display().to_string()), "{err}");
     assert!(out.stdout.is_empty(), "{}", both(&out));
 }

@@ -1,56 +1,11 @@
-//! Helpers shared by the tests: running the binary, checking for external tools, reading
-//! its output.
+//! Helpers of the operational tests alone: checking for external tools, JSON output lines,
+//! the `.ign` files of a directory, interrupting a run. What `tests/e2e` needs too is in
+//! `tests/support`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::Command;
-
-/// Environment variables of the caller that would change what the binary does.
-const ISOLATED_ENV: &[&str] = &[
-    "SOURCE_DATE_EPOCH",
-    "OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE",
-    "OPENSHIFT_INSTALL_LOAD_CLUSTER_CERTS",
-    "OPENSHIFT_INSTALL_INVOKER",
-    "OPENSHIFT_INSTALL_BOOTSTRAP_NODE_IP",
-    "OPENSHIFT_INSTALL_EXPERIMENTAL_CLUSTER_PROFILE",
-    "SSH_AUTH_SOCK",
-];
-
-/// Path of the built `okd-install` (Cargo builds it before running these tests).
-pub fn bin_path() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("okd-install")
-}
-
-/// The binary with `--dir dir` and a clean environment.
-pub fn okd(dir: &Path) -> Command {
-    let mut cmd = Command::new(bin_path());
-    for var in ISOLATED_ENV {
-        cmd.env_remove(var);
-    }
-    cmd.arg("--dir").arg(dir);
-    cmd
-}
-
-/// Standard output as text.
-pub fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Standard error as text.
-pub fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Both streams, for assertion messages.
-pub fn both(out: &Output) -> String {
-    format!(
-        "exit: {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
-        out.status.code(),
-        stdout(out),
-        stderr(out)
-    )
-}
+use crate::support::{both, stdout};
 
 /// Whether `program` can be run. When it cannot, a test fails in CI (CI=true) and prints a
 /// skip line elsewhere, naming the Debian package to install.
@@ -83,58 +38,6 @@ pub fn json_lines(out: &Output) -> Vec<serde_json::Value> {
             value
         })
         .collect()
-}
-
-/// The contents of `node_path` inside the Ignition config at `ign` (data URLs, base64 or
-/// percent-encoded, gzip-compressed or not).
-pub fn ign_file(ign: &Path, node_path: &str) -> Option<Vec<u8>> {
-    use base64::Engine;
-    use std::io::Read;
-    let text = std::fs::read_to_string(ign).unwrap_or_else(|e| panic!("{}: {e}", ign.display()));
-    let config: serde_json::Value = serde_json::from_str(&text).expect("Ignition JSON");
-    let file = config["storage"]["files"]
-        .as_array()?
-        .iter()
-        .find(|f| f["path"] == node_path)?;
-    let source = file["contents"]["source"].as_str()?;
-    let (meta, data) = source.strip_prefix("data:")?.split_once(',')?;
-    let raw = if meta.ends_with(";base64") {
-        base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .expect("base64 data URL")
-    } else {
-        percent_decode(data)
-    };
-    if file["contents"]["compression"] == "gzip" {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(raw.as_slice())
-            .read_to_end(&mut out)
-            .expect("gzip contents");
-        return Some(out);
-    }
-    Some(raw)
-}
-
-fn percent_decode(s: &str) -> Vec<u8> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 /// Names of the `.ign` files in `dir`.

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::Mutex;
 
-use crate::bundle::{record, succeeded};
-use crate::common::{both, json_lines, okd, stderr, stdout};
+use crate::bundle::{failed_in, succeeded};
+use crate::common::json_lines;
 use crate::sshd::{Sshd, free_port, keygen};
+use crate::support::{both, okd, stderr, stdout};
 
 /// The gather id is the local time to the second and the stand-in writes to the login user's
 /// home, so two gathers in the same second would share a remote file: run them one at a time.
@@ -19,17 +20,10 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// succeeded, bootkube failed in stage cb-bootstrap) and a bootkube journal.
 fn stand_in_script(dir: &Path) -> String {
     let release = serde_json::to_string(&succeeded()).unwrap();
-    let bootkube = serde_json::to_string(&vec![
-        record("service start", "", "", ""),
-        record("stage start", "cb-bootstrap", "", ""),
-        record(
-            "stage end",
-            "cb-bootstrap",
-            "failure",
-            "cluster-bootstrap gave up waiting for the API",
-        ),
-        record("service end", "", "failure", ""),
-    ])
+    let bootkube = serde_json::to_string(&failed_in(
+        "cb-bootstrap",
+        "cluster-bootstrap gave up waiting for the API",
+    ))
     .unwrap();
     let text = format!(
         r#"#!/bin/sh
@@ -323,7 +317,7 @@ fn sigint_while_the_remote_script_runs_exits_8() {
     std::fs::write(&slow, "#!/bin/sh\necho gathering slowly\nsleep 5\n").unwrap();
     std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let child = std::process::Command::new(crate::common::bin_path())
+    let child = std::process::Command::new(crate::support::bin_path())
         .arg("--dir")
         .arg(dir.path())
         .args(["gather", "bootstrap", "--bootstrap", "127.0.0.1", "--key"])

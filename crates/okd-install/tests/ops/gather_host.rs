@@ -25,8 +25,8 @@ use ::gather::test_support::scenario::{
 use serde_json::json;
 
 use crate::bundle::succeeded;
-use crate::common::{both, okd, stdout};
 use crate::sshd::{Sshd, keygen, run};
+use crate::support::{both, okd, stdout};
 
 /// The pull secret's credential; it must not show up anywhere in the bundle.
 const PULL_TOKEN: &str = "b2tkLWdhdGhlci10ZXN0OnB1bGwtc2VjcmV0LW5vdC1mb3ItdGhlLWJ1bmRsZQ==";

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::bin_path;
+use crate::support::bin_path;
 
 /// What one attempt observed.
 enum Attempt {

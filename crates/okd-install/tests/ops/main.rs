@@ -16,6 +16,9 @@ mod interrupt;
 mod pki;
 mod real_render;
 mod waitfor;
+// Helpers both test binaries use (running the binary, its output, reading .ign files).
+#[path = "../support/mod.rs"]
+mod support;
 
 // The real-sshd and log-bundle harness comes from gather's `test-support` feature (`::`:
 // the crate, not the local `gather` test module).

@@ -9,7 +9,8 @@ use std::time::{Duration, SystemTime};
 
 use pki::CertId;
 
-use crate::common::{both, ign_file, ign_files, okd, stderr, tool_available};
+use crate::common::{ign_files, tool_available};
+use crate::support::{both, ign_file, okd, read, stderr};
 
 const MCS_CERT_ON_NODE: &str = "/opt/openshift/tls/machine-config-server.crt";
 
@@ -193,7 +194,7 @@ fn a_matching_user_pair_is_used_as_is_and_kept_on_rerun() {
     let out = create(user.path(), "ignition-configs", &["--load-cluster-certs"]);
     assert_eq!(out.status.code(), Some(0), "{}", both(&out));
     let bootstrap = user.path().join("bootstrap.ign");
-    let in_ign = ign_file(&bootstrap, MCS_CERT_ON_NODE).expect("MCS cert in bootstrap.ign");
+    let in_ign = ign_file(&read(&bootstrap), MCS_CERT_ON_NODE).expect("MCS cert in bootstrap.ign");
     assert_eq!(
         String::from_utf8_lossy(&in_ign),
         String::from_utf8_lossy(&supplied)
@@ -201,7 +202,7 @@ fn a_matching_user_pair_is_used_as_is_and_kept_on_rerun() {
     std::fs::remove_file(&bootstrap).unwrap();
     let out = create(user.path(), "ignition-configs", &[]);
     assert_eq!(out.status.code(), Some(0), "{}", both(&out));
-    let again = ign_file(&bootstrap, MCS_CERT_ON_NODE).expect("MCS cert after rerun");
+    let again = ign_file(&read(&bootstrap), MCS_CERT_ON_NODE).expect("MCS cert after rerun");
     assert_eq!(
         again, supplied,
         "the rerun replaced the supplied certificate"

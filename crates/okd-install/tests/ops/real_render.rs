@@ -14,7 +14,7 @@ use render_harness::{
     Host, Payload, check_outputs, materialize, render_example, render_pool_configs, run_renders,
 };
 
-use crate::common::bin_path;
+use crate::support::bin_path;
 
 /// Render containers have fixed names on a host (`--name api-render`, ...), so the tests of
 /// this file run their renders one at a time.

@@ -13,7 +13,8 @@ use cluster::test_support::pki::kubeconfig_yaml;
 use cluster::test_support::{Action, Signer, TestApiServer, TestPki};
 use serde_json::Value;
 
-use crate::common::{both, json_lines, okd, stderr};
+use crate::common::json_lines;
+use crate::support::{both, okd, stderr};
 
 /// A test API server with its runtime, an asset directory and a kubeconfig outside it.
 struct Api {
@@ -530,7 +531,7 @@ fn sigint_during_a_wait_exits_8_and_says_how_to_resume() {
         "bootstrap",
         &[("status", "progressing")],
     ));
-    let child = std::process::Command::new(crate::common::bin_path())
+    let child = std::process::Command::new(crate::support::bin_path())
         .arg("--dir")
         .arg(api.dir())
         .args([

@@ -1,0 +1,95 @@
+//! Helpers both integration test binaries (`tests/e2e` and `tests/ops`) use: running the
+//! built binary in a clean environment, its output as text, and reading files back out of a
+//! generated Ignition config. Each binary includes this file with
+//! `#[path = "../support/mod.rs"] mod support;`, so every helper is written once.
+
+// Each binary compiles its own copy of this module and neither uses every helper, so the ones
+// a binary leaves unused would otherwise warn in that binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+/// Environment variables of the caller that would change what the binary generates or does:
+/// the deterministic clock, installer overrides, the help width and the SSH agent.
+const ISOLATED_ENV: &[&str] = &[
+    "SOURCE_DATE_EPOCH",
+    "OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE",
+    "OPENSHIFT_INSTALL_LOAD_CLUSTER_CERTS",
+    "OPENSHIFT_INSTALL_INVOKER",
+    "OPENSHIFT_INSTALL_BOOTSTRAP_NODE_IP",
+    "OPENSHIFT_INSTALL_EXPERIMENTAL_CLUSTER_PROFILE",
+    "COLUMNS",
+    "SSH_AUTH_SOCK",
+];
+
+/// The repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Path of the built `okd-install` (Cargo builds it before running integration tests).
+pub fn bin_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("okd-install")
+}
+
+/// The built `okd-install`, with `--dir dir` and a clean environment.
+pub fn okd(dir: &Path) -> Command {
+    let mut cmd = Command::new(bin_path());
+    for var in ISOLATED_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.arg("--dir").arg(dir);
+    cmd
+}
+
+/// Standard output as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Exit code and both streams, for assertion messages.
+pub fn both(out: &Output) -> String {
+    format!(
+        "exit: {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
+        out.status.code(),
+        stdout(out),
+        stderr(out)
+    )
+}
+
+/// Reads a file as text, naming it on failure.
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// The contents of `path` inside the Ignition config text `ign` (None when absent), decoded
+/// the way the binary itself decodes them: the data URL by [`ignition::decode_data_url`], gzip
+/// by [`ignition::decompress_bytes`].
+pub fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
+    let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
+    let files = value.pointer("/storage/files")?.as_array()?;
+    let file = files.iter().find(|f| f["path"] == path)?;
+    let source = file.pointer("/contents/source")?.as_str()?;
+    let data = ignition::decode_data_url(source).expect("a data URL");
+    match file
+        .pointer("/contents/compression")
+        .and_then(|c| c.as_str())
+    {
+        Some("gzip") => Some(ignition::decompress_bytes(&data).expect("gzip contents")),
+        _ => Some(data),
+    }
+}
+
+/// Like [`ign_file`], as text, panicking when the path is missing.
+pub fn ign_text(ign: &str, path: &str) -> String {
+    let data = ign_file(ign, path).unwrap_or_else(|| panic!("{path} is not in the config"));
+    String::from_utf8(data).expect("UTF-8 contents")
+}
