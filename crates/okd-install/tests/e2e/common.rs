@@ -11,10 +11,10 @@ use crate::support::{okd, repo_root, stderr, stdout};
 
 /// The fixed clock of deterministic runs: 2026-01-01T00:00:00Z. The committed secrets bundle
 /// was minted at this instant, so its signers are fresh for every golden run.
-pub const EPOCH: u64 = 1_767_225_600;
+pub(crate) const EPOCH: u64 = 1_767_225_600;
 
 /// Every shipped example, as `--from-example` names it.
-pub const EXAMPLES: &[&str] = &[
+pub(crate) const EXAMPLES: &[&str] = &[
     "baremetal-hosts",
     "bootstrap-pivot",
     "compact-3-node",
@@ -27,18 +27,18 @@ pub const EXAMPLES: &[&str] = &[
 ];
 
 /// `tests/golden/` at the repository root.
-pub fn golden_root() -> PathBuf {
+pub(crate) fn golden_root() -> PathBuf {
     repo_root().join("tests/golden")
 }
 
 /// The committed secrets bundle every deterministic run reuses.
-pub fn secrets_bundle() -> PathBuf {
+pub(crate) fn secrets_bundle() -> PathBuf {
     golden_root().join("secrets.yaml")
 }
 
 /// Runs `okd-install create ...` (`args` start after `create`) in deterministic mode: fixed
 /// clock at `epoch` plus the committed bundle.
-pub fn create_at(dir: &Path, epoch: u64, args: &[&str]) -> Run {
+pub(crate) fn create_at(dir: &Path, epoch: u64, args: &[&str]) -> Run {
     let mut cmd = okd(dir);
     cmd.env("SOURCE_DATE_EPOCH", epoch.to_string())
         .arg("create");
@@ -53,7 +53,7 @@ pub fn create_at(dir: &Path, epoch: u64, args: &[&str]) -> Run {
 
 /// What one run of the binary did.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     /// Exit code (-1 when killed by a signal).
     pub code: i32,
     /// Standard output.
@@ -64,7 +64,7 @@ pub struct Run {
 
 impl Run {
     /// Panics with the whole output unless the run exited with `code`.
-    pub fn expect_code(self, code: i32, what: &str) -> Run {
+    pub(crate) fn expect_code(self, code: i32, what: &str) -> Run {
         assert_eq!(
             self.code, code,
             "{what}: expected exit {code}\n--- stdout\n{}\n--- stderr\n{}",
@@ -74,12 +74,12 @@ impl Run {
     }
 
     /// Panics unless the run succeeded.
-    pub fn ok(self, what: &str) -> Run {
+    pub(crate) fn ok(self, what: &str) -> Run {
         self.expect_code(0, what)
     }
 
     /// Panics unless standard error contains every one of `needles`.
-    pub fn stderr_has(&self, needles: &[&str]) {
+    pub(crate) fn stderr_has(&self, needles: &[&str]) {
         for n in needles {
             assert!(
                 self.stderr.contains(n),
@@ -91,7 +91,7 @@ impl Run {
 }
 
 /// Runs `cmd` with `args` and an empty standard input.
-pub fn run(mut cmd: Command, args: &[&str]) -> Run {
+pub(crate) fn run(mut cmd: Command, args: &[&str]) -> Run {
     let out = cmd
         .args(args)
         .write_stdin("")
@@ -105,7 +105,7 @@ pub fn run(mut cmd: Command, args: &[&str]) -> Run {
 }
 
 /// The `create` target that writes Ignition configs for `example`.
-pub fn ignition_target(example: &str) -> &'static str {
+pub(crate) fn ignition_target(example: &str) -> &'static str {
     if example == "single-node" {
         "single-node-ignition-config"
     } else {
@@ -114,7 +114,7 @@ pub fn ignition_target(example: &str) -> &'static str {
 }
 
 /// The bootstrap Ignition file `example` produces.
-pub fn bootstrap_file(example: &str) -> &'static str {
+pub(crate) fn bootstrap_file(example: &str) -> &'static str {
     match example {
         "single-node" => "bootstrap-in-place-for-live-iso.ign",
         "bootstrap-pivot" => "bootstrap-pivot.ign",
@@ -123,7 +123,7 @@ pub fn bootstrap_file(example: &str) -> &'static str {
 }
 
 /// Every regular file below `dir`, as `/`-separated relative paths.
-pub fn files_below(dir: &Path) -> BTreeSet<String> {
+pub(crate) fn files_below(dir: &Path) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     collect(dir, dir, &mut out);
     out
@@ -145,7 +145,7 @@ fn collect(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
 }
 
 /// Permission bits of `path`.
-pub fn mode(path: &Path) -> u32 {
+pub(crate) fn mode(path: &Path) -> u32 {
     let meta = std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     meta.permissions().mode() & 0o777
 }

@@ -13,7 +13,7 @@ use crate::golden;
 
 /// One example after `create manifests` and `create ignition-configs` (or the single-node
 /// target), both at [`EPOCH`] with the committed secrets bundle.
-pub struct Generated {
+pub(crate) struct Generated {
     /// `--from-example` name.
     pub example: &'static str,
     /// The asset directory.
@@ -28,7 +28,7 @@ pub struct Generated {
 
 /// Runs the deterministic sequence for `example` in `dir` (which must not exist yet or be
 /// empty): `create manifests`, then the Ignition target, without any edit in between.
-pub fn generate(example: &'static str, dir: &Path) -> Generated {
+pub(crate) fn generate(example: &'static str, dir: &Path) -> Generated {
     let manifests_run = create_at(dir, EPOCH, &["manifests", "--from-example", example])
         .ok(&format!("create manifests --from-example {example}"));
     let manifests = files_below(dir)
@@ -52,7 +52,7 @@ pub fn generate(example: &'static str, dir: &Path) -> Generated {
 }
 
 /// All examples, generated in parallel on first use.
-pub fn all() -> &'static [Generated] {
+pub(crate) fn all() -> &'static [Generated] {
     static ALL: OnceLock<Vec<Generated>> = OnceLock::new();
     ALL.get_or_init(|| {
         ensure_bundle();
@@ -87,7 +87,7 @@ fn ensure_bundle() {
 }
 
 /// The generated example named `name`.
-pub fn example(name: &str) -> &'static Generated {
+pub(crate) fn example(name: &str) -> &'static Generated {
     all()
         .iter()
         .find(|g| g.example == name)

@@ -12,13 +12,13 @@ use crate::redact::redact;
 use crate::support::{okd, read};
 
 /// Set to `1` to rewrite the golden files from this run.
-pub const UPDATE_ENV: &str = "OKD_GOLDEN_UPDATE";
+pub(crate) const UPDATE_ENV: &str = "OKD_GOLDEN_UPDATE";
 
 /// Lines of a unified diff shown before it is cut off.
 const MAX_DIFF_LINES: usize = 150;
 
 /// Whether this run rewrites golden files.
-pub fn updating() -> bool {
+pub(crate) fn updating() -> bool {
     std::env::var(UPDATE_ENV).is_ok_and(|v| v == "1")
 }
 
@@ -32,7 +32,7 @@ fn bundle_password() -> String {
 
 /// Writes `tests/golden/secrets.yaml` at [`EPOCH`]; only in update mode, and only when the
 /// file is missing (a new bundle changes every golden file).
-pub fn mint_bundle() {
+pub(crate) fn mint_bundle() {
     let tmp = tempfile::tempdir().expect("temporary directory");
     let mut cmd = okd(tmp.path());
     cmd.env("SOURCE_DATE_EPOCH", EPOCH.to_string());

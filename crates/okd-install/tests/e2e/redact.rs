@@ -10,13 +10,13 @@ use sha2::{Digest, Sha256};
 const MIN_KEY_BASE64: usize = 200;
 
 /// First 16 hex digits of the SHA-256 of `data`.
-pub fn digest(data: &[u8]) -> String {
+pub(crate) fn digest(data: &[u8]) -> String {
     let hash = Sha256::digest(data);
     hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// `text` with PEM private keys, base64-encoded PEM private keys and `password` replaced.
-pub fn redact(text: &str, password: &str) -> String {
+pub(crate) fn redact(text: &str, password: &str) -> String {
     let text = redact_pem_blocks(text);
     let text = redact_base64_keys(&text);
     if password.is_empty() {

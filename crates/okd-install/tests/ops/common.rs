@@ -9,7 +9,7 @@ use crate::support::{both, stdout};
 
 /// Whether `program` can be run. When it cannot, a test fails in CI (CI=true) and prints a
 /// skip line elsewhere, naming the Debian package to install.
-pub fn tool_available(program: &str, package: &str) -> bool {
+pub(crate) fn tool_available(program: &str, package: &str) -> bool {
     let runs = std::process::Command::new(program)
         .arg("-h")
         .stdout(std::process::Stdio::null())
@@ -27,7 +27,7 @@ pub fn tool_available(program: &str, package: &str) -> bool {
 }
 
 /// Every line of standard output parsed as one JSON object; panics on any other line.
-pub fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+pub(crate) fn json_lines(out: &Output) -> Vec<serde_json::Value> {
     stdout(out)
         .lines()
         .map(|line| {
@@ -41,7 +41,7 @@ pub fn json_lines(out: &Output) -> Vec<serde_json::Value> {
 }
 
 /// Names of the `.ign` files in `dir`.
-pub fn ign_files(dir: &Path) -> Vec<String> {
+pub(crate) fn ign_files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -56,7 +56,7 @@ pub fn ign_files(dir: &Path) -> Vec<String> {
 
 /// Reads the child's standard error until a line contains `needle`, sends SIGINT with the
 /// real `kill` command, and returns the exit status and everything written to stderr.
-pub fn interrupt_after(
+pub(crate) fn interrupt_after(
     mut child: std::process::Child,
     needle: &str,
 ) -> (std::process::ExitStatus, String) {

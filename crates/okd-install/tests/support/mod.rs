@@ -26,17 +26,17 @@ const ISOLATED_ENV: &[&str] = &[
 ];
 
 /// The repository root (two levels above this crate).
-pub fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Path of the built `okd-install` (Cargo builds it before running integration tests).
-pub fn bin_path() -> PathBuf {
+pub(crate) fn bin_path() -> PathBuf {
     assert_cmd::cargo::cargo_bin("okd-install")
 }
 
 /// The built `okd-install`, with `--dir dir` and a clean environment.
-pub fn okd(dir: &Path) -> Command {
+pub(crate) fn okd(dir: &Path) -> Command {
     let mut cmd = Command::new(bin_path());
     for var in ISOLATED_ENV {
         cmd.env_remove(var);
@@ -46,17 +46,17 @@ pub fn okd(dir: &Path) -> Command {
 }
 
 /// Standard output as text.
-pub fn stdout(out: &Output) -> String {
+pub(crate) fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Standard error as text.
-pub fn stderr(out: &Output) -> String {
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Exit code and both streams, for assertion messages.
-pub fn both(out: &Output) -> String {
+pub(crate) fn both(out: &Output) -> String {
     format!(
         "exit: {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
         out.status.code(),
@@ -66,14 +66,14 @@ pub fn both(out: &Output) -> String {
 }
 
 /// Reads a file as text, naming it on failure.
-pub fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
 /// The contents of `path` inside the Ignition config text `ign` (None when absent), decoded
 /// the way the binary itself decodes them: the data URL by [`ignition::decode_data_url`], gzip
 /// by [`ignition::decompress_bytes`].
-pub fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
+pub(crate) fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
     let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
     let files = value.pointer("/storage/files")?.as_array()?;
     let file = files.iter().find(|f| f["path"] == path)?;
@@ -89,7 +89,7 @@ pub fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
 }
 
 /// Like [`ign_file`], as text, panicking when the path is missing.
-pub fn ign_text(ign: &str, path: &str) -> String {
+pub(crate) fn ign_text(ign: &str, path: &str) -> String {
     let data = ign_file(ign, path).unwrap_or_else(|| panic!("{path} is not in the config"));
     String::from_utf8(data).expect("UTF-8 contents")
 }
