@@ -337,7 +337,7 @@ bootstrap_asset!(
         if errors.is_empty() {
             Ok(true)
         } else {
-            Err(Box::new(Error::SingleNodeConfig(errors)))
+            Err(Error::SingleNodeConfig(errors).into())
         }
     }
 );

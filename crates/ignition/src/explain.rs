@@ -9,8 +9,6 @@ use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::compress::decompress_bytes;
-use crate::dataurl::decode_data_url;
 use crate::{Error, Result};
 
 /// Choices for [`explain_ignition_with`].
@@ -123,27 +121,18 @@ fn write_resource(resource: &Value, options: ExplainOptions, out: &mut String) {
         out.push_str("<empty>\n");
         return;
     };
-    if !source.starts_with("data:") {
-        let _ = writeln!(out, "<remote: {source}>");
-        return;
-    }
-    let gzip = resource["compression"].as_str() == Some("gzip");
-    let decoded = decode_data_url(source).map_err(|e| e.to_string());
-    let bytes = decoded.and_then(|b| {
-        if gzip {
-            decompress_bytes(&b).map_err(|e| format!("bad gzip data: {e}"))
-        } else {
-            Ok(b)
+    let bytes = match crate::inline_contents(resource) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            let _ = writeln!(out, "<remote: {source}>");
+            return;
         }
-    });
-    let bytes = match bytes {
-        Ok(bytes) => bytes,
         Err(e) => {
             let _ = writeln!(out, "<undecodable: {e}>");
             return;
         }
     };
-    if gzip {
+    if resource["compression"].as_str() == Some("gzip") {
         let _ = writeln!(out, "<gzip, {} bytes uncompressed>", bytes.len());
     }
     write_bytes(&bytes, options, out);

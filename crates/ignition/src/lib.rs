@@ -35,7 +35,7 @@ pub use bootstrap::{
     core_user,
 };
 pub use check::{Problem, ProblemKind, UNIT_SUFFIXES, check, check_json};
-pub use compress::{compress, decompress_bytes, gzip_bytes};
+pub use compress::{InlineError, compress, decompress_bytes, gzip_bytes, inline_contents};
 pub use context::{InstallationDisk, ProxyContext, RegistryContext, TemplateContext};
 pub use dataurl::{DataUrlError, decode_data_url, encode_data_url};
 pub use error::Error;

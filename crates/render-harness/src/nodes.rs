@@ -138,7 +138,7 @@ fn encapsulated(served: &Value) -> Option<Value> {
         .as_array()?
         .iter()
         .find(|f| f["path"] == ENCAPSULATED)?;
-    let bytes = ignition::decode_data_url(file["contents"]["source"].as_str()?).ok()?;
+    let bytes = ignition::inline_contents(&file["contents"]).ok()??;
     serde_json::from_slice(&bytes).ok()
 }
 

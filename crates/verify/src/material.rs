@@ -276,21 +276,12 @@ fn load_bootstrap(dir: &Path, report: &mut Report) -> Option<Bootstrap> {
         .into_iter()
         .flatten()
     {
-        let (Some(path), Some(source)) = (
+        let (Some(path), Ok(Some(bytes))) = (
             f["path"].as_str(),
-            f.pointer("/contents/source").and_then(Value::as_str),
+            ignition::inline_contents(&f["contents"]),
         ) else {
             continue;
         };
-        let Ok(mut bytes) = ignition::decode_data_url(source) else {
-            continue;
-        };
-        if f.pointer("/contents/compression").and_then(Value::as_str) == Some("gzip") {
-            let Ok(plain) = ignition::decompress_bytes(&bytes) else {
-                continue;
-            };
-            bytes = plain;
-        }
         files.insert(path.to_string(), bytes);
     }
     Some(Bootstrap {

@@ -72,7 +72,7 @@ impl ImageRef {
 }
 
 /// The reference without its signature-policy prefix and registry transport.
-pub(crate) fn without_transport(reference: &str) -> &str {
+fn without_transport(reference: &str) -> &str {
     let mut rest = reference;
     if let Some((prefix, after)) = SIGNATURE_PREFIXES
         .iter()

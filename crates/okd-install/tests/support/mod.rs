@@ -70,22 +70,13 @@ pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
-/// The contents of `path` inside the Ignition config text `ign` (None when absent), decoded
-/// the way the binary itself decodes them: the data URL by [`ignition::decode_data_url`], gzip
-/// by [`ignition::decompress_bytes`].
+/// The contents of `path` inside the Ignition config text `ign` (None when absent or remote),
+/// decoded the way the binary itself decodes them ([`ignition::inline_contents`]).
 pub(crate) fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
     let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
     let files = value.pointer("/storage/files")?.as_array()?;
     let file = files.iter().find(|f| f["path"] == path)?;
-    let source = file.pointer("/contents/source")?.as_str()?;
-    let data = ignition::decode_data_url(source).expect("a data URL");
-    match file
-        .pointer("/contents/compression")
-        .and_then(|c| c.as_str())
-    {
-        Some("gzip") => Some(ignition::decompress_bytes(&data).expect("gzip contents")),
-        _ => Some(data),
-    }
+    ignition::inline_contents(&file["contents"]).expect("inline contents")
 }
 
 /// Like [`ign_file`], as text, panicking when the path is missing.
