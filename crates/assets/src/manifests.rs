@@ -116,7 +116,7 @@ impl Asset for ManifestsAsset {
                 dir: f.dir.as_str().to_string(),
                 name: f.name.clone(),
                 data: String::from_utf8_lossy(&f.data).into_owned(),
-                secret: is_secret_name(&f.name),
+                secret: f.is_secret(),
             })
             .collect();
         files.sort_by_key(ManifestEntry::rel_path);
@@ -134,10 +134,6 @@ fn entry(f: &manifests::ManifestFile) -> ManifestEntry {
         data: String::from_utf8_lossy(&f.data).into_owned(),
         secret: f.is_secret(),
     }
-}
-
-fn is_secret_name(name: &str) -> bool {
-    name.contains("secret") || name.contains("kubeadmin")
 }
 
 /// The pools image mode covers (install-config validation refuses any other compute pool).

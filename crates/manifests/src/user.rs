@@ -35,6 +35,21 @@ impl UserFile {
     pub fn rel_path(&self) -> String {
         format!("{}/{}", self.dir, self.name)
     }
+
+    /// Whether the file must be written 0600 (see [`holds_secret`]).
+    pub fn is_secret(&self) -> bool {
+        holds_secret(&self.objects)
+    }
+}
+
+/// The one rule for a manifest file's mode: a file that holds a core `v1` Secret is written
+/// 0600, any other file 0644.
+///
+/// It looks at what the file is, not at its name, so a generated file keeps its mode when it
+/// is loaded back, a user's own Secret is protected whatever it is called, and a Role whose
+/// name mentions "secret" is not.
+pub fn holds_secret(objects: &[ObjectRef]) -> bool {
+    objects.iter().any(ObjectRef::is_secret)
 }
 
 /// Identity of one Kubernetes object plus its full content.
@@ -55,6 +70,11 @@ pub struct ObjectRef {
 }
 
 impl ObjectRef {
+    /// A core `v1` Secret.
+    pub fn is_secret(&self) -> bool {
+        self.kind == "Secret" && self.api_version == "v1"
+    }
+
     /// API group (empty for the core group).
     pub fn group(&self) -> &str {
         self.api_version

@@ -8,12 +8,13 @@ mod vsphere;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
 
 use serde::Serialize;
 
 use crate::error::Error;
 use crate::inputs::{ManifestInputs, Platform};
-use crate::user::UserFile;
+use crate::user::{UserFile, holds_secret, parse_objects};
 use crate::yaml::to_yaml;
 
 pub use baremetal::{PROVISIONING_FILE, PROVISIONING_NAME};
@@ -61,20 +62,14 @@ impl ManifestFile {
         format!("{}/{}", self.dir, self.name)
     }
 
-    /// Whether the file holds private keys or credentials and must be written 0600.
+    /// Whether the file must be written 0600: the same rule as for a loaded file
+    /// ([`crate::user::holds_secret`]), applied to the objects this file parses into. A file
+    /// that does not parse (none we generate) counts as secret, the safe side.
     pub fn is_secret(&self) -> bool {
-        SECRET_FILES.contains(&self.name.as_str())
+        parse_objects(Path::new(&self.rel_path()), &self.data)
+            .map_or(true, |objects| holds_secret(&objects))
     }
 }
-
-/// Files that carry private keys, password hashes or the pull secret.
-const SECRET_FILES: &[&str] = &[
-    "machine-config-server-tls-secret.yaml",
-    "machine-config-server-ca-secret.yaml",
-    "openshift-config-secret-pull-secret.yaml",
-    "99_kubeadmin-password-secret.yaml",
-    vsphere::CREDS_FILE,
-];
 
 /// Result of [`generate`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -424,26 +424,35 @@ fn mcs_secret_carries_certificate_annotations() {
 }
 
 #[test]
-fn secret_files_are_flagged_for_0600() {
-    let g = generate(&common::sno()).unwrap();
-    let secret: Vec<_> = g
-        .files
-        .iter()
-        .filter(|f| f.is_secret())
-        .map(|f| f.name.as_str())
-        .collect();
-    assert_eq!(
-        secret,
-        [
-            "machine-config-server-ca-secret.yaml",
+fn exactly_the_files_holding_a_secret_are_flagged_for_0600() {
+    for inputs in [
+        common::sno(),
+        common::baremetal_compact(),
+        common::vsphere_ha_dual_stack(),
+    ] {
+        let g = generate(&inputs).unwrap();
+        for f in &g.files {
+            let text = String::from_utf8_lossy(&f.data);
+            let secret = text.lines().any(|l| l == "kind: Secret");
+            assert_eq!(f.is_secret(), secret, "{}", f.rel_path());
+        }
+        for name in [
             "machine-config-server-tls-secret.yaml",
             "openshift-config-secret-pull-secret.yaml",
-            "99_kubeadmin-password-secret.yaml",
-        ]
-    );
+        ] {
+            assert!(g.get(Dir::Manifests, name).unwrap().is_secret(), "{name}");
+        }
+    }
     let g = generate(&common::vsphere_ha_dual_stack()).unwrap();
     let creds = g.get(Dir::Openshift, "99_cloud-creds-secret.yaml").unwrap();
     assert!(creds.is_secret());
+    let reader = g
+        .get(Dir::Openshift, "99_role-cloud-creds-secret-reader.yaml")
+        .unwrap();
+    assert!(
+        !reader.is_secret(),
+        "a Role is not a Secret, whatever its name"
+    );
 }
 
 #[test]

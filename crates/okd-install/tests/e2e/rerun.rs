@@ -164,3 +164,72 @@ fn state_password_kubeconfig_and_bootstrap_are_private() {
         assert_eq!(mode(&dir.join(f)), 0o600, "mode of {f}");
     }
 }
+
+/// Whether a manifest file holds a core Secret, judged from its text (independent of the
+/// production rule under test).
+fn has_secret_object(text: &str) -> bool {
+    text.split("\n---")
+        .any(|doc| doc.contains("\nkind: Secret\n") || doc.starts_with("kind: Secret\n"))
+        && text.contains("apiVersion: v1\n")
+}
+
+/// `(file, mode)` of every file below `manifests/` and `openshift/`.
+fn manifest_modes(dir: &Path) -> Vec<(String, u32)> {
+    files_below(dir)
+        .into_iter()
+        .filter(|f| f.starts_with("manifests/") || f.starts_with("openshift/"))
+        .map(|f| {
+            let m = mode(&dir.join(&f));
+            (f, m)
+        })
+        .collect()
+}
+
+#[test]
+fn every_secret_manifest_is_private_when_written_and_when_loaded_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    create_at(dir, EPOCH, &["manifests", "--from-example", "ha-workers"]).ok("create manifests");
+    let token = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: site-token\n  \
+                 namespace: openshift-config\nstringData:\n  token: not-a-real-one\n";
+    std::fs::write(dir.join("openshift/99-site-token.yaml"), token).unwrap();
+    let written = manifest_modes(dir);
+    let mut secret = 0;
+    for (f, m) in &written {
+        if f.ends_with("99-site-token.yaml") {
+            continue;
+        }
+        let want = if has_secret_object(&read(&dir.join(f))) {
+            secret += 1;
+            0o600
+        } else {
+            0o640
+        };
+        assert_eq!(*m, want, "mode of {f} as generated");
+    }
+    // vSphere has the MCS key pair and CA, the pull secret, kubeadmin, cloud credentials,
+    // kube-cloud-config and two user-data secrets.
+    assert!(secret >= 8, "only {secret} secret files in {written:?}");
+    assert!(
+        written
+            .iter()
+            .any(|(f, m)| f.ends_with("99_role-cloud-creds-secret-reader.yaml") && *m == 0o640),
+        "a Role named after a secret is not one: {written:?}"
+    );
+
+    // Loading the directory back (its files unchanged) must judge every file the same way;
+    // `create manifests` sets the mode of what it keeps, so the user's Secret is closed too.
+    create_at(dir, EPOCH, &["manifests"]).ok("create manifests again");
+    create_at(dir, EPOCH, &["ignition-configs"]).ok("create ignition-configs");
+    let loaded = manifest_modes(dir);
+    for ((f, before), (_, after)) in written.iter().zip(&loaded) {
+        if f.ends_with("99-site-token.yaml") {
+            assert_eq!(
+                *after, 0o600,
+                "the user's Secret {f} stays readable by others"
+            );
+        } else {
+            assert_eq!(after, before, "{f} changed its mode when loaded back");
+        }
+    }
+}
