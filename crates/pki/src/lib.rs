@@ -59,9 +59,7 @@ pub use password::{
     BCRYPT_COST, KubeadminPassword, PASSWORD_ALPHABET, generate_password, hash_password,
 };
 pub use secrets::{BOOTSTRAP_SSH, SECRETS_KIND, SECRETS_VERSION, SERVICE_ACCOUNT, SecretsBundle};
-pub use sign::{
-    CertKey, SERIAL_LIMIT, random_serial, sign_ironic, sign_leaf, sign_self, subject_key_id,
-};
+pub use sign::{CertKey, SERIAL_LIMIT, random_serial, sign_leaf, sign_self, subject_key_id};
 pub use spec::{
     BundleId, BundleMember, CertId, CertSpec, ExtKeyUsage, KeyUsage, SanRule, Subject,
     ValidityScale, ValidityTier,

@@ -311,34 +311,3 @@ fn dn_from_x509(name: &X509Name<'_>, file: &str) -> Result<DistinguishedName> {
     }
     Ok(dn)
 }
-
-/// The Ironic API certificate (baremetal only, files `ironic/tls.{key,crt}`): self-signed,
-/// CN=`ironic`, OU=`openshift`, one-day tier, DigitalSignature + KeyEncipherment, not a CA.
-/// Like the installer's self-signed path it carries no SANs and no extended key usage.
-pub fn sign_ironic(
-    key: &KeyPem,
-    now: OffsetDateTime,
-    scale: ValidityScale,
-    serial: u64,
-) -> Result<CertKey> {
-    let spec = CertSpec {
-        name: "ironic",
-        subject: Subject {
-            cn: "ironic",
-            o: &[],
-            ou: &["openshift"],
-        },
-        validity: crate::spec::ValidityTier::OneDay,
-        key_usage: KeyUsage::DigitalSignatureKeyEncipherment,
-        ext_key_usage: ExtKeyUsage::None,
-        issuer: None,
-        append_parent: false,
-        sans: crate::spec::SanRule::None,
-    };
-    let now = normalize(now);
-    let mut params = base_params(&spec, key, now, now + spec.validity.duration(scale), serial)?;
-    params.is_ca = IsCa::ExplicitNoCa;
-    let pair = key.key_pair("ironic/tls.key")?;
-    let cert = params.self_signed(&pair).map_err(|e| sign_err(&spec, e))?;
-    Ok(CertKey::new(cert.pem(), key.clone()))
-}

@@ -2,8 +2,7 @@
 
 use pki::{CertId, ClusterParams, KeyPem};
 use time::macros::datetime;
-use time::{Duration, OffsetDateTime};
-use x509_parser::prelude::{FromDer as _, X509Certificate};
+use time::OffsetDateTime;
 
 const NOW: OffsetDateTime = datetime!(2026-01-01 00:00 UTC);
 
@@ -46,27 +45,4 @@ fn signing_rules_reject_misuse() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("is a signer"), "{err}");
-}
-
-#[test]
-fn ironic_certificate_is_self_signed_non_ca_without_sans() {
-    let ck = pki::sign_ironic(&key(), NOW, Default::default(), 5).expect("ironic");
-    let der = ck.leaf_der().unwrap();
-    let cert = X509Certificate::from_der(&der).expect("x509").1;
-    assert_eq!(cert.subject().to_string(), "OU=openshift, CN=ironic");
-    assert_eq!(cert.issuer(), cert.subject());
-    cert.verify_signature(None).expect("self-signed");
-    let bc = cert
-        .basic_constraints()
-        .unwrap()
-        .expect("basic constraints");
-    assert!(!bc.value.ca);
-    let ku = cert.key_usage().unwrap().expect("ku").value;
-    assert!(ku.digital_signature() && ku.key_encipherment() && !ku.key_cert_sign());
-    assert!(cert.subject_alternative_name().unwrap().is_none());
-    assert!(cert.extended_key_usage().unwrap().is_none());
-    assert_eq!(
-        cert.validity().not_after.to_datetime(),
-        NOW + Duration::hours(24)
-    );
 }
