@@ -70,14 +70,6 @@ pub struct UnhealthyCondition {
     pub message: String,
 }
 
-impl UnhealthyCondition {
-    /// Available or Degraded problems break the cluster; others (Progressing) are shown as
-    /// information. The binary uses this to pick ERROR vs INFO.
-    pub fn is_error(&self) -> bool {
-        matches!(self.type_.as_str(), "Available" | "Degraded")
-    }
-}
-
 impl fmt::Display for UnhealthyCondition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -150,8 +142,7 @@ mod tests {
         let bad = unhealthy_operators(&[op]);
         assert_eq!(bad.len(), 2);
         assert_eq!(bad[0].type_, "Available2");
-        assert!(!bad[0].is_error());
-        assert!(bad[1].is_error());
+        assert_eq!(bad[1].type_, "Degraded");
         assert_eq!(
             bad[1].to_string(),
             "cluster operator dns Degraded is True with Crash: pod crashed"

@@ -213,16 +213,6 @@ pub enum LoadError {
     },
 }
 
-impl LoadError {
-    /// The field errors (empty for I/O and syntax errors).
-    pub fn field_errors(&self) -> &[FieldError] {
-        match self {
-            LoadError::Invalid { errors, .. } => errors,
-            _ => &[],
-        }
-    }
-}
-
 fn render_list(errors: &[FieldError]) -> String {
     errors.iter().map(|e| format!("\n  {e}")).collect()
 }

@@ -386,21 +386,6 @@ impl ManifestInputs {
         self.compute.iter().map(|p| p.replicas).sum()
     }
 
-    /// Every machine-config pool of the cluster: `master`, `worker`, custom compute pool names
-    /// and `arbiter` when that pool has replicas.
-    pub fn pool_names(&self) -> Vec<&str> {
-        let mut pools = vec!["master", "worker"];
-        for p in &self.compute {
-            if !pools.contains(&p.name.as_str()) {
-                pools.push(&p.name);
-            }
-        }
-        if self.arbiter.as_ref().is_some_and(|a| a.replicas > 0) {
-            pools.push("arbiter");
-        }
-        pools
-    }
-
     /// Whether a proxy with an HTTP or HTTPS endpoint is configured.
     pub fn proxy_enabled(&self) -> bool {
         self.proxy.as_ref().is_some_and(|p| {

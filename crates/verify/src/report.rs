@@ -124,11 +124,6 @@ impl Report {
         s
     }
 
-    /// The checks with a given status.
-    pub fn with_status(&self, status: Status) -> impl Iterator<Item = &Check> {
-        self.checks.iter().filter(move |c| c.status == status)
-    }
-
     /// Human output: checks grouped by their id's first part (groups in first-seen order),
     /// one line per check, then the counts.
     pub fn render_text(&self) -> String {

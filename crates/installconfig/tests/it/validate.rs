@@ -1039,12 +1039,13 @@ fn baremetal_host_rules() {
 #[track_caller]
 pub(crate) fn parse_rejects(text: &str, path: &str, kind: ErrorKind) {
     let err = parse_str(text, "install-config.yaml").unwrap_err();
-    assert!(
-        err.field_errors()
-            .iter()
-            .any(|e| e.path == path && e.kind == kind),
-        "no {kind:?} at {path}: {err}"
-    );
+    let found = match &err {
+        LoadError::Invalid { errors, .. } => {
+            errors.iter().any(|e| e.path == path && e.kind == kind)
+        }
+        _ => false,
+    };
+    assert!(found, "no {kind:?} at {path}: {err}");
 }
 
 #[test]

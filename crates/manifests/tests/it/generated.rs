@@ -476,20 +476,3 @@ fn inputs_round_trip_through_json() {
         .replacen("\"fips\"", "\"fisp\"", 1);
     assert!(serde_json::from_str::<ManifestInputs>(&typo).is_err());
 }
-
-#[test]
-fn pool_names_cover_custom_and_arbiter_pools() {
-    let mut i = common::sno();
-    i.compute.push(manifests::inputs::Pool {
-        name: "gpu".into(),
-        replicas: 2,
-        hyperthreading_disabled: false,
-    });
-    assert_eq!(i.pool_names(), ["master", "worker", "gpu"]);
-    i.arbiter = Some(manifests::inputs::Pool {
-        name: "arbiter".into(),
-        replicas: 1,
-        hyperthreading_disabled: false,
-    });
-    assert_eq!(i.pool_names(), ["master", "worker", "gpu", "arbiter"]);
-}

@@ -1,8 +1,8 @@
 //! What the signing functions refuse, and the Ironic certificate (which no table row makes).
 
 use pki::{CertId, ClusterParams, KeyPem};
-use time::macros::datetime;
 use time::OffsetDateTime;
+use time::macros::datetime;
 
 const NOW: OffsetDateTime = datetime!(2026-01-01 00:00 UTC);
 
