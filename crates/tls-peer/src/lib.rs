@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{VerifierBuilderError, WantsClientCert};
-use rustls::crypto::{CryptoProvider, aws_lc_rs};
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms, aws_lc_rs};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, ConfigBuilder, DigitallySignedStruct, RootCertStore, SignatureScheme};
 
@@ -134,6 +134,11 @@ impl PeerRecorder {
             .clone()
     }
 
+    /// The signature algorithms the handshake may use, the provider's.
+    fn algorithms(&self) -> &WebPkiSupportedAlgorithms {
+        &self.provider.signature_verification_algorithms
+    }
+
     fn record(&self, presented: Presented) {
         *self.seen.lock().unwrap_or_else(PoisonError::into_inner) = Some(presented);
     }
@@ -154,9 +159,13 @@ impl ServerCertVerifier for PeerRecorder {
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         let verdict = match &self.verdict {
-            Verdict::WebPki(webpki) => {
-                webpki.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-            }
+            Verdict::WebPki(webpki) => webpki.verify_server_cert(
+                end_entity,
+                intermediates,
+                server_name,
+                ocsp_response,
+                now,
+            ),
             Verdict::AcceptAny => Ok(ServerCertVerified::assertion()),
         };
         let chain = std::iter::once(end_entity)
@@ -178,12 +187,7 @@ impl ServerCertVerifier for PeerRecorder {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
+        rustls::crypto::verify_tls12_signature(message, cert, dss, self.algorithms())
     }
 
     fn verify_tls13_signature(
@@ -192,17 +196,10 @@ impl ServerCertVerifier for PeerRecorder {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
+        rustls::crypto::verify_tls13_signature(message, cert, dss, self.algorithms())
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
+        self.algorithms().supported_schemes()
     }
 }

@@ -38,7 +38,8 @@ impl ServerPki {
     fn new(root_cn: &str) -> ServerPki {
         let root = ca(root_cn);
         let mut p = CertificateParams::default();
-        p.distinguished_name.push(DnType::CommonName, "intermediate");
+        p.distinguished_name
+            .push(DnType::CommonName, "intermediate");
         p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         let mid = CertifiedIssuer::signed_by(p, KeyPair::generate().expect("key"), &root)
             .expect("sign intermediate");
@@ -99,7 +100,10 @@ fn handshake(server: Arc<ServerConfig>, recorder: &Arc<PeerRecorder>) -> Option<
     while conn.is_handshaking() {
         if let Err(e) = conn.complete_io(&mut sock) {
             let tls = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>());
-            failure = Some(tls.cloned().unwrap_or_else(|| panic!("not a TLS error: {e}")));
+            failure = Some(
+                tls.cloned()
+                    .unwrap_or_else(|| panic!("not a TLS error: {e}")),
+            );
             break;
         }
     }
