@@ -7,16 +7,13 @@
 //! only): the probe never accepts a certificate the client would reject, and it only sends
 //! `GET /version`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use rustls::client::WebPkiServerVerifier;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{
-    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
-};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls::{CertificateError, ClientConfig};
+use tls_peer::PeerRecorder;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::timeout;
@@ -173,85 +170,25 @@ fn server_cert_message(
     }
 }
 
-/// Delegates every decision to webpki and remembers the certificate and the verdict.
-#[derive(Debug)]
-struct Recorder {
-    inner: Arc<WebPkiServerVerifier>,
-    seen: Mutex<Option<(Vec<u8>, Option<rustls::Error>)>>,
-}
-
-impl ServerCertVerifier for Recorder {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        let verdict =
-            self.inner
-                .verify_server_cert(end_entity, intermediates, server_name, ocsp, now);
-        if let Ok(mut seen) = self.seen.lock() {
-            *seen = Some((end_entity.to_vec(), verdict.as_ref().err().cloned()));
-        }
-        verdict
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.inner.supported_verify_schemes()
-    }
-}
-
-fn tls_config(ep: &Endpoint, recorder: Arc<Recorder>) -> Result<ClientConfig, String> {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+fn tls_config(ep: &Endpoint, recorder: &Arc<PeerRecorder>) -> Result<ClientConfig, String> {
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&ep.client_cert_pem)
         .collect::<Result<_, _>>()
         .map_err(|e| format!("client certificate: {e}"))?;
     let key = PrivateKeyDer::from_pem_slice(&ep.client_key_pem)
         .map_err(|e| format!("client key: {e}"))?;
-    ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
+    recorder
+        .client_config()
         .map_err(|e| e.to_string())?
-        .dangerous()
-        .with_custom_certificate_verifier(recorder)
         .with_client_auth_cert(chain, key)
         .map_err(|e| format!("client certificate/key: {e}"))
 }
 
-fn recorder(ep: &Endpoint) -> Result<Arc<Recorder>, String> {
-    let mut roots = RootCertStore::empty();
-    for c in &ep.trusted {
-        roots
-            .add(c.clone())
-            .map_err(|e| format!("kubeconfig CA: {e}"))?;
-    }
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
-        .build()
-        .map_err(|e| format!("kubeconfig CA: {e}"))?;
-    Ok(Arc::new(Recorder {
-        inner,
-        seen: Mutex::new(None),
-    }))
+/// Judges like the real client (webpki, the kubeconfig's CAs only) and remembers what the
+/// server presented.
+fn recorder(ep: &Endpoint) -> Result<Arc<PeerRecorder>, String> {
+    PeerRecorder::judging(&ep.trusted)
+        .map(Arc::new)
+        .map_err(|e| format!("kubeconfig CA: {e}"))
 }
 
 fn rustls_inner(e: &std::io::Error) -> Option<&rustls::Error> {
@@ -277,7 +214,7 @@ pub(crate) async fn probe(ep: &Endpoint) -> ProbeOutcome {
         Ok(r) => r,
         Err(e) => return ProbeOutcome::Other(e),
     };
-    let config = match tls_config(ep, rec.clone()) {
+    let config = match tls_config(ep, &rec) {
         Ok(c) => c,
         Err(e) => return ProbeOutcome::Other(e),
     };
@@ -302,12 +239,13 @@ fn connect_error(e: std::io::Error) -> ProbeOutcome {
     }
 }
 
-fn handshake_error(ep: &Endpoint, rec: &Recorder, e: &std::io::Error) -> ProbeOutcome {
-    let seen = rec.seen.lock().ok().and_then(|s| s.clone());
-    if let Some((der, Some(rustls::Error::InvalidCertificate(error)))) = seen {
+fn handshake_error(ep: &Endpoint, rec: &PeerRecorder, e: &std::io::Error) -> ProbeOutcome {
+    if let Some(seen) = rec.presented()
+        && let Some(rustls::Error::InvalidCertificate(error)) = seen.rejection()
+    {
         return ProbeOutcome::ServerCertRejected {
-            presented: CertInfo::from_der(&der),
-            error,
+            presented: CertInfo::from_der(seen.leaf()),
+            error: error.clone(),
             trusted: ep
                 .trusted
                 .iter()

@@ -7,13 +7,12 @@
 //! handshake error.
 
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pki::{BundleId, CertId};
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{CryptoProvider, aws_lc_rs};
-use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, SignatureScheme};
-use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::ClientConnection;
+use rustls_pki_types::ServerName;
+use tls_peer::{PeerRecorder, Presented};
 
 use crate::Options;
 use crate::material::Material;
@@ -187,12 +186,11 @@ fn fetch_chain(
         .map_err(|e| e.to_string())?;
     sock.set_write_timeout(Some(timeout))
         .map_err(|e| e.to_string())?;
-    let recorder = Arc::new(Recorder::new());
-    let config = ClientConfig::builder_with_provider(recorder.provider.clone())
-        .with_safe_default_protocol_versions()
+    // Any chain passes the handshake (its signatures are still checked); `judge` decides.
+    let recorder = Arc::new(PeerRecorder::accepting());
+    let config = recorder
+        .client_config()
         .map_err(|e| e.to_string())?
-        .dangerous()
-        .with_custom_certificate_verifier(recorder.clone())
         .with_no_client_auth();
     let bare = host
         .trim_start_matches('[')
@@ -205,79 +203,8 @@ fn fetch_chain(
         conn.complete_io(&mut sock)
             .map_err(|e| format!("TLS handshake with {host} failed: {e}"))?;
     }
-    let chain = recorder
-        .chain
-        .lock()
-        .map_err(|_| "recorder poisoned")?
-        .clone();
-    Ok(chain)
-}
-
-/// A verifier that records the server's chain and leaves the verdict to [`judge`]; the
-/// handshake signatures are still verified so the chain is the peer's own.
-#[derive(Debug)]
-struct Recorder {
-    chain: Mutex<Vec<Vec<u8>>>,
-    provider: Arc<CryptoProvider>,
-}
-
-impl Recorder {
-    fn new() -> Self {
-        Recorder {
-            chain: Mutex::new(Vec::new()),
-            provider: Arc::new(aws_lc_rs::default_provider()),
-        }
-    }
-}
-
-impl ServerCertVerifier for Recorder {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        let mut chain = vec![end_entity.to_vec()];
-        chain.extend(intermediates.iter().map(|c| c.to_vec()));
-        if let Ok(mut slot) = self.chain.lock() {
-            *slot = chain;
-        }
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
+    Ok(recorder
+        .presented()
+        .map(Presented::into_chain)
+        .unwrap_or_default())
 }
