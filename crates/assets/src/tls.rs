@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 
 use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
-use pki::{BundleId, BundleMember, CertId, KeyPem};
+use pki::{BundleId, CertId, KeyPem};
 use serde::{Deserialize, Serialize};
 
 use crate::config::ClusterParamsAsset;
@@ -339,31 +339,17 @@ bundle_markers! {
     KasCompleteClientCaBundle => KubeApiserverCompleteClientCa, "kube-apiserver-complete-client-ca-bundle";
 }
 
-/// The signer certificates a bundle is made of, following nested bundles to their first
-/// certificate as the reference describes.
-fn bundle_signers(id: BundleId) -> Vec<CertId> {
-    id.members()
-        .iter()
-        .filter_map(|m| match m {
-            BundleMember::Cert(c) => Some(*c),
-            BundleMember::Bundle(b) => bundle_signers(*b).first().copied(),
-        })
-        .collect()
-}
-
 impl<B: BundleSel> Asset for Bundle<B> {
     const ID: &'static str = B::ID;
     const NAME: &'static str = B::NAME;
 
     fn dependencies() -> Vec<Dep> {
-        bundle_signers(B::BUNDLE)
-            .into_iter()
-            .map(cert_dep)
-            .collect()
+        B::BUNDLE.signers().into_iter().map(cert_dep).collect()
     }
 
     fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
-        let members = bundle_signers(B::BUNDLE)
+        let members = B::BUNDLE
+            .signers()
             .into_iter()
             .map(|id| Ok(cert_of(parents, id)?.cert_pem.as_str()))
             .collect::<Result<Vec<_>, BoxError>>()?;

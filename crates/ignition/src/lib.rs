@@ -88,6 +88,18 @@ pub const BOOTKUBE_RENDER_STAGES: &[(&str, &str)] = &[
     ("cco-bootstrap", "cco-render"),
 ];
 
+/// The stage `bootkube.sh` runs before the renders: it copies `openshift/` into `manifests/`.
+pub const BOOTKUBE_MANIFESTS_STAGE: &str = "openshift-manifests";
+
+/// `bootkube.sh`'s stages before cluster-bootstrap, in run order: the manifests copy, then the
+/// renders of [`BOOTKUBE_RENDER_STAGES`]. What the real-render harness replays and the first
+/// part of what a gathered bootstrap host records.
+pub fn bootkube_stages_to_render() -> Vec<&'static str> {
+    std::iter::once(BOOTKUBE_MANIFESTS_STAGE)
+        .chain(BOOTKUBE_RENDER_STAGES.iter().map(|(stage, _)| *stage))
+        .collect()
+}
+
 #[cfg(test)]
 mod render_stage_tests {
     /// Every stage runs in this order in bootkube.sh, its function starts the named container.

@@ -457,6 +457,18 @@ bundle_ids!(
 );
 
 impl BundleId {
+    /// The signer certificates the bundle is made of, in file order: a nested bundle counts
+    /// as its first certificate, as the reference describes.
+    pub fn signers(self) -> Vec<CertId> {
+        self.members()
+            .iter()
+            .filter_map(|m| match m {
+                BundleMember::Cert(c) => Some(*c),
+                BundleMember::Bundle(b) => b.signers().first().copied(),
+            })
+            .collect()
+    }
+
     /// The members, in file order.
     pub fn members(self) -> &'static [BundleMember] {
         use BundleMember::{Bundle, Cert};

@@ -42,18 +42,7 @@ pub use payload::{Payload, default_payload_dir};
 pub use pointer::{AppliedPointer, PointerError, apply_pointer};
 pub use run::{RenderRun, run_renders};
 
-/// The stages of the 4.19 `bootkube.sh` that run before cluster-bootstrap, in order, by their
-/// upstream names (each leaves `<stage>.done` in the asset directory): the manifests copy,
-/// then the renders of [`ignition::BOOTKUBE_RENDER_STAGES`].
-pub fn render_stages() -> Vec<&'static str> {
-    std::iter::once("openshift-manifests")
-        .chain(
-            ignition::BOOTKUBE_RENDER_STAGES
-                .iter()
-                .map(|(stage, _)| *stage),
-        )
-        .collect()
-}
+pub use ignition::bootkube_stages_to_render as render_stages;
 
 /// Result of this crate's fallible steps.
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,7 +1,7 @@
 //! Certificate checks against the pki table: chain, key, subject, SANs, usages, bundles and
 //! expiry.
 
-use pki::{BundleId, BundleMember, CertId, CertSpec, ClusterParams, ExtKeyUsage, KeyUsage, San};
+use pki::{BundleId, CertId, CertSpec, ClusterParams, ExtKeyUsage, KeyUsage, San};
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 use x509_parser::prelude::X509Certificate;
@@ -366,23 +366,12 @@ fn rfc3339(t: OffsetDateTime) -> String {
     t.format(&Rfc3339).unwrap_or_else(|_| t.to_string())
 }
 
-/// The signer certificates a bundle must hold, in order.
-pub(crate) fn bundle_signers(id: BundleId) -> Vec<CertId> {
-    id.members()
-        .iter()
-        .filter_map(|m| match m {
-            BundleMember::Cert(c) => Some(*c),
-            BundleMember::Bundle(b) => bundle_signers(*b).into_iter().next(),
-        })
-        .collect()
-}
-
 /// The signers missing from a bundle (by name) and the certificates it holds that no
 /// signer of this directory accounts for.
 fn bundle_diff(set: &CertSet, id: BundleId, have: &[Vec<u8>]) -> (Vec<String>, Vec<Vec<u8>>) {
     let mut missing = Vec::new();
     let mut wanted = Vec::new();
-    for signer in bundle_signers(id) {
+    for signer in id.signers() {
         match set.leaf(signer) {
             Some(der) if have.contains(&der) => wanted.push(der),
             Some(der) => {
@@ -436,7 +425,7 @@ fn check_bundle(set: &CertSet, id: BundleId, report: &mut Report) {
             ),
         );
     } else {
-        let names: Vec<String> = bundle_signers(id).iter().map(ToString::to_string).collect();
+        let names: Vec<String> = id.signers().iter().map(ToString::to_string).collect();
         report.ok(
             "cert.bundle",
             &file,
@@ -452,7 +441,7 @@ mod tests {
     #[test]
     fn nested_bundles_take_the_first_signer() {
         assert_eq!(
-            bundle_signers(BundleId::KubeApiserverCompleteClientCa),
+            BundleId::KubeApiserverCompleteClientCa.signers(),
             vec![
                 CertId::AdminKubeconfigSigner,
                 CertId::KubeletSigner,

@@ -131,6 +131,30 @@ impl TestPki {
     pub fn api_host(&self) -> String {
         format!("api.{}", self.domain)
     }
+
+    /// A test API server with this PKI's serving certificate that accepts clients of its
+    /// client signer: listening when `running`, else with only its port reserved (a test
+    /// starts it later with [`super::TestApiServer::listen`]).
+    pub async fn server(&self, running: bool) -> super::TestApiServer {
+        let (cert, key) = (&self.serving.cert_pem, &self.serving.key_pem);
+        let client_ca = self.client_ca.cert_pem();
+        if running {
+            super::TestApiServer::start(cert, key, &client_ca).await
+        } else {
+            super::TestApiServer::stopped(cert, key, &client_ca).await
+        }
+    }
+
+    /// The admin kubeconfig for `server`: trusts the server signer, presents the admin client
+    /// certificate, connects to 127.0.0.1 and verifies `api.<domain>` by tls-server-name.
+    pub fn admin_kubeconfig(&self, server: &super::TestApiServer) -> String {
+        kubeconfig_yaml(
+            &server.url(),
+            &self.server_ca.cert_pem(),
+            &self.admin,
+            Some(&self.api_host()),
+        )
+    }
 }
 
 /// An admin kubeconfig in the installer's shape: cluster `<name>`, user `admin`, context

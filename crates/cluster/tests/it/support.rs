@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use cluster::test_support::pki::{kubeconfig_yaml, write_kubeconfig};
+use cluster::test_support::pki::write_kubeconfig;
 use cluster::test_support::{TestApiServer, TestPki};
 use cluster::{BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Phase};
 
@@ -20,19 +20,9 @@ impl Fixture {
     /// connecting to 127.0.0.1 and verifying `api.<domain>` via tls-server-name.
     pub(crate) async fn new(running: bool) -> Fixture {
         let pki = TestPki::generate("test.example.com");
-        let ca = pki.client_ca.cert_pem();
-        let server = if running {
-            TestApiServer::start(&pki.serving.cert_pem, &pki.serving.key_pem, &ca).await
-        } else {
-            TestApiServer::stopped(&pki.serving.cert_pem, &pki.serving.key_pem, &ca).await
-        };
+        let server = pki.server(running).await;
         let dir = tempfile::tempdir().expect("tempdir");
-        let yaml = kubeconfig_yaml(
-            &server.url(),
-            &pki.server_ca.cert_pem(),
-            &pki.admin,
-            Some(&pki.api_host()),
-        );
+        let yaml = pki.admin_kubeconfig(&server);
         let kubeconfig = write_kubeconfig(dir.path(), &yaml);
         Fixture {
             pki,

@@ -14,18 +14,13 @@ use super::evidence::Container;
 /// The bootstrap host's name.
 pub const HOSTNAME: &str = "bootstrap.okd.example.com";
 
-/// bootkube's stages, in order (upstream 4.19 names; each leaves `<stage>.done`): the
-/// manifests copy, the renders of [`ignition::BOOTKUBE_RENDER_STAGES`], then the stages that
-/// need the running control plane.
+/// bootkube's stages, in order (upstream 4.19 names; each leaves `<stage>.done`): those of
+/// [`ignition::bootkube_stages_to_render`], then the stages that need the running control
+/// plane.
 pub fn bootkube_stages() -> Vec<&'static str> {
-    std::iter::once("openshift-manifests")
-        .chain(
-            ignition::BOOTKUBE_RENDER_STAGES
-                .iter()
-                .map(|(stage, _)| *stage),
-        )
-        .chain(["wait-for-etcd", "cb-bootstrap", "wait-for-ceo"])
-        .collect()
+    let mut stages = ignition::bootkube_stages_to_render();
+    stages.extend(["wait-for-etcd", "cb-bootstrap", "wait-for-ceo"]);
+    stages
 }
 
 /// How the last stage of a bootkube run ends.

@@ -9,7 +9,6 @@ use std::process::Output;
 use cluster::test_support::objects::{
     cluster_operator, cluster_version, condition, configmap, console_route, etcd, stable_operator,
 };
-use cluster::test_support::pki::kubeconfig_yaml;
 use cluster::test_support::{Action, Signer, TestApiServer, TestPki};
 use serde_json::Value;
 
@@ -33,22 +32,9 @@ impl Api {
             .build()
             .expect("test server runtime");
         let pki = TestPki::generate("ops.example.com");
-        let (cert, key) = (&pki.serving.cert_pem, &pki.serving.key_pem);
-        let client_ca = pki.client_ca.cert_pem();
-        let server = runtime.block_on(async {
-            if running {
-                TestApiServer::start(cert, key, &client_ca).await
-            } else {
-                TestApiServer::stopped(cert, key, &client_ca).await
-            }
-        });
+        let server = runtime.block_on(pki.server(running));
         let dir = tempfile::tempdir().expect("asset dir");
-        let yaml = kubeconfig_yaml(
-            &server.url(),
-            &pki.server_ca.cert_pem(),
-            &pki.admin,
-            Some(&pki.api_host()),
-        );
+        let yaml = pki.admin_kubeconfig(&server);
         let kubeconfig = dir.path().join("admin.kubeconfig");
         std::fs::write(&kubeconfig, yaml).expect("write kubeconfig");
         Api {
