@@ -409,19 +409,24 @@ fn map_vsphere(
     })
 }
 
+/// The install-config's domain in the Infrastructure's shape: its tags and host group are
+/// for machine creation, which the cluster's Infrastructure does not carry.
 fn failure_domain(f: &installconfig::FailureDomain) -> manifests::inputs::FailureDomain {
+    let t = &f.topology;
     manifests::inputs::FailureDomain {
         name: f.name.clone(),
         region: f.region.clone(),
         zone: f.zone.clone(),
         server: f.server.clone(),
-        datacenter: f.topology.datacenter.clone(),
-        compute_cluster: f.topology.compute_cluster.clone(),
-        networks: f.topology.networks.clone(),
-        datastore: f.topology.datastore.clone(),
-        resource_pool: f.topology.resource_pool.clone(),
-        folder: f.topology.folder.clone(),
-        template: f.topology.template.clone(),
+        topology: manifests::objects::VSphereTopology {
+            datacenter: t.datacenter.clone(),
+            compute_cluster: t.compute_cluster.clone(),
+            networks: t.networks.clone(),
+            datastore: t.datastore.clone(),
+            resource_pool: t.resource_pool.clone(),
+            folder: t.folder.clone(),
+            template: t.template.clone(),
+        },
     }
 }
 

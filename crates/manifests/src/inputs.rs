@@ -225,36 +225,9 @@ pub struct VCenter {
     pub datacenters: Vec<String>,
 }
 
-/// One vSphere failure domain.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct FailureDomain {
-    /// Failure-domain name.
-    pub name: String,
-    /// Region tag.
-    pub region: String,
-    /// Zone tag.
-    pub zone: String,
-    /// vCenter server this domain lives in.
-    pub server: String,
-    /// Datacenter.
-    pub datacenter: String,
-    /// Compute cluster path.
-    pub compute_cluster: String,
-    /// Port groups.
-    pub networks: Vec<String>,
-    /// Datastore path.
-    pub datastore: String,
-    /// Resource pool path, if set.
-    #[serde(default)]
-    pub resource_pool: Option<String>,
-    /// VM folder path, if set.
-    #[serde(default)]
-    pub folder: Option<String>,
-    /// Path of the VM template new machines are cloned from, if known.
-    #[serde(default)]
-    pub template: Option<String>,
-}
+/// One vSphere failure domain: the Infrastructure object's own shape; a domain without a
+/// template gets the installer's default path at generation.
+pub type FailureDomain = crate::objects::VSphereFailureDomain;
 
 /// Networking settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

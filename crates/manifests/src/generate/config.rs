@@ -197,11 +197,23 @@ fn vip_status(
 
 /// Path of the VM template the machine API clones when a failure domain names none: the one
 /// the installer would have uploaded for that region and zone.
-fn default_template(infra_id: &str, f: &crate::inputs::FailureDomain) -> String {
+fn default_template(infra_id: &str, f: &VSphereFailureDomain) -> String {
     format!(
         "/{}/vm/{infra_id}-rhcos-{}-{}",
-        f.datacenter, f.region, f.zone
+        f.topology.datacenter, f.region, f.zone
     )
+}
+
+/// The domain as the Infrastructure lists it: its template, or the default one.
+fn with_template(infra_id: &str, f: &VSphereFailureDomain) -> VSphereFailureDomain {
+    let mut out = f.clone();
+    out.topology.template = Some(
+        f.topology
+            .template
+            .clone()
+            .unwrap_or_else(|| default_template(infra_id, f)),
+    );
+    out
 }
 
 fn vsphere_spec(vs: &VSphere, infra_id: &str, machine_networks: &[String]) -> VSpherePlatformSpec {
@@ -233,26 +245,8 @@ fn vsphere_spec(vs: &VSphere, infra_id: &str, machine_networks: &[String]) -> VS
         failure_domains: vs
             .failure_domains
             .iter()
-            .filter(|f| !f.compute_cluster.is_empty() && !f.networks.is_empty())
-            .map(|f| VSphereFailureDomain {
-                name: f.name.clone(),
-                region: f.region.clone(),
-                zone: f.zone.clone(),
-                server: f.server.clone(),
-                topology: VSphereTopology {
-                    datacenter: f.datacenter.clone(),
-                    compute_cluster: f.compute_cluster.clone(),
-                    networks: f.networks.clone(),
-                    datastore: f.datastore.clone(),
-                    resource_pool: f.resource_pool.clone(),
-                    folder: f.folder.clone(),
-                    template: Some(
-                        f.template
-                            .clone()
-                            .unwrap_or_else(|| default_template(infra_id, f)),
-                    ),
-                },
-            })
+            .filter(|f| !f.topology.compute_cluster.is_empty() && !f.topology.networks.is_empty())
+            .map(|f| with_template(infra_id, f))
             .collect(),
         node_networking: VSphereNodeNetworking {
             external: subnets(),

@@ -3,6 +3,7 @@
 use std::net::IpAddr;
 
 use manifests::inputs::*;
+use manifests::objects::VSphereTopology;
 
 const ROOT_CA_CRT: &str = include_str!("fixtures/root-ca.crt");
 const ROOT_CA_KEY: &str = include_str!("fixtures/root-ca.key");
@@ -170,13 +171,15 @@ pub(crate) fn vsphere_ha_dual_stack() -> ManifestInputs {
             region: "region-a".into(),
             zone: "zone-a".into(),
             server: "vcenter.example.com".into(),
-            datacenter: "dc1".into(),
-            compute_cluster: "/dc1/host/cluster1".into(),
-            networks: vec!["VM Network".into()],
-            datastore: "/dc1/datastore/ds1".into(),
-            resource_pool: None,
-            folder: Some("/dc1/vm/vs".into()),
-            template: None,
+            topology: VSphereTopology {
+                datacenter: "dc1".into(),
+                compute_cluster: "/dc1/host/cluster1".into(),
+                networks: vec!["VM Network".into()],
+                datastore: "/dc1/datastore/ds1".into(),
+                resource_pool: None,
+                folder: Some("/dc1/vm/vs".into()),
+                template: None,
+            },
         }],
     });
     i.control_plane = pool("master", 3);
