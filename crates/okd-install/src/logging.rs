@@ -39,6 +39,7 @@ const OUR_CRATES: &[&str] = &[
     "okd_install",
     "pki",
     "render_harness",
+    "tls_peer",
     "verify",
 ];
 
