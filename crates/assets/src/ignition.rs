@@ -258,9 +258,7 @@ pub fn template_context(
 
 /// The feature set as written in install-config (`""` for the default set).
 fn feature_set_name(ic: &InstallConfig) -> String {
-    serde_json::to_value(ic.feature_set)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
+    Some(installconfig::yaml_name(&ic.feature_set))
         .filter(|s| s != "Default")
         .unwrap_or_default()
 }

@@ -6,7 +6,7 @@
 
 use crate::Error;
 use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
-use installconfig::{Hyperthreading, InstallConfig};
+use installconfig::{Hyperthreading, InstallConfig, yaml_name};
 use manifests::{Dir, ManifestInputs};
 use serde::{Deserialize, Serialize};
 
@@ -240,16 +240,16 @@ pub fn map_install_config(ic: &InstallConfig) -> Result<ManifestInputs, BoxError
             .capabilities
             .as_ref()
             .map(|c| manifests::inputs::Capabilities {
-                baseline_capability_set: enum_name(&c.baseline_capability_set),
+                baseline_capability_set: yaml_name(&c.baseline_capability_set),
                 additional_enabled_capabilities: c
                     .additional_enabled_capabilities
                     .iter()
-                    .map(enum_name)
+                    .map(yaml_name)
                     .collect(),
             }),
         feature_set: match ic.feature_set {
             installconfig::FeatureSet::Default => String::new(),
-            ref other => enum_name(other),
+            ref other => yaml_name(other),
         },
         feature_gates: ic.feature_gates.clone(),
         image_digest_sources: mirror_sources(ic),
@@ -281,13 +281,6 @@ fn non_empty(s: &str) -> Option<String> {
 }
 
 /// The serialized (YAML/JSON) name of a unit-like enum value, e.g. `vCurrent`.
-fn enum_name<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 /// Mirrors from imageDigestSources, or from the deprecated imageContentSources.
 pub fn mirror_sources(ic: &InstallConfig) -> Vec<manifests::inputs::ImageDigestSource> {
     let digest = ic
@@ -296,7 +289,7 @@ pub fn mirror_sources(ic: &InstallConfig) -> Vec<manifests::inputs::ImageDigestS
         .map(|s| manifests::inputs::ImageDigestSource {
             source: s.source.clone(),
             mirrors: s.mirrors.clone(),
-            source_policy: s.source_policy.as_ref().map(enum_name),
+            source_policy: s.source_policy.as_ref().map(yaml_name),
         });
     let legacy = ic
         .image_content_sources

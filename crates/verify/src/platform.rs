@@ -11,7 +11,9 @@ use std::net::IpAddr;
 use std::path::Path;
 
 use ipnet::IpNet;
-use manifests::generate::{CREDS_NAMESPACE, CREDS_SECRET, PROVISIONING_NAME};
+use manifests::generate::{
+    CREDS_FILE, CREDS_NAMESPACE, CREDS_SECRET, PROVISIONING_FILE, PROVISIONING_NAME, creds_keys,
+};
 use manifests::user::{ObjectRef, parse_objects};
 use serde_json::Value;
 
@@ -119,13 +121,13 @@ fn check_vsphere_credentials(
                 "has no Secret {CREDS_NAMESPACE}/{CREDS_SECRET}: the vSphere cloud controller, CSI \
                  driver and cloud credential operator cannot reach vCenter and the nodes keep \
                  their uninitialized taint. Run `okd-install create manifests` again (it writes \
-                 openshift/99_cloud-creds-secret.yaml from install-config.yaml)"
+                 openshift/{CREDS_FILE} from install-config.yaml)"
             ),
         );
     };
     let missing: Vec<String> = servers
         .iter()
-        .flat_map(|s| [format!("{s}.username"), format!("{s}.password")])
+        .flat_map(|s| creds_keys(s))
         .filter(|key| !has_value(&found.object.value, key))
         .collect();
     if missing.is_empty() {
@@ -166,7 +168,7 @@ fn check_provisioning(source: &str, objects: &[Found], report: &mut Report) {
             format!(
                 "has no Provisioning {PROVISIONING_NAME}: the cluster-baremetal-operator cannot \
                  configure metal3. Run `okd-install create manifests` again (it writes \
-                 openshift/99_baremetal-provisioning-config.yaml)"
+                 openshift/{PROVISIONING_FILE})"
             ),
         );
     };

@@ -24,6 +24,15 @@ pub use pool::*;
 pub use vips::{DeprecatedVip, VipPlatform};
 pub use vsphere::*;
 
+/// How a unit-variant enum value is spelled in install-config.yaml (its serde name), e.g.
+/// `vCurrent` for a capability set; empty for a value that does not serialize to a string.
+pub fn yaml_name<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// The only install-config apiVersion okd-install reads.
 pub const API_VERSION: &str = "v1";
 

@@ -6,6 +6,7 @@ use super::Validation;
 use crate::errors::FieldError;
 use crate::types::{
     BaselineCapabilitySet as B, Capability as C, FeatureSet, InstallConfig, Platform, ZoneType,
+    yaml_name,
 };
 
 /// The feature gates whose state changes what okd-install accepts or writes. Each is off in
@@ -123,13 +124,6 @@ struct Missing {
 }
 
 /// The name of a capability as install-config.yaml spells it.
-fn capability_name(c: C) -> String {
-    serde_json::to_value(c)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 fn capabilities(cfg: &InstallConfig, v: &mut Validation) {
     let Some(caps) = &cfg.capabilities else {
         return;
@@ -142,12 +136,9 @@ fn capabilities(cfg: &InstallConfig, v: &mut Validation) {
     } else {
         "capabilities.additionalEnabledCapabilities"
     };
-    let baseline = serde_json::to_value(caps.baseline_capability_set)
-        .ok()
-        .and_then(|b| b.as_str().map(str::to_string))
-        .unwrap_or_default();
+    let baseline = yaml_name(&caps.baseline_capability_set);
     for m in missing_capabilities(cfg, &enabled) {
-        let name = capability_name(m.capability);
+        let name = yaml_name(&m.capability);
         v.err(FieldError::invalid(
             path,
             &name,
@@ -163,39 +154,34 @@ fn missing_capabilities(cfg: &InstallConfig, enabled: &BTreeSet<C>) -> Vec<Missi
     let platform = cfg.platform_name();
     let kind = cfg.platform_kind();
     let cloud_free = kind.is_some_and(Platform::cloud_free);
-    let rules: [(bool, C, String); 5] = [
-        (
-            enabled.contains(&C::Marketplace),
+    let mut needed: Vec<(C, String)> = Vec::new();
+    if enabled.contains(&C::Marketplace) {
+        needed.push((
             C::OperatorLifecycleManager,
             "the marketplace capability needs OperatorLifecycleManager".into(),
-        ),
-        (
-            kind.and_then(Platform::required_capability) == Some(C::Baremetal),
-            C::Baremetal,
-            "platform baremetal needs the baremetal capability".into(),
-        ),
-        (
-            !cloud_free,
-            C::CloudCredential,
-            format!("CloudCredential can only be disabled on baremetal and none, not {platform}"),
-        ),
-        (
-            !cloud_free,
-            C::CloudControllerManager,
-            format!(
-                "CloudControllerManager can only be disabled on baremetal and none, not {platform}"
-            ),
-        ),
-        (
-            true,
-            C::Ingress,
-            "the Ingress capability cannot be disabled".into(),
-        ),
-    ];
-    rules
+        ));
+    }
+    if let Some(c) = kind.and_then(Platform::required_capability) {
+        let why = format!("platform {platform} needs the {} capability", yaml_name(&c));
+        needed.push((c, why));
+    }
+    if !cloud_free {
+        for c in [C::CloudCredential, C::CloudControllerManager] {
+            let why = format!(
+                "{} can only be disabled on baremetal and none, not {platform}",
+                yaml_name(&c)
+            );
+            needed.push((c, why));
+        }
+    }
+    needed.push((
+        C::Ingress,
+        "the Ingress capability cannot be disabled".into(),
+    ));
+    needed
         .into_iter()
-        .filter(|(needed, cap, _)| *needed && !enabled.contains(cap))
-        .map(|(_, capability, why)| Missing { capability, why })
+        .filter(|(cap, _)| !enabled.contains(cap))
+        .map(|(capability, why)| Missing { capability, why })
         .collect()
 }
 

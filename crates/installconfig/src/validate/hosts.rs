@@ -11,7 +11,7 @@ use super::features::enabled_capabilities;
 use super::names::dns_subdomain_problem;
 use crate::errors::FieldError;
 use crate::types::{
-    BaremetalHost, BaremetalPlatform, BootMode, Capability, HostRole, InstallConfig,
+    BaremetalHost, BaremetalPlatform, BootMode, Capability, HostRole, InstallConfig, yaml_name,
 };
 
 /// Path of the host list.
@@ -91,18 +91,11 @@ fn host_count(cfg: &InstallConfig, bm: &BaremetalPlatform, v: &mut Validation) {
                 HOSTS,
                 format!(
                     "{got} host(s) for the {wanted} {pool} replicas; add hosts with role {} (or without a role)",
-                    role_name(*role)
+                    yaml_name(role)
                 ),
             ));
         }
     }
-}
-
-fn role_name(role: HostRole) -> String {
-    serde_json::to_value(role)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 fn host_name(h: &BaremetalHost, base: &str, seen: &mut BTreeSet<String>, v: &mut Validation) {

@@ -8,7 +8,7 @@ use super::names::dns_subdomain_problem;
 use crate::errors::FieldError;
 use crate::types::{
     FailureDomain, InstallConfig, RegionType, Topology, VCenter, VsphereHost, VsphereHostRole,
-    VsphereMachinePool, VspherePlatform, ZoneType,
+    VsphereMachinePool, VspherePlatform, ZoneType, yaml_name,
 };
 
 const BASE: &str = "platform.vsphere";
@@ -402,7 +402,7 @@ fn hosts(cfg: &InstallConfig, vs: &VspherePlatform, v: &mut Validation) {
         if got != want {
             v.err(FieldError::invalid(
                 &path,
-                format!("{got} {}", role_name(role)),
+                format!("{got} {}", yaml_name(&role)),
                 format!("list {rule} ({want})"),
             ));
         }
@@ -410,13 +410,6 @@ fn hosts(cfg: &InstallConfig, vs: &VspherePlatform, v: &mut Validation) {
     for (i, h) in vs.hosts.iter().enumerate() {
         host(vs, h, &format!("{path}[{i}]"), v);
     }
-}
-
-fn role_name(role: VsphereHostRole) -> String {
-    serde_json::to_value(role)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 fn host(vs: &VspherePlatform, h: &VsphereHost, base: &str, v: &mut Validation) {

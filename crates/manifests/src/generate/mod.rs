@@ -18,7 +18,7 @@ use crate::user::{UserFile, holds_secret, parse_objects};
 use crate::yaml::to_yaml;
 
 pub use baremetal::{PROVISIONING_FILE, PROVISIONING_NAME};
-pub use vsphere::{CREDS_FILE, CREDS_NAMESPACE, CREDS_SECRET};
+pub use vsphere::{CREDS_FILE, CREDS_NAMESPACE, CREDS_SECRET, creds_keys};
 
 /// The two output directories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

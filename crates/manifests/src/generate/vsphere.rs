@@ -76,19 +76,20 @@ fn cloud_config(vs: &VSphere) -> Result<String, serde_saphyr::SerializeError> {
     to_yaml(&config)
 }
 
-/// `kube-system/vsphere-creds`: `<server>.username` and `<server>.password` per vCenter, as
-/// the cloud credential operator and the vSphere components expect them.
+/// The two keys of one vCenter in `kube-system/vsphere-creds`: `<server>.username` and
+/// `<server>.password`, as the cloud credential operator and the vSphere components read them.
+pub fn creds_keys(server: &str) -> [String; 2] {
+    [format!("{server}.username"), format!("{server}.password")]
+}
+
+/// `kube-system/vsphere-creds`: the [`creds_keys`] of every vCenter.
 fn credentials_secret(vs: &VSphere) -> Secret {
     let mut data = BTreeMap::new();
     for c in &vs.credentials {
-        data.insert(
-            format!("{}.username", c.server),
-            k8s_openapi::ByteString(c.username.as_bytes().to_vec()),
-        );
-        data.insert(
-            format!("{}.password", c.server),
-            k8s_openapi::ByteString(c.password.0.as_bytes().to_vec()),
-        );
+        let [user_key, password_key] = creds_keys(&c.server);
+        let bytes = |v: &str| k8s_openapi::ByteString(v.as_bytes().to_vec());
+        data.insert(user_key, bytes(&c.username));
+        data.insert(password_key, bytes(&c.password.0));
     }
     Secret {
         metadata: meta(CREDS_NAMESPACE, CREDS_SECRET),
