@@ -126,7 +126,7 @@ mod baremetal {
     fn provisioning_addresses(bm: &mut BaremetalPlatform) {
         let cidr = *bm
             .provisioning_network_cidr
-            .get_or_insert_with(|| Cidr::parse(PROVISIONING_NETWORK_CIDR).expect("constant"));
+            .get_or_insert_with(|| super::cidr(PROVISIONING_NETWORK_CIDR));
         let host = |n| nth_host(cidr.masked(), n).map(|ip| IpAddrString(ip.to_string()));
         if bm.bootstrap_provisioning_ip.is_none() {
             bm.bootstrap_provisioning_ip = host(2);

@@ -31,4 +31,4 @@ pub use imagemode::{
     validate_machine_os_configs,
 };
 pub use inputs::ManifestInputs;
-pub use user::{LoadOutcome, UserFile, holds_secret, load_dir, owned_by_machine_assets};
+pub use user::{LoadOutcome, UserFile, load_dir, owned_by_machine_assets};

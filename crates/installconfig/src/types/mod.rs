@@ -645,6 +645,11 @@ impl InstallConfig {
             .unwrap_or(pool::DEFAULT_REPLICAS)
     }
 
+    /// Compute replicas the install-config states, summed over its pools (unset counts 0).
+    pub fn compute_replicas(&self) -> i64 {
+        self.compute.iter().filter_map(|p| p.replicas).sum()
+    }
+
     /// True when image mode (okd-install extension) is enabled.
     pub fn image_mode_enabled(&self) -> bool {
         self.image_mode.as_ref().is_some_and(|m| m.enabled)

@@ -99,7 +99,7 @@ pub fn baseline_capabilities(set: B) -> BTreeSet<C> {
 }
 
 /// The capabilities the config enables (the baseline defaults to vCurrent).
-pub fn enabled_capabilities(cfg: &InstallConfig) -> BTreeSet<C> {
+pub(super) fn enabled_capabilities(cfg: &InstallConfig) -> BTreeSet<C> {
     match &cfg.capabilities {
         None => baseline_capabilities(B::VCurrent),
         Some(caps) => {

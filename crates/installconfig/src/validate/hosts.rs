@@ -50,7 +50,7 @@ pub(super) fn hosts(cfg: &InstallConfig, v: &mut Validation) {
 /// Hosts needed per pool: (role, replicas wanted, pool path).
 fn pool_needs(cfg: &InstallConfig) -> [(HostRole, i64, &'static str); 3] {
     let arbiter = cfg.arbiter.as_ref().and_then(|a| a.replicas).unwrap_or(0);
-    let compute = cfg.compute.iter().filter_map(|p| p.replicas).sum();
+    let compute = cfg.compute_replicas();
     [
         (
             HostRole::Master,

@@ -18,7 +18,7 @@ pub mod sshkey;
 mod vips;
 mod vsphere;
 
-pub use features::{FeatureGate, baseline_capabilities, enabled_capabilities, gate_enabled};
+pub use features::{FeatureGate, baseline_capabilities, gate_enabled};
 pub use hosts::is_mac;
 pub use mirrors::repository_problem;
 pub use names::{MAX_NAME_LEN, dns_subdomain_problem};

@@ -89,10 +89,7 @@ fn network(mode: ProvisioningNetwork, cidr: Cidr, machine: &[IpNet], v: &mut Val
         ));
     }
     let net = cidr.masked();
-    if let Some(m) = machine
-        .iter()
-        .find(|m| m.contains(&net.network()) || net.contains(&m.network()))
-    {
+    if let Some(m) = machine.iter().find(|m| super::network::overlaps(m, &net)) {
         v.err(FieldError::invalid(
             &path,
             cidr,

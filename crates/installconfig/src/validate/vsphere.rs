@@ -379,7 +379,7 @@ fn is_tag_urn(s: &str) -> bool {
 fn hosts(cfg: &InstallConfig, vs: &VspherePlatform, v: &mut Validation) {
     let path = format!("{BASE}.hosts");
     let count = |role| vs.hosts.iter().filter(|h| h.role == role).count() as i64;
-    let compute: i64 = cfg.compute.iter().filter_map(|p| p.replicas).sum();
+    let compute = cfg.compute_replicas();
     let wanted = [
         (
             VsphereHostRole::Bootstrap,
