@@ -52,6 +52,11 @@ pub fn holds_secret(objects: &[ObjectRef]) -> bool {
     objects.iter().any(ObjectRef::is_secret)
 }
 
+/// An object of this `apiVersion` and `kind` is a core Secret.
+pub(crate) fn is_secret_object(api_version: &str, kind: &str) -> bool {
+    kind == "Secret" && api_version == "v1"
+}
+
 /// Identity of one Kubernetes object plus its full content.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObjectRef {
@@ -72,7 +77,7 @@ pub struct ObjectRef {
 impl ObjectRef {
     /// A core `v1` Secret.
     pub fn is_secret(&self) -> bool {
-        self.kind == "Secret" && self.api_version == "v1"
+        is_secret_object(&self.api_version, &self.kind)
     }
 
     /// API group (empty for the core group).

@@ -8,13 +8,14 @@ mod vsphere;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
 
 use serde::Serialize;
 
 use crate::error::Error;
 use crate::inputs::{ManifestInputs, Platform};
-use crate::user::{UserFile, holds_secret, parse_objects};
+#[cfg(doc)]
+use crate::user::holds_secret;
+use crate::user::{UserFile, is_secret_object};
 use crate::yaml::to_yaml;
 
 pub use baremetal::{PROVISIONING_FILE, PROVISIONING_NAME};
@@ -54,6 +55,8 @@ pub struct ManifestFile {
     pub name: String,
     /// File content.
     pub data: Vec<u8>,
+    /// The object is a core Secret: the file is written 0600 ([`holds_secret`]'s rule).
+    secret: bool,
 }
 
 impl ManifestFile {
@@ -62,12 +65,23 @@ impl ManifestFile {
         format!("{}/{}", self.dir, self.name)
     }
 
-    /// Whether the file must be written 0600: the same rule as for a loaded file
-    /// ([`crate::user::holds_secret`]), applied to the objects this file parses into. A file
-    /// that does not parse (none we generate) counts as secret, the safe side.
+    /// `obj` rendered as `data` into `<dir>/<name>`; whether it is secret is judged from `obj`
+    /// by the rule loaded files get ([`holds_secret`]), so no file is parsed back for it.
+    pub(crate) fn rendered<T: Serialize>(dir: Dir, name: String, obj: &T, data: Vec<u8>) -> Self {
+        let value = serde_json::to_value(obj).unwrap_or_default();
+        let text = |key: &str| value[key].as_str().unwrap_or_default().to_string();
+        let secret = is_secret_object(&text("apiVersion"), &text("kind"));
+        ManifestFile {
+            dir,
+            name,
+            data,
+            secret,
+        }
+    }
+
+    /// Whether the file must be written 0600.
     pub fn is_secret(&self) -> bool {
-        parse_objects(Path::new(&self.rel_path()), &self.data)
-            .map_or(true, |objects| holds_secret(&objects))
+        self.secret
     }
 }
 
@@ -106,11 +120,8 @@ impl Out {
             file: format!("{dir}/{name}"),
             source,
         })?;
-        self.files.push(ManifestFile {
-            dir,
-            name: name.to_string(),
-            data: text.into_bytes(),
-        });
+        let file = ManifestFile::rendered(dir, name.to_string(), obj, text.into_bytes());
+        self.files.push(file);
         Ok(())
     }
 

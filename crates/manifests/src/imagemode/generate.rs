@@ -82,17 +82,16 @@ fn pool_files(values: &PoolImage, skeleton: bool) -> [ManifestFile; 2] {
     let config = json!({"ignition": {"version": IGNITION_VERSION}});
     let mut mc = machine_config(&os_image_config_name(pool), pool, config, false, &[]);
     mc.spec.os_image_url = Some(values.pre_built_image.clone());
+    let mosc = machine_os_config(values);
+    let mosc_data = with_header(&mosc_header, &mosc);
     [
-        ManifestFile {
-            dir: Dir::Manifests,
-            name: skeleton_name(pool),
-            data: with_header(&mosc_header, &machine_os_config(values)),
-        },
-        ManifestFile {
-            dir: Dir::Openshift,
-            name: os_image_file_name(pool),
-            data: with_header(&mc_header, &mc),
-        },
+        ManifestFile::rendered(Dir::Manifests, skeleton_name(pool), &mosc, mosc_data),
+        ManifestFile::rendered(
+            Dir::Openshift,
+            os_image_file_name(pool),
+            &mc,
+            with_header(&mc_header, &mc),
+        ),
     ]
 }
 
