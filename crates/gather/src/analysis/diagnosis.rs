@@ -68,10 +68,6 @@ pub struct Cause {
     pub hint: String,
 }
 
-/// Each render stage of bootkube and the podman container (`--name`) its render runs in: the
-/// container's output in `bootstrap/pods/` is what a failed stage has to say.
-pub use ignition::BOOTKUBE_RENDER_STAGES as RENDER_STAGES;
-
 /// The bootkube stages that wait on the running control plane rather than render.
 const CONTROL_PLANE_STAGES: &[&str] = &["cb-bootstrap", "wait-for-ceo"];
 
@@ -185,7 +181,9 @@ fn node_image(ev: &Evidence, verdict: &Verdict) -> Option<Cause> {
 
 fn render_stage(ev: &Evidence, pos: &Position) -> Option<Cause> {
     let stage = pos.stage.as_deref()?;
-    let (_, name) = RENDER_STAGES.iter().find(|(s, _)| *s == stage)?;
+    let (_, name) = ignition::BOOTKUBE_RENDER_STAGES
+        .iter()
+        .find(|(s, _)| *s == stage)?;
     let mut evidence = vec![format!("bootkube.service {}", pos.said)];
     let container = latest(ev.containers, "bootstrap", name);
     let summary = match container {
@@ -502,12 +500,15 @@ mod tests {
 
     #[test]
     fn every_render_stage_has_its_own_container() {
-        let mut names: Vec<&str> = RENDER_STAGES.iter().map(|(_, c)| *c).collect();
+        let mut names: Vec<&str> = ignition::BOOTKUBE_RENDER_STAGES
+            .iter()
+            .map(|(_, c)| *c)
+            .collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), RENDER_STAGES.len());
+        assert_eq!(names.len(), ignition::BOOTKUBE_RENDER_STAGES.len());
         assert!(
-            RENDER_STAGES
+            ignition::BOOTKUBE_RENDER_STAGES
                 .iter()
                 .all(|(s, c)| s.ends_with("-bootstrap") && c.ends_with("-render"))
         );

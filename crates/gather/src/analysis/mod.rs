@@ -31,7 +31,7 @@ use serde::Serialize;
 pub use booted::OsTool;
 pub use checks::Problem;
 pub use containers::CrashLoop;
-pub use diagnosis::{Cause, Component, RENDER_STAGES};
+pub use diagnosis::{Cause, Component};
 pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
 pub use image_mode::{
     HostOsImage, ImageModeProblem, ImageModeState, PoolOsImage, RenderedBy, RenderedOsImage,
