@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::bundle::{BundleFile, Wanted};
 use super::extras::host_of;
+use super::last_n;
 
 /// A container that restarted at least this often and whose last finished run failed is
 /// crash-looping: kubelet's back-off starts after the first restarts, and a static pod that
@@ -63,8 +64,7 @@ impl Container {
 
     /// The last `n` lines of its output.
     pub(crate) fn tail(&self, n: usize) -> Vec<String> {
-        let start = self.log.len().saturating_sub(n);
-        self.log[start..].to_vec()
+        last_n(&self.log, n).to_vec()
     }
 }
 

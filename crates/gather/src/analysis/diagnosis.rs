@@ -15,7 +15,7 @@ use super::bundle::{BundleFile, Wanted};
 use super::checks::Problem;
 use super::containers::{Container, CrashLoop, State, latest};
 use super::extras::{FailedUnit, items};
-use super::{JOURNAL_TAIL_LINES, Verdict, journal};
+use super::{JOURNAL_TAIL_LINES, Verdict, journal, last_lines};
 
 /// The failing part of the bootstrap, as far as the bundle tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -174,7 +174,9 @@ fn node_image(ev: &Evidence, verdict: &Verdict) -> Option<Cause> {
         stage,
         evidence,
         log_file: journal.map(|j| j.path.clone()),
-        log_tail: journal.map(|j| tail(&j.text)).unwrap_or_default(),
+        log_tail: journal
+            .map(|j| last_lines(&j.text, JOURNAL_TAIL_LINES))
+            .unwrap_or_default(),
         hint: hint.to_string(),
     })
 }
@@ -475,12 +477,6 @@ fn static_pod(ev: &Evidence) -> Option<Cause> {
                next to the log"
             .to_string(),
     })
-}
-
-fn tail(text: &str) -> Vec<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines.len().saturating_sub(JOURNAL_TAIL_LINES);
-    lines[start..].iter().map(|l| l.to_string()).collect()
 }
 
 #[cfg(test)]
