@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::booted::{self, Deployment, HostDeployments, OsTool};
 use super::bundle::{BundleFile, Wanted};
-use super::extras::{MachineOsState, host_of};
+use super::extras::{MachineOsState, host_of, items};
 use super::image_ref::ImageRef;
 
 /// Suffix of the name of okd-install's OS-image MachineConfig, `99-<pool>-okd-install-os-image`.
@@ -326,13 +326,6 @@ impl MachineConfigPool {
     }
 }
 
-/// An `oc get -o json` list.
-#[derive(Debug, Deserialize)]
-struct List<T> {
-    #[serde(default = "Vec::new")]
-    items: Vec<T>,
-}
-
 /// The cluster's MachineConfigs and pools, when the API answered during the gather.
 #[derive(Default)]
 struct ClusterConfigs {
@@ -385,12 +378,16 @@ impl ClusterConfigs {
     }
 }
 
+/// The objects of an `oc get -o json` dump in `file`, each read as a `T`; `None` (and a note)
+/// when the dump or one of its objects does not read.
 fn read_list<T: serde::de::DeserializeOwned>(
     file: &BundleFile,
     notes: &mut Vec<String>,
 ) -> Option<Vec<T>> {
-    match serde_json::from_str::<List<T>>(&file.text) {
-        Ok(list) => Some(list.items),
+    let read = items(&file.text)
+        .and_then(|objects| objects.into_iter().map(serde_json::from_value).collect());
+    match read {
+        Ok(list) => Some(list),
         Err(e) => {
             notes.push(format!("could not read {}: {e}", file.path));
             None
