@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::bundle::{BundleFile, Wanted};
 use super::checks::Problem;
-use super::containers::{Container, CrashLoop, State, latest};
+use super::containers::{Container, CrashLoop, Runtime, State, latest};
 use super::extras::{FailedUnit, items};
 use super::{JOURNAL_TAIL_LINES, Verdict, journal, last_lines};
 
@@ -274,7 +274,11 @@ fn bootstrap_container(ev: &Evidence, name: &str, pod_hint: &str) -> BootstrapCo
             log_tail: l.log_tail.clone(),
         };
     }
-    let any_crio = ev.containers.iter().any(|c| c.host == "bootstrap");
+    // Only CRI-O's containers show kubelet at work: podman's are the render steps'.
+    let any_crio = ev
+        .containers
+        .iter()
+        .any(|c| c.host == "bootstrap" && c.runtime == Runtime::Crio);
     let Some(c) = latest(ev.containers, "bootstrap", name) else {
         return BootstrapContainer {
             not_running: any_crio.then(|| {
