@@ -29,11 +29,6 @@
 
 #![deny(missing_docs)]
 
-// The test harness names this crate `gather::` so that its files read the same when gather's
-// own integration tests include them by path (there `gather` is the crate under test).
-#[cfg(feature = "test-support")]
-extern crate self as gather;
-
 mod agent;
 mod analysis;
 mod auth;
@@ -50,8 +45,8 @@ pub mod test_support;
 pub use analysis::{
     Analysis, Cause, Component, CrashLoop, FailedUnit, Failure, HostOsImage, ImageModeProblem,
     ImageModeState, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState, MachineOsState,
-    OsTool, PoolOsImage, Problem, RENDER_STAGES, RenderedBy, RenderedOsImage, ServiceStatus,
-    ServiceSummary, ToldImage, UnreadableRecord, Verdict, analyze_bundle,
+    OsTool, PoolOsImage, Problem, RenderedBy, RenderedOsImage, ServiceStatus, ServiceSummary,
+    ToldImage, UnreadableRecord, Verdict, analyze_bundle,
 };
 pub use error::{AnalysisError, GatherError};
 pub use events::{GatherEvent, RemoteStream};

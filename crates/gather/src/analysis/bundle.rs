@@ -8,6 +8,7 @@ use flate2::read::GzDecoder;
 
 use super::booted::OsTool;
 use super::image_mode::OS_IMAGE_CONFIG_SUFFIX;
+use super::last_lines;
 use crate::AnalysisError;
 
 /// Files larger than this are read only up to the limit: a journal can be huge, and we only
@@ -160,9 +161,7 @@ fn kept_text(kind: &Wanted, bytes: &[u8]) -> String {
     if *kind != Wanted::ContainerLog {
         return text.into_owned();
     }
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines.len().saturating_sub(LOG_LINES_KEPT);
-    let mut kept = lines[start..].join("\n");
+    let mut kept = last_lines(&text, LOG_LINES_KEPT).join("\n");
     kept.push('\n');
     kept
 }

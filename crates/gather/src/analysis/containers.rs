@@ -5,11 +5,14 @@
 //! so the pair is matched by path. crictl prints one object with a `status` member (the CRI
 //! container status, labels naming the pod); podman prints an array of Docker-style objects.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 
 use super::bundle::{BundleFile, Wanted};
 use super::extras::host_of;
+use super::last_n;
 
 /// A container that restarted at least this often and whose last finished run failed is
 /// crash-looping: kubelet's back-off starts after the first restarts, and a static pod that
@@ -63,8 +66,7 @@ impl Container {
 
     /// The last `n` lines of its output.
     pub(crate) fn tail(&self, n: usize) -> Vec<String> {
-        let start = self.log.len().saturating_sub(n);
-        self.log[start..].to_vec()
+        last_n(&self.log, n).to_vec()
     }
 }
 
@@ -177,60 +179,46 @@ fn podman_container(host: &str, item: &Value) -> Container {
     }
 }
 
-/// Containers kubelet kept restarting: per host, pod and container name, the latest
+/// Containers kubelet kept restarting: per host, namespace, pod and container name, the latest
 /// attempt is at least [`CRASH_LOOP_RESTARTS`] and the latest finished run failed. Bootstrap
 /// host first, then by host, namespace, pod and container.
 pub(crate) fn crash_loops(all: &[Container], tail: usize) -> Vec<CrashLoop> {
-    let mut loops: Vec<CrashLoop> = Vec::new();
+    // Keyed in the order they are listed: `false` (the bootstrap host) sorts first.
+    let mut runs: BTreeMap<(bool, &str, &str, &str, &str), Vec<&Container>> = BTreeMap::new();
     for c in all.iter().filter(|c| c.runtime == Runtime::Crio) {
         let (Some(pod), Some(namespace)) = (&c.pod, &c.namespace) else {
             continue;
         };
-        let same = |o: &&Container| o.host == c.host && o.pod == c.pod && o.name == c.name;
-        let runs: Vec<&Container> = all.iter().filter(same).collect();
-        let restarts = runs.iter().map(|r| r.attempt).max().unwrap_or(0);
-        let last_finished = runs
-            .iter()
-            .filter(|r| r.state == State::Exited)
-            .max_by_key(|r| r.attempt);
-        let Some(failed) = last_finished.filter(|r| r.failed()) else {
-            continue;
-        };
-        let seen = loops
-            .iter()
-            .any(|l| l.host == c.host && &l.pod == pod && l.container == c.name);
-        if restarts < CRASH_LOOP_RESTARTS || seen {
-            continue;
-        }
-        loops.push(CrashLoop {
-            host: c.host.clone(),
-            namespace: namespace.clone(),
-            pod: pod.clone(),
-            container: c.name.clone(),
-            restarts,
-            exit_code: failed.exit_code.unwrap_or_default(),
-            reason: failed.reason.clone(),
-            log_file: failed.log_file.clone(),
-            log_tail: failed.tail(tail),
-        });
+        let key = (
+            c.host != "bootstrap",
+            &*c.host,
+            &**namespace,
+            &**pod,
+            &*c.name,
+        );
+        runs.entry(key).or_default().push(c);
     }
-    loops.sort_by(|a, b| {
-        (
-            a.host != "bootstrap",
-            &a.host,
-            &a.namespace,
-            &a.pod,
-            &a.container,
-        )
-            .cmp(&(
-                b.host != "bootstrap",
-                &b.host,
-                &b.namespace,
-                &b.pod,
-                &b.container,
-            ))
-    });
-    loops
+    runs.into_iter()
+        .filter_map(|((_, host, namespace, pod, container), runs)| {
+            let restarts = runs.iter().map(|r| r.attempt).max().unwrap_or(0);
+            let failed = runs
+                .iter()
+                .filter(|r| r.state == State::Exited)
+                .max_by_key(|r| r.attempt)
+                .filter(|r| r.failed())?;
+            (restarts >= CRASH_LOOP_RESTARTS).then(|| CrashLoop {
+                host: host.to_string(),
+                namespace: namespace.to_string(),
+                pod: pod.to_string(),
+                container: container.to_string(),
+                restarts,
+                exit_code: failed.exit_code.unwrap_or_default(),
+                reason: failed.reason.clone(),
+                log_file: failed.log_file.clone(),
+                log_tail: failed.tail(tail),
+            })
+        })
+        .collect()
 }
 
 /// The latest run of the container `name` on `host` (highest attempt, then the one that
@@ -289,5 +277,65 @@ mod tests {
         assert!(crash_loops(&recovered, 5).is_empty());
         let young = vec![crio(1, "CONTAINER_EXITED", 1)];
         assert!(crash_loops(&young, 5).is_empty());
+    }
+
+    /// One entry per container however many of its runs the bundle holds, the bootstrap host
+    /// first, then by host, namespace, pod and container.
+    #[test]
+    fn crash_loops_are_listed_once_each_bootstrap_host_first() {
+        let looping = |host: &str, namespace: &str, pod: &str, name: &str| {
+            [3, 4].map(|attempt| Container {
+                host: host.to_string(),
+                namespace: Some(namespace.to_string()),
+                pod: Some(pod.to_string()),
+                name: name.to_string(),
+                ..crio(attempt, "CONTAINER_EXITED", 1)
+            })
+        };
+        let all: Vec<Container> = [
+            looping("master-1", "openshift-etcd", "etcd-m1", "etcd"),
+            looping(
+                "master-0",
+                "openshift-kube-apiserver",
+                "kas-m0",
+                "kube-apiserver",
+            ),
+            looping("bootstrap", "openshift-kube-apiserver", "kas-b", "setup"),
+            looping("master-0", "openshift-etcd", "etcd-m0", "etcdctl"),
+            looping(
+                "bootstrap",
+                "kube-system",
+                "kcm-b",
+                "kube-controller-manager",
+            ),
+            looping("master-0", "openshift-etcd", "etcd-m0", "etcd"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let shown: Vec<(String, String, String, String, u32)> = crash_loops(&all, 5)
+            .into_iter()
+            .map(|l| (l.host, l.namespace, l.pod, l.container, l.restarts))
+            .collect();
+        let expected = [
+            (
+                "bootstrap",
+                "kube-system",
+                "kcm-b",
+                "kube-controller-manager",
+            ),
+            ("bootstrap", "openshift-kube-apiserver", "kas-b", "setup"),
+            ("master-0", "openshift-etcd", "etcd-m0", "etcd"),
+            ("master-0", "openshift-etcd", "etcd-m0", "etcdctl"),
+            (
+                "master-0",
+                "openshift-kube-apiserver",
+                "kas-m0",
+                "kube-apiserver",
+            ),
+            ("master-1", "openshift-etcd", "etcd-m1", "etcd"),
+        ]
+        .map(|(h, n, p, c)| (h.into(), n.into(), p.into(), c.into(), 4));
+        assert_eq!(shown, expected);
     }
 }

@@ -13,9 +13,9 @@ use serde_json::Value;
 
 use super::bundle::{BundleFile, Wanted};
 use super::checks::Problem;
-use super::containers::{Container, CrashLoop, State, latest};
+use super::containers::{Container, CrashLoop, Runtime, State, latest};
 use super::extras::{FailedUnit, items};
-use super::{JOURNAL_TAIL_LINES, Verdict, journal};
+use super::{JOURNAL_TAIL_LINES, Verdict, journal, last_lines};
 
 /// The failing part of the bootstrap, as far as the bundle tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -67,10 +67,6 @@ pub struct Cause {
     /// What to check next.
     pub hint: String,
 }
-
-/// Each render stage of bootkube and the podman container (`--name`) its render runs in: the
-/// container's output in `bootstrap/pods/` is what a failed stage has to say.
-pub use ignition::BOOTKUBE_RENDER_STAGES as RENDER_STAGES;
 
 /// The bootkube stages that wait on the running control plane rather than render.
 const CONTROL_PLANE_STAGES: &[&str] = &["cb-bootstrap", "wait-for-ceo"];
@@ -178,14 +174,18 @@ fn node_image(ev: &Evidence, verdict: &Verdict) -> Option<Cause> {
         stage,
         evidence,
         log_file: journal.map(|j| j.path.clone()),
-        log_tail: journal.map(|j| tail(&j.text)).unwrap_or_default(),
+        log_tail: journal
+            .map(|j| last_lines(&j.text, JOURNAL_TAIL_LINES))
+            .unwrap_or_default(),
         hint: hint.to_string(),
     })
 }
 
 fn render_stage(ev: &Evidence, pos: &Position) -> Option<Cause> {
     let stage = pos.stage.as_deref()?;
-    let (_, name) = RENDER_STAGES.iter().find(|(s, _)| *s == stage)?;
+    let (_, name) = ignition::BOOTKUBE_RENDER_STAGES
+        .iter()
+        .find(|(s, _)| *s == stage)?;
     let mut evidence = vec![format!("bootkube.service {}", pos.said)];
     let container = latest(ev.containers, "bootstrap", name);
     let summary = match container {
@@ -239,8 +239,19 @@ fn etcd_member_trouble(files: &[BundleFile]) -> Option<String> {
     bad.then(|| format!("bootstrap/etcd/member-list.txt: {first}"))
 }
 
-/// The state of the bootstrap host's container `name`, in words, when it is not running.
-fn not_running(ev: &Evidence, name: &str, pod_hint: &str) -> Option<String> {
+/// The bootstrap host's container `name` as a cause tells it.
+struct BootstrapContainer {
+    /// Its state in words, when it is not running.
+    not_running: Option<String>,
+    /// The log to show: the crash loop's, else the latest run's.
+    log_file: Option<String>,
+    /// The end of that log.
+    log_tail: Vec<String>,
+}
+
+/// What the bundle says of the bootstrap host's container `name`; `pod_hint` names its pod for
+/// when kubelet never started it.
+fn bootstrap_container(ev: &Evidence, name: &str, pod_hint: &str) -> BootstrapContainer {
     if let Some(l) = ev
         .crash_loops
         .iter()
@@ -257,49 +268,50 @@ fn not_running(ev: &Evidence, name: &str, pod_hint: &str) -> Option<String> {
                 .map(|r| format!(" ({r})"))
                 .unwrap_or_default()
         );
-        return Some(said);
+        return BootstrapContainer {
+            not_running: Some(said),
+            log_file: l.log_file.clone(),
+            log_tail: l.log_tail.clone(),
+        };
     }
-    let any_crio = ev.containers.iter().any(|c| c.host == "bootstrap");
-    match latest(ev.containers, "bootstrap", name) {
-        Some(c) if c.state == State::Running => None,
-        Some(c) => Some(format!(
-            "container {name} is not running (exit code {})",
-            c.exit_code.unwrap_or_default()
-        )),
-        None if any_crio => Some(format!(
-            "no {name} container in bootstrap/containers/: kubelet never started {pod_hint}"
-        )),
-        None => None,
-    }
-}
-
-/// The log to show for the bootstrap container `name`: the crash loop's, else the latest run's.
-fn container_log(ev: &Evidence, name: &str) -> (Option<String>, Vec<String>) {
-    if let Some(l) = ev
-        .crash_loops
+    // Only CRI-O's containers show kubelet at work: podman's are the render steps'.
+    let any_crio = ev
+        .containers
         .iter()
-        .find(|l| l.host == "bootstrap" && l.container == name)
-    {
-        return (l.log_file.clone(), l.log_tail.clone());
-    }
-    match latest(ev.containers, "bootstrap", name) {
-        Some(c) => (c.log_file.clone(), c.tail(JOURNAL_TAIL_LINES)),
-        None => (None, Vec::new()),
+        .any(|c| c.host == "bootstrap" && c.runtime == Runtime::Crio);
+    let Some(c) = latest(ev.containers, "bootstrap", name) else {
+        return BootstrapContainer {
+            not_running: any_crio.then(|| {
+                format!(
+                    "no {name} container in bootstrap/containers/: kubelet never started {pod_hint}"
+                )
+            }),
+            log_file: None,
+            log_tail: Vec::new(),
+        };
+    };
+    BootstrapContainer {
+        not_running: (c.state != State::Running).then(|| {
+            format!(
+                "container {name} is not running (exit code {})",
+                c.exit_code.unwrap_or_default()
+            )
+        }),
+        log_file: c.log_file.clone(),
+        log_tail: c.tail(JOURNAL_TAIL_LINES),
     }
 }
 
 fn etcd(ev: &Evidence, pos: &Position) -> Option<Cause> {
     let waiting = pos.stage.as_deref() == Some("wait-for-etcd");
     let mut evidence = Vec::new();
-    if let Some(said) = not_running(ev, "etcd", "the bootstrap etcd pod") {
-        evidence.push(said);
-    }
+    let container = bootstrap_container(ev, "etcd", "the bootstrap etcd pod");
+    evidence.extend(container.not_running);
     evidence.extend(etcd_member_trouble(ev.files));
     if !(waiting || (past_renders(pos) && !evidence.is_empty())) {
         return None;
     }
     evidence.insert(0, format!("bootkube.service {}", pos.said));
-    let (log_file, log_tail) = container_log(ev, "etcd");
     Some(Cause {
         component: Component::Etcd,
         summary: "the bootstrap etcd never formed, so nothing that needs it (the API server \
@@ -307,8 +319,8 @@ fn etcd(ev: &Evidence, pos: &Position) -> Option<Cause> {
             .to_string(),
         stage: pos.stage.clone(),
         evidence,
-        log_file,
-        log_tail,
+        log_file: container.log_file,
+        log_tail: container.log_tail,
         hint: "the end of etcd's log names the reason: its certificates under \
                /etc/kubernetes/static-pod-resources/etcd-member, the data directory \
                /var/lib/etcd, ports 2379/2380 taken, or a disk too slow for etcd"
@@ -346,9 +358,8 @@ fn api_server(ev: &Evidence, pos: &Position) -> Option<Cause> {
         let first = f.text.lines().next().unwrap_or_default().trim().to_string();
         evidence.push(format!("resources/api-unreachable.txt: {first}"));
     }
-    if let Some(said) = not_running(ev, "kube-apiserver", "the bootstrap kube-apiserver pod") {
-        evidence.push(said);
-    }
+    let container = bootstrap_container(ev, "kube-apiserver", "the bootstrap kube-apiserver pod");
+    evidence.extend(container.not_running);
     if evidence.is_empty() {
         return None;
     }
@@ -360,14 +371,13 @@ fn api_server(ev: &Evidence, pos: &Position) -> Option<Cause> {
     } else {
         "the bootstrap kube-apiserver never answered, while etcd showed no problem"
     };
-    let (log_file, log_tail) = container_log(ev, "kube-apiserver");
     Some(Cause {
         component: Component::ApiServer,
         summary: summary.to_string(),
         stage: pos.stage.clone(),
         evidence,
-        log_file,
-        log_tail,
+        log_file: container.log_file,
+        log_tail: container.log_tail,
         hint: "the end of kube-apiserver's log names the reason: a flag or config it \
                rejects (bootstrap/etc-kubernetes/bootstrap-configs), a certificate it cannot \
                load, or etcd it cannot reach on localhost:2379"
@@ -479,12 +489,6 @@ fn static_pod(ev: &Evidence) -> Option<Cause> {
     })
 }
 
-fn tail(text: &str) -> Vec<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines.len().saturating_sub(JOURNAL_TAIL_LINES);
-    lines[start..].iter().map(|l| l.to_string()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,12 +506,15 @@ mod tests {
 
     #[test]
     fn every_render_stage_has_its_own_container() {
-        let mut names: Vec<&str> = RENDER_STAGES.iter().map(|(_, c)| *c).collect();
+        let mut names: Vec<&str> = ignition::BOOTKUBE_RENDER_STAGES
+            .iter()
+            .map(|(_, c)| *c)
+            .collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), RENDER_STAGES.len());
+        assert_eq!(names.len(), ignition::BOOTKUBE_RENDER_STAGES.len());
         assert!(
-            RENDER_STAGES
+            ignition::BOOTKUBE_RENDER_STAGES
                 .iter()
                 .all(|(s, c)| s.ends_with("-bootstrap") && c.ends_with("-render"))
         );

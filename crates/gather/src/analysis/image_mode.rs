@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::booted::{self, Deployment, HostDeployments, OsTool};
 use super::bundle::{BundleFile, Wanted};
-use super::extras::{MachineOsState, host_of};
+use super::extras::{MachineOsState, host_of, items};
 use super::image_ref::ImageRef;
 
 /// Suffix of the name of okd-install's OS-image MachineConfig, `99-<pool>-okd-install-os-image`.
@@ -235,6 +235,7 @@ pub(crate) fn image_mode(
     if told.is_empty() {
         return None;
     }
+    // Not yet compared with the told image (`matches` false): pool_state compares them.
     let mut rendered = served_configs(files);
     rendered.extend(cluster.rendered());
     let hosts = booted_hosts(files, &mut notes);
@@ -326,13 +327,6 @@ impl MachineConfigPool {
     }
 }
 
-/// An `oc get -o json` list.
-#[derive(Debug, Deserialize)]
-struct List<T> {
-    #[serde(default = "Vec::new")]
-    items: Vec<T>,
-}
-
 /// The cluster's MachineConfigs and pools, when the API answered during the gather.
 #[derive(Default)]
 struct ClusterConfigs {
@@ -362,7 +356,7 @@ impl ClusterConfigs {
     }
 
     /// The rendered config each pool runs in the cluster, with its OS image.
-    fn rendered(&self) -> Vec<(String, Rendered)> {
+    fn rendered(&self) -> Vec<(String, RenderedOsImage)> {
         self.pools
             .iter()
             .filter_map(|pool| {
@@ -373,11 +367,12 @@ impl ClusterConfigs {
                     .find(|c| c.metadata.name == config)
                     .and_then(MachineConfig::os_image)
                     .map(str::to_string);
-                let rendered = Rendered {
+                let rendered = RenderedOsImage {
                     config: config.to_string(),
                     image,
                     by: RenderedBy::Cluster,
                     file: self.configs_file.clone(),
+                    matches: false,
                 };
                 Some((pool.metadata.name.clone(), rendered))
             })
@@ -385,12 +380,16 @@ impl ClusterConfigs {
     }
 }
 
+/// The objects of an `oc get -o json` dump in `file`, each read as a `T`; `None` (and a note)
+/// when the dump or one of its objects does not read.
 fn read_list<T: serde::de::DeserializeOwned>(
     file: &BundleFile,
     notes: &mut Vec<String>,
 ) -> Option<Vec<T>> {
-    match serde_json::from_str::<List<T>>(&file.text) {
-        Ok(list) => Some(list.items),
+    let read = items(&file.text)
+        .and_then(|objects| objects.into_iter().map(serde_json::from_value).collect());
+    match read {
+        Ok(list) => Some(list),
         Err(e) => {
             notes.push(format!("could not read {}: {e}", file.path));
             None
@@ -472,18 +471,9 @@ fn told_images(
     told
 }
 
-/// A pool's rendered config, before it is compared with the pool's image.
-#[derive(Debug, Clone)]
-struct Rendered {
-    config: String,
-    image: Option<String>,
-    by: RenderedBy,
-    file: String,
-}
-
 /// The configs the bootstrap machine-config server serves: `<pool> <config> <image>` lines,
 /// `-` for what the gather could not find.
-fn served_configs(files: &[BundleFile]) -> Vec<(String, Rendered)> {
+fn served_configs(files: &[BundleFile]) -> Vec<(String, RenderedOsImage)> {
     let known = |s: &str| (s != "-").then(|| s.to_string());
     files
         .iter()
@@ -492,11 +482,12 @@ fn served_configs(files: &[BundleFile]) -> Vec<(String, Rendered)> {
             f.text.lines().filter_map(|line| {
                 let mut fields = line.split_whitespace();
                 let pool = fields.next()?.to_string();
-                let rendered = Rendered {
+                let rendered = RenderedOsImage {
                     config: known(fields.next()?)?,
                     image: fields.next().and_then(known),
                     by: RenderedBy::BootstrapServer,
                     file: f.path.clone(),
+                    matches: false,
                 };
                 Some((pool, rendered))
             })
@@ -587,7 +578,7 @@ fn describe(deployment: &Deployment) -> String {
 fn pool_state(
     pool: String,
     told: ToldImage,
-    rendered: &[(String, Rendered)],
+    rendered: &[(String, RenderedOsImage)],
     hosts: &[HostBoot],
 ) -> PoolOsImage {
     let wanted = ImageRef::parse(&told.image);
@@ -605,11 +596,8 @@ fn pool_state(
             .as_deref()
             .is_some_and(|i| ImageRef::parse(i).is_told(None, &wanted));
         configs.push(RenderedOsImage {
-            config: r.config.clone(),
-            image: r.image.clone(),
-            by: r.by,
-            file: r.file.clone(),
             matches,
+            ..r.clone()
         });
     }
     let pool_hosts = hosts

@@ -31,7 +31,7 @@ use serde::Serialize;
 pub use booted::OsTool;
 pub use checks::Problem;
 pub use containers::CrashLoop;
-pub use diagnosis::{Cause, Component, RENDER_STAGES};
+pub use diagnosis::{Cause, Component};
 pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
 pub use image_mode::{
     HostOsImage, ImageModeProblem, ImageModeState, PoolOsImage, RenderedBy, RenderedOsImage,
@@ -224,9 +224,19 @@ fn journal_tail(files: &[BundleFile], unit: &str, record_file: Option<&str>) -> 
     let Some(journal) = journal(files, unit, record_file) else {
         return Vec::new();
     };
-    let lines: Vec<&str> = journal.text.lines().collect();
-    let start = lines.len().saturating_sub(JOURNAL_TAIL_LINES);
-    lines[start..].iter().map(|l| l.to_string()).collect()
+    last_lines(&journal.text, JOURNAL_TAIL_LINES)
+}
+
+/// The last `n` of `items` (all of them when there are fewer): the end of a log is what says
+/// why it stopped.
+pub(crate) fn last_n<T>(items: &[T], n: usize) -> &[T] {
+    &items[items.len().saturating_sub(n)..]
+}
+
+/// The last `n` lines of `text`.
+pub(crate) fn last_lines(text: &str, n: usize) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    last_n(&lines, n).iter().map(|l| l.to_string()).collect()
 }
 
 fn machine_os(files: &[BundleFile], notes: &mut Vec<String>) -> Option<MachineOsState> {

@@ -48,9 +48,7 @@ impl Analysis {
                 let _ = writeln!(out, "Problem: {}.", p.summary);
                 if !p.error_lines.is_empty() {
                     let _ = writeln!(out, "  Last error lines:");
-                    for line in &p.error_lines {
-                        let _ = writeln!(out, "    | {line}");
-                    }
+                    write_tail(out, &p.error_lines);
                 }
                 let _ = writeln!(out, "  Next: {}.", p.hint);
             }
@@ -139,9 +137,7 @@ impl Analysis {
         ];
         for (title, tail) in journals.iter().filter(|(_, tail)| !tail.is_empty()) {
             let _ = writeln!(out, "End of {title}:");
-            for line in tail.iter() {
-                let _ = writeln!(out, "    | {line}");
-            }
+            write_tail(out, tail);
         }
     }
 

@@ -53,7 +53,7 @@ pub fn bootkube_run(last: &str, ending: Ending) -> Vec<Value> {
 
 /// The render containers of every stage before `until` (all of them with `None`), exited 0.
 pub fn renders_before(until: Option<&str>) -> Vec<Container> {
-    gather::RENDER_STAGES
+    ignition::BOOTKUBE_RENDER_STAGES
         .iter()
         .take_while(|(stage, _)| Some(*stage) != until)
         .map(|(stage, name)| {

@@ -358,6 +358,29 @@ fn masters_that_fetched_their_config_are_not_blamed() {
     assert_eq!(analysis.cause, None, "{}", analysis.render());
 }
 
+/// When crictl gave nothing, the podman render containers are all the bootstrap host shows:
+/// they say nothing of kubelet, so a missing etcd pod is not blamed on it. One CRI-O container
+/// is enough to tell that kubelet ran.
+#[test]
+fn render_containers_alone_do_not_say_kubelet_never_started_a_pod() {
+    let bundle = |id, containers: &[Container]| {
+        let running = bootkube_run("cb-bootstrap", Ending::Running);
+        api_answers(host(id, running, containers), MASTERS)
+    };
+    let renders = renders_before(None);
+    let analysis = analyse(bundle("podman-only", &renders));
+    assert_eq!(analysis.cause, None, "{}", analysis.render());
+
+    let mut with_kubelet = renders;
+    with_kubelet.push(kube_apiserver());
+    let analysis = analyse(bundle("no-etcd", &with_kubelet));
+    let c = expect_cause(&analysis, Component::Etcd, "etcd never formed", "");
+    expect_evidence(
+        c,
+        "no etcd container in bootstrap/containers/: kubelet never started the bootstrap etcd pod",
+    );
+}
+
 #[test]
 fn a_stopped_machine_config_server_is_why_masters_got_no_config() {
     let stopped = control_plane(&[])
