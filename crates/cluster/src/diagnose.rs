@@ -14,13 +14,13 @@ use crate::report::Class;
 
 pub(crate) fn likely_cause(
     phase: Phase,
-    seen: Option<&(String, Class)>,
+    seen: Option<Class>,
     pivot: Option<&PivotState>,
     cluster: &Cluster,
 ) -> String {
     let ep = &cluster.endpoint;
-    if let Some((_, class)) = seen
-        && let Some(cause) = transport_cause(*class, &ep.server, &ep.host)
+    if let Some(class) = seen
+        && let Some(cause) = transport_cause(class, &ep.server, &ep.host)
     {
         return cause;
     }

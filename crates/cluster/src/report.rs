@@ -34,6 +34,21 @@ pub(crate) enum Class {
     Other,
 }
 
+impl Class {
+    /// The API could not be talked to at all (network, DNS or TLS): asking it for its
+    /// operators is pointless, and the likely cause is the transport's.
+    pub(crate) fn is_transport(self) -> bool {
+        matches!(
+            self,
+            Class::Refused
+                | Class::Dns
+                | Class::Unreachable
+                | Class::ServerCert
+                | Class::ClientCert
+        )
+    }
+}
+
 struct State {
     phase: Phase,
     started: Instant,
@@ -291,16 +306,7 @@ impl<'a> Reporter<'a> {
 
     /// Diagnosis including the cluster's unhealthy operators (fetched with a short timeout).
     pub(crate) async fn diagnose(&self, hint: &GatherHint) -> Diagnosis {
-        let reachable = !matches!(
-            self.last_seen().map(|s| s.1),
-            Some(
-                Class::Refused
-                    | Class::Dns
-                    | Class::Unreachable
-                    | Class::ServerCert
-                    | Class::ClientCert
-            )
-        );
+        let reachable = !self.last_seen().is_some_and(|s| s.1.is_transport());
         let operators = if reachable {
             fetch_unhealthy(self.cluster).await
         } else {
@@ -313,8 +319,12 @@ impl<'a> Reporter<'a> {
         let phase = self.phase();
         let seen = self.last_seen();
         let pivot = self.state.borrow().pivot.clone();
-        let likely_cause =
-            crate::diagnose::likely_cause(phase, seen.as_ref(), pivot.as_ref(), self.cluster);
+        let likely_cause = crate::diagnose::likely_cause(
+            phase,
+            seen.as_ref().map(|s| s.1),
+            pivot.as_ref(),
+            self.cluster,
+        );
         let next_command = crate::diagnose::next_command(phase, &operators, hint, self.cluster);
         Diagnosis {
             phase,

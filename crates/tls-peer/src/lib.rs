@@ -58,11 +58,6 @@ impl Presented {
         self.chain.first().map_or(&[], Vec::as_slice)
     }
 
-    /// The whole chain as sent (DER), leaf first.
-    pub fn chain(&self) -> &[Vec<u8>] {
-        &self.chain
-    }
-
     /// The chain, leaf first, for callers that keep it.
     pub fn into_chain(self) -> Vec<Vec<u8>> {
         self.chain

@@ -118,7 +118,7 @@ fn judging_accepts_a_chain_to_its_anchor_and_records_it() {
     let recorder = Arc::new(PeerRecorder::judging(&[pki.root.der().clone()]).expect("recorder"));
     assert_eq!(handshake(pki.config(&pki.key), &recorder), None);
     let seen = recorder.presented().expect("something presented");
-    assert_eq!(seen.chain(), pki.chain_der().as_slice());
+    assert_eq!(seen.clone().into_chain(), pki.chain_der());
     assert_eq!(seen.leaf(), pki.chain[0].as_ref());
     assert_eq!(seen.rejection(), None);
 }
@@ -135,7 +135,7 @@ fn judging_rejects_a_foreign_chain_and_says_why() {
     );
     let seen = recorder.presented().expect("something presented");
     assert_eq!(seen.leaf(), pki.chain[0].as_ref());
-    assert_eq!(seen.chain(), pki.chain_der().as_slice());
+    assert_eq!(seen.clone().into_chain(), pki.chain_der());
     assert_eq!(seen.rejection(), Some(&unknown));
 }
 
@@ -168,5 +168,5 @@ fn accepting_still_checks_that_the_server_holds_the_leaf_key() {
     );
     // The chain was presented (and recorded) before the forged signature was seen.
     let seen = recorder.presented().expect("something presented");
-    assert_eq!(seen.chain(), pki.chain_der().as_slice());
+    assert_eq!(seen.clone().into_chain(), pki.chain_der());
 }
