@@ -6,7 +6,7 @@ use base64::engine::general_purpose::STANDARD;
 
 use crate::common::{EPOCH, create_at, files_below, secrets_bundle};
 use crate::fixture;
-use crate::support::read;
+use crate::support::{ign_files, read};
 
 /// The root CA certificate of the committed bundle.
 fn bundle_root_ca() -> String {
@@ -200,35 +200,18 @@ fn compressed_bootstrap_is_valid_smaller_and_decodes_to_the_same_files() {
         plain.len()
     );
     assert!(packed.contains("\"compression\":\"gzip\""));
-    let paths = |ign: &str| -> Vec<String> {
-        let v: serde_json::Value = serde_json::from_str(ign).unwrap();
-        v["storage"]["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["path"].as_str().unwrap().to_string())
-            .collect()
-    };
-    let files = paths(&plain);
-    assert_eq!(files, paths(&packed));
-    for f in &files {
-        assert_eq!(
-            crate::support::ign_file(&packed, f),
-            crate::support::ign_file(&plain, f),
-            "{f}"
-        );
-    }
+    assert_eq!(file_paths(&plain), file_paths(&packed));
+    assert_eq!(ign_files(&packed), ign_files(&plain));
 }
 
-/// Every file of an Ignition config that has contents (appended files are left out), decoded.
-fn decoded_files(ign: &str) -> Vec<(String, Vec<u8>)> {
+/// The path of every file entry of an Ignition config, in order.
+fn file_paths(ign: &str) -> Vec<String> {
     let v: serde_json::Value = serde_json::from_str(ign).unwrap();
     v["storage"]["files"]
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|f| f["path"].as_str())
-        .filter_map(|p| Some((p.to_string(), crate::support::ign_file(ign, p)?)))
+        .map(|f| f["path"].as_str().unwrap().to_string())
         .collect()
 }
 
@@ -246,7 +229,7 @@ fn release_image_flag_reaches_bootstrap_and_is_warned_about() {
     let out = create_at(tmp.path(), EPOCH, &args).ok("ignition-configs with a release image");
     out.stderr_has(&[&image, "instead of the built-in default"]);
     let boot = read(&tmp.path().join("bootstrap.ign"));
-    let carriers: Vec<String> = decoded_files(&boot)
+    let carriers: Vec<String> = ign_files(&boot)
         .into_iter()
         .filter(|(_, data)| String::from_utf8_lossy(data).contains(&image))
         .map(|(path, _)| path)
@@ -258,7 +241,7 @@ fn release_image_flag_reaches_bootstrap_and_is_warned_about() {
     let default = fixture::example("disconnected-mirror");
     let default_boot = read(&default.dir.join("bootstrap.ign"));
     assert!(
-        decoded_files(&default_boot)
+        ign_files(&default_boot)
             .iter()
             .all(|(_, d)| !String::from_utf8_lossy(d).contains(&image))
     );
@@ -269,7 +252,7 @@ fn no_bootstrap_config_carries_a_signer_key_upstream_keeps_off_the_host() {
     for g in fixture::all() {
         let file = crate::common::bootstrap_file(g.example);
         let ign = read(&g.dir.join(file));
-        let shipped: Vec<String> = decoded_files(&ign).into_iter().map(|(p, _)| p).collect();
+        let shipped = file_paths(&ign);
         assert!(
             shipped
                 .iter()

@@ -79,6 +79,23 @@ pub(crate) fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
     ignition::inline_contents(&file["contents"]).expect("inline contents")
 }
 
+/// Every file of the Ignition config text `ign` that has inline contents, decoded like
+/// [`ign_file`], in config order; the config is parsed once.
+pub(crate) fn ign_files(ign: &str) -> Vec<(String, Vec<u8>)> {
+    let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
+    let files = value["storage"]["files"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    files
+        .iter()
+        .filter_map(|f| {
+            let data = ignition::inline_contents(&f["contents"]).expect("inline contents")?;
+            Some((f["path"].as_str()?.to_string(), data))
+        })
+        .collect()
+}
+
 /// Like [`ign_file`], as text, panicking when the path is missing.
 pub(crate) fn ign_text(ign: &str, path: &str) -> String {
     let data = ign_file(ign, path).unwrap_or_else(|| panic!("{path} is not in the config"));
