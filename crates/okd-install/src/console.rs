@@ -32,6 +32,13 @@ pub(crate) fn hide() {
     }
 }
 
+/// Sets the message of the active bar, if one is shown.
+pub(crate) fn set_message(message: String) {
+    if let Some(bar) = ACTIVE.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        bar.set_message(message);
+    }
+}
+
 /// Writes `text` to stderr with the active bar hidden meanwhile.
 fn write_around_bar(text: &[u8]) {
     let active = ACTIVE.lock().unwrap_or_else(|p| p.into_inner());

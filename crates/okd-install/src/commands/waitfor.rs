@@ -2,7 +2,6 @@
 
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -188,15 +187,11 @@ fn print_timings(summary: &Summary, output: OutputFormat) {
 /// meanwhile. A failure is not printed here: the command ends with it, said once.
 struct Display {
     output: OutputFormat,
-    bar: Mutex<Option<ProgressBar>>,
 }
 
 impl Display {
     fn new(output: OutputFormat) -> Self {
-        Display {
-            output,
-            bar: Mutex::new(None),
-        }
+        Display { output }
     }
 
     fn event(&self, e: &Event) {
@@ -206,27 +201,23 @@ impl Display {
             }
             return;
         }
-        let mut bar = self.bar.lock().unwrap_or_else(|p| p.into_inner());
         match e {
             Event::PhaseStarted { phase, timeout } => {
+                // The spinner is the console's active bar until the phase ends.
                 let b = spinner(phase.title());
                 let waiting = format!("waiting up to {}", HumanDuration(*timeout));
                 b.set_message(waiting.clone());
                 tracing::info!("{}: {waiting}", phase.title());
-                *bar = Some(b);
             }
             Event::Status { phase, message, .. } => {
                 tracing::info!("{}: {message}", phase.title());
-                if let Some(b) = bar.as_ref() {
-                    b.set_message(format!("last seen: {message}"));
-                }
+                console::set_message(format!("last seen: {message}"));
             }
             Event::PhaseDone {
                 phase,
                 elapsed,
                 detail,
             } => {
-                bar.take();
                 console::hide();
                 tracing::info!(
                     "{}: {detail} after {}",
@@ -234,15 +225,11 @@ impl Display {
                     HumanDuration(*elapsed)
                 );
             }
-            Event::Failed { .. } => {
-                bar.take();
-                console::hide();
-            }
+            Event::Failed { .. } => console::hide(),
         }
     }
 
     fn finish(&self) {
-        self.bar.lock().unwrap_or_else(|p| p.into_inner()).take();
         console::hide();
     }
 }
