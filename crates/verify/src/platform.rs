@@ -241,21 +241,16 @@ fn dhcp_range_problems(range: &str, net: IpNet, ip: IpAddr) -> Vec<String> {
     if range.is_empty() {
         return vec!["provisioningDHCPRange is required in Managed mode".into()];
     }
-    let ends: Vec<Option<IpAddr>> = range
-        .replace(", ", ",")
-        .split(',')
-        .map(|s| s.parse().ok())
-        .collect();
-    let [Some(start), Some(end)] = ends.as_slice() else {
+    let Ok((start, end)) = installconfig::validate::parse_dhcp_range(range) else {
         return vec![format!(
             "provisioningDHCPRange {range:?} is not start_ip,end_ip"
         )];
     };
     let mut problems = Vec::new();
-    if !net.contains(start) || !net.contains(end) {
+    if !net.contains(&start) || !net.contains(&end) {
         problems.push(format!("provisioningDHCPRange {range} is not inside {net}"));
     }
-    if ip >= *start && ip <= *end {
+    if ip >= start && ip <= end {
         problems.push(format!(
             "provisioningIP {ip} lies in the DHCP range {range}"
         ));

@@ -23,6 +23,7 @@ pub use hosts::is_mac;
 pub use mirrors::repository_problem;
 pub use names::{MAX_NAME_LEN, dns_subdomain_problem};
 pub use network::configured_join_subnet;
+pub use provisioning::{DhcpRangeError, parse_dhcp_range};
 pub use secrets::{pull_secret_problem, ssh_key_problem, trust_bundle_problem};
 
 use crate::errors::{FieldError, Warning};

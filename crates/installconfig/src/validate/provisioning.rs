@@ -128,22 +128,46 @@ fn addresses(
     }
 }
 
-fn dhcp_range(range: &str, cidr: Cidr, fixed: [Option<IpAddr>; 2], v: &mut Validation) {
-    let path = format!("{BASE}.provisioningDHCPRange");
+/// Why a `provisioningDHCPRange` value is not a range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DhcpRangeError {
+    /// Not two comma-separated parts.
+    Shape,
+    /// A part is not an IP address.
+    NotIp,
+}
+
+/// The two ends of a `provisioningDHCPRange` (`start_ip,end_ip`, spaces around an end
+/// allowed), as install-config validation and `verify`'s Provisioning check read it.
+pub fn parse_dhcp_range(range: &str) -> Result<(IpAddr, IpAddr), DhcpRangeError> {
     let parts: Vec<&str> = range.split(',').map(str::trim).collect();
     let [start, end] = parts.as_slice() else {
-        return v.err(FieldError::invalid(
-            path,
-            range,
-            "write the range as start_ip,end_ip, e.g. 172.22.0.10,172.22.0.254",
-        ));
+        return Err(DhcpRangeError::Shape);
     };
-    let (Ok(start), Ok(end)) = (start.parse::<IpAddr>(), end.parse::<IpAddr>()) else {
-        return v.err(FieldError::invalid(
-            path,
-            range,
-            "both ends of the range must be IP addresses",
-        ));
+    match (start.parse(), end.parse()) {
+        (Ok(start), Ok(end)) => Ok((start, end)),
+        _ => Err(DhcpRangeError::NotIp),
+    }
+}
+
+fn dhcp_range(range: &str, cidr: Cidr, fixed: [Option<IpAddr>; 2], v: &mut Validation) {
+    let path = format!("{BASE}.provisioningDHCPRange");
+    let (start, end) = match parse_dhcp_range(range) {
+        Ok(ends) => ends,
+        Err(DhcpRangeError::Shape) => {
+            return v.err(FieldError::invalid(
+                path,
+                range,
+                "write the range as start_ip,end_ip, e.g. 172.22.0.10,172.22.0.254",
+            ));
+        }
+        Err(DhcpRangeError::NotIp) => {
+            return v.err(FieldError::invalid(
+                path,
+                range,
+                "both ends of the range must be IP addresses",
+            ));
+        }
     };
     let net = cidr.masked();
     if !net.contains(&start) || !net.contains(&end) {
