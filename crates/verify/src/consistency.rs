@@ -7,7 +7,7 @@ use pki::CertId;
 use serde_json::Value;
 
 use crate::kubeconfig;
-use crate::material::{Material, Origin, STATE_FILE, certs_from_bootstrap};
+use crate::material::{EMBEDDED_ROOT, Material, Origin, STATE_FILE, certs_from_bootstrap};
 use crate::report::Report;
 use crate::x509;
 
@@ -188,12 +188,10 @@ fn check_cluster_config(m: &Material, report: &mut Report) {
 
 /// `manifests/` and `openshift/` on disk; false when neither directory exists.
 fn check_manifests(m: &Material, report: &mut Report) -> bool {
-    if !m.dir.join("manifests").is_dir() && !m.dir.join("openshift").is_dir() {
-        return false;
-    }
-    let outcome = match manifests::load_dir(&m.dir) {
-        Ok(o) => o,
-        Err(errors) => {
+    let disk = match &m.disk_manifests {
+        None => return false,
+        Some(Ok(disk)) => disk,
+        Some(Err(errors)) => {
             for e in errors {
                 report.error(
                     "manifests.parse",
@@ -204,21 +202,15 @@ fn check_manifests(m: &Material, report: &mut Report) -> bool {
             return true;
         }
     };
-    for w in &outcome.warnings {
+    for w in &disk.warnings {
         report.warn("manifests.parse", "manifests/", w.clone());
     }
-    let files: Vec<manifests::UserFile> = outcome
-        .manifests
-        .into_iter()
-        .chain(outcome.openshift)
-        .flatten()
-        .collect();
     report.ok(
         "manifests.parse",
         "manifests/",
-        format!("{} files parse as Kubernetes objects", files.len()),
+        format!("{} files parse as Kubernetes objects", disk.files.len()),
     );
-    check_image_mode(m, &files, "", report);
+    check_image_mode(m, &disk.files, "", report);
     true
 }
 
@@ -226,33 +218,9 @@ fn check_manifests(m: &Material, report: &mut Report) -> bool {
 /// image-mode objects are checked where they will be used: inside the bootstrap config.
 fn check_embedded_image_mode(m: &Material, report: &mut Report) {
     let Some(b) = &m.bootstrap else { return };
-    let mut files = Vec::new();
-    for (path, data) in &b.files {
-        let Some(rel) = path.strip_prefix(EMBEDDED_ROOT) else {
-            continue;
-        };
-        let dir = match rel.split_once('/') {
-            Some(("manifests", name)) if !name.contains('/') => manifests::Dir::Manifests,
-            Some(("openshift", name)) if !name.contains('/') => manifests::Dir::Openshift,
-            _ => continue,
-        };
-        // Files that are not Kubernetes objects cannot be image-mode objects.
-        let Ok(objects) = manifests::user::parse_objects(std::path::Path::new(rel), data) else {
-            continue;
-        };
-        files.push(manifests::UserFile {
-            dir,
-            name: rel.rsplit('/').next().unwrap_or(rel).to_string(),
-            data: data.clone(),
-            objects,
-        });
-    }
     let prefix = format!("{}:{EMBEDDED_ROOT}", b.name);
-    check_image_mode(m, &files, &prefix, report);
+    check_image_mode(m, &b.manifests, &prefix, report);
 }
-
-/// Where the bootstrap config puts the manifests.
-const EMBEDDED_ROOT: &str = "/opt/openshift/";
 
 /// MachineOSConfigs and OS-image MachineConfigs: complete and naming the same image per pool
 /// when image mode is on, a note when it is off. `prefix` goes before each file name

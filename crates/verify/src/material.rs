@@ -106,6 +106,9 @@ pub(crate) struct Bootstrap {
     pub json: Value,
     /// Node path → decoded (and decompressed) contents.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// The manifests the node applies (see [`embedded_manifests`]), parsed once for every
+    /// check that looks at them.
+    pub manifests: Vec<manifests::UserFile>,
 }
 
 impl Bootstrap {
@@ -145,6 +148,15 @@ pub(crate) struct Material {
     pub stored: Stored,
     pub bootstrap: Option<Bootstrap>,
     pub certs: Option<CertSet>,
+    /// `manifests/` and `openshift/` on disk, parsed once; `None` when neither exists.
+    pub disk_manifests: Option<Result<DiskManifests, Vec<manifests::ManifestError>>>,
+}
+
+/// The files of `manifests/` and `openshift/`, in that order, and what loading skipped.
+#[derive(Debug, Clone)]
+pub(crate) struct DiskManifests {
+    pub files: Vec<manifests::UserFile>,
+    pub warnings: Vec<String>,
 }
 
 impl Material {
@@ -193,6 +205,7 @@ impl Material {
             stored,
             bootstrap,
             certs,
+            disk_manifests: load_disk_manifests(dir),
         }
     }
 }
@@ -284,11 +297,59 @@ fn load_bootstrap(dir: &Path, report: &mut Report) -> Option<Bootstrap> {
         };
         files.insert(path.to_string(), bytes);
     }
+    let manifests = embedded_manifests(&files);
     Some(Bootstrap {
         name: (*name).to_string(),
         json,
         files,
+        manifests,
     })
+}
+
+/// Where the bootstrap config puts the manifests.
+pub(crate) const EMBEDDED_ROOT: &str = "/opt/openshift/";
+
+/// The files directly in `manifests/` and `openshift/` below [`EMBEDDED_ROOT`] that parse as
+/// Kubernetes objects, named relative to it (other files cannot be objects a check wants).
+fn embedded_manifests(files: &BTreeMap<String, Vec<u8>>) -> Vec<manifests::UserFile> {
+    let mut out = Vec::new();
+    for (path, data) in files {
+        let Some(rel) = path.strip_prefix(EMBEDDED_ROOT) else {
+            continue;
+        };
+        let (dir, name) = match rel.split_once('/') {
+            Some(("manifests", name)) if !name.contains('/') => (manifests::Dir::Manifests, name),
+            Some(("openshift", name)) if !name.contains('/') => (manifests::Dir::Openshift, name),
+            _ => continue,
+        };
+        let Ok(objects) = manifests::user::parse_objects(Path::new(rel), data) else {
+            continue;
+        };
+        out.push(manifests::UserFile {
+            dir,
+            name: name.to_string(),
+            data: data.clone(),
+            objects,
+        });
+    }
+    out
+}
+
+fn load_disk_manifests(dir: &Path) -> Option<Result<DiskManifests, Vec<manifests::ManifestError>>> {
+    if !dir.join("manifests").is_dir() && !dir.join("openshift").is_dir() {
+        return None;
+    }
+    Some(manifests::load_dir(dir).map(|outcome| {
+        DiskManifests {
+            files: outcome
+                .manifests
+                .into_iter()
+                .chain(outcome.openshift)
+                .flatten()
+                .collect(),
+            warnings: outcome.warnings,
+        }
+    }))
 }
 
 fn load_tls_dir(dir: &Path) -> Option<CertSet> {

@@ -8,20 +8,16 @@
 //! embedded in the bootstrap config when there is one, else `manifests/` and `openshift/`.
 
 use std::net::IpAddr;
-use std::path::Path;
 
 use ipnet::IpNet;
 use manifests::generate::{
     CREDS_FILE, CREDS_NAMESPACE, CREDS_SECRET, PROVISIONING_FILE, PROVISIONING_NAME, creds_keys,
 };
-use manifests::user::{ObjectRef, parse_objects};
+use manifests::user::ObjectRef;
 use serde_json::Value;
 
-use crate::material::Material;
+use crate::material::{EMBEDDED_ROOT, Material};
 use crate::report::Report;
-
-/// Where the bootstrap node keeps the manifests it applies.
-const NODE_MANIFEST_DIRS: [&str; 2] = ["/opt/openshift/manifests/", "/opt/openshift/openshift/"];
 
 /// One object and the file it came from.
 struct Found {
@@ -46,52 +42,37 @@ pub(crate) fn check_all(m: &Material, report: &mut Report) {
     }
 }
 
-/// The objects the cluster will get, and where they were read from.
+/// The objects the cluster will get, and where they were read from: the manifests embedded
+/// in the bootstrap config when there is one, else those on disk.
 fn objects(m: &Material) -> Option<(String, Vec<Found>)> {
     if let Some(b) = &m.bootstrap {
-        let found = b
-            .files
-            .iter()
-            .filter(|(path, _)| NODE_MANIFEST_DIRS.iter().any(|d| path.starts_with(d)))
-            .flat_map(|(path, data)| parse(&format!("{}:{path}", b.name), data))
-            .collect();
-        return Some((b.name.clone(), found));
+        let prefix = format!("{}:{EMBEDDED_ROOT}", b.name);
+        return Some((b.name.clone(), found(&b.manifests, &prefix)));
     }
-    let outcome = manifests::load_dir(&m.dir).ok()?;
-    let files: Vec<_> = outcome
-        .manifests
-        .into_iter()
-        .chain(outcome.openshift)
-        .flatten()
-        .collect();
-    if files.is_empty() {
+    let Some(Ok(disk)) = &m.disk_manifests else {
+        return None;
+    };
+    if disk.files.is_empty() {
         return None;
     }
-    let found = files
-        .into_iter()
-        .flat_map(|f| {
-            let file = f.rel_path();
-            f.objects.into_iter().map(move |object| Found {
-                file: file.clone(),
-                object,
-            })
-        })
-        .collect();
-    Some(("manifests/ and openshift/".to_string(), found))
+    Some((
+        "manifests/ and openshift/".to_string(),
+        found(&disk.files, ""),
+    ))
 }
 
-fn parse(file: &str, data: &[u8]) -> Vec<Found> {
-    parse_objects(Path::new(file), data)
-        .map(|objects| {
-            objects
-                .into_iter()
-                .map(|object| Found {
-                    file: file.to_string(),
-                    object,
-                })
-                .collect()
+/// Every object of `files`, each with its file's name after `prefix`.
+fn found(files: &[manifests::UserFile], prefix: &str) -> Vec<Found> {
+    files
+        .iter()
+        .flat_map(|f| {
+            let file = format!("{prefix}{}", f.rel_path());
+            f.objects.iter().map(move |object| Found {
+                file: file.clone(),
+                object: object.clone(),
+            })
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 fn find<'a>(
