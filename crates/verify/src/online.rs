@@ -92,9 +92,14 @@ fn endpoint(host: String, port: u16, cas: &[Vec<u8>], opts: &Options, report: &m
     let addrs = match opts.endpoints.get(&subject) {
         Some(a) => vec![*a],
         None => match resolve(&host, port, opts) {
+            // An override given as a bare IP (port 0) takes the endpoint's port; one with its
+            // own port (`NAME=IP:PORT`) is connected to there.
             Ok(a) => a
                 .into_iter()
-                .map(|a| SocketAddr::new(a.ip(), port))
+                .map(|a| match a.port() {
+                    0 => SocketAddr::new(a.ip(), port),
+                    _ => a,
+                })
                 .collect(),
             Err(_) => return,
         },

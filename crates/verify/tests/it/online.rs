@@ -115,6 +115,24 @@ fn served_certificates_are_judged_against_the_directory() {
 }
 
 #[test]
+fn a_name_overridden_with_ip_and_port_is_reached_on_that_port() {
+    let api = serve(base(0), CertId::KubeApiserverLbServer);
+    let mut opts = now_opts();
+    opts.online = true;
+    opts.connect_timeout = std::time::Duration::from_secs(1);
+    // `--resolve api.<domain>=127.0.0.1:<port>`: no per-port entry, the address's port counts.
+    opts.endpoints = BTreeMap::from([(API.to_string(), api)]);
+    let report = verify::verify(base(0), &opts);
+    let ok = findings(&report, "online.tls", Status::Ok);
+    assert!(
+        ok.iter()
+            .any(|l| l.starts_with(&format!("{API}:6443: served by"))),
+        "{}",
+        report.render_text()
+    );
+}
+
+#[test]
 fn a_certificate_for_another_name_is_named_and_a_closed_port_is_an_error() {
     let wrong_name = serve(base(0), CertId::KubeApiserverInternalLbServer);
     let closed = {
