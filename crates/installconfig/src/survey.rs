@@ -265,7 +265,7 @@ fn ask_host(
     let mac_ok = |s: &str| -> Result<(), String> {
         let s = s.trim();
         if !validate::is_mac(s) {
-            return Err("write the MAC address as six hex pairs, e.g. 52:54:00:12:34:56".into());
+            return Err(validate::MAC_HINT.into());
         }
         let dup = earlier.iter().filter_map(|h| h.boot_mac_address.as_deref());
         match dup.into_iter().find(|m| m.eq_ignore_ascii_case(s)) {

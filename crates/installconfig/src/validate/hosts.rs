@@ -17,6 +17,9 @@ use crate::types::{
 /// Path of the host list.
 const HOSTS: &str = "platform.baremetal.hosts";
 
+/// How to write a MAC address, for every message that refuses one.
+pub const MAC_HINT: &str = "write the MAC address as six hex pairs, e.g. 52:54:00:12:34:56";
+
 /// True for `aa:bb:cc:dd:ee:ff` (hex pairs separated by colons).
 pub fn is_mac(s: &str) -> bool {
     let parts: Vec<&str> = s.split(':').collect();
@@ -128,11 +131,7 @@ fn boot_mac(h: &BaremetalHost, base: &str, seen: &mut BTreeSet<String>, v: &mut 
         ));
     };
     if !is_mac(mac) {
-        v.err(FieldError::invalid(
-            path,
-            mac,
-            "write the MAC address as six hex pairs, e.g. 52:54:00:12:34:56",
-        ));
+        v.err(FieldError::invalid(path, mac, MAC_HINT));
     } else if !seen.insert(mac.to_ascii_lowercase()) {
         v.err(FieldError::duplicate(
             path,

@@ -19,7 +19,7 @@ mod vips;
 mod vsphere;
 
 pub use features::{FeatureGate, baseline_capabilities, gate_enabled};
-pub use hosts::is_mac;
+pub use hosts::{MAC_HINT, is_mac};
 pub use mirrors::repository_problem;
 pub use names::{MAX_NAME_LEN, dns_subdomain_problem};
 pub use network::configured_join_subnet;

@@ -213,7 +213,7 @@ fn macs(bm: &BaremetalPlatform, v: &mut Validation) {
             v.err(FieldError::invalid(
                 format!("{BASE}.{field}"),
                 m,
-                "write the MAC address as six hex pairs, e.g. 52:54:00:12:34:56",
+                super::hosts::MAC_HINT,
             ));
         }
     }
