@@ -122,13 +122,7 @@ fn machine_pool(vs: &VspherePlatform, p: &VsphereMachinePool, base: &str, v: &mu
         ));
     }
     for (i, zone) in p.zones.iter().enumerate() {
-        if !vs.failure_domains.iter().any(|f| &f.name == zone) {
-            v.err(FieldError::invalid(
-                format!("{base}.zones[{i}]"),
-                zone,
-                "must be the name of one of platform.vsphere.failureDomains",
-            ));
-        }
+        failure_domain_named(vs, zone, format!("{base}.zones[{i}]"), v);
     }
     for (i, d) in p.data_disks.iter().enumerate() {
         let path = format!("{base}.dataDisks[{i}]");
@@ -412,15 +406,20 @@ fn hosts(cfg: &InstallConfig, vs: &VspherePlatform, v: &mut Validation) {
     }
 }
 
-fn host(vs: &VspherePlatform, h: &VsphereHost, base: &str, v: &mut Validation) {
-    if let Some(fd) = h.failure_domain.as_deref()
-        && !vs.failure_domains.iter().any(|f| f.name == fd)
-    {
+/// `name` at `path` must name one of the platform's failure domains.
+fn failure_domain_named(vs: &VspherePlatform, name: &str, path: String, v: &mut Validation) {
+    if !vs.failure_domains.iter().any(|f| f.name == name) {
         v.err(FieldError::invalid(
-            format!("{base}.failureDomain"),
-            fd,
+            path,
+            name,
             "must be the name of one of platform.vsphere.failureDomains",
         ));
+    }
+}
+
+fn host(vs: &VspherePlatform, h: &VsphereHost, base: &str, v: &mut Validation) {
+    if let Some(fd) = h.failure_domain.as_deref() {
+        failure_domain_named(vs, fd, format!("{base}.failureDomain"), v);
     }
     let Some(dev) = &h.network_device else {
         return v.err(FieldError::required(
