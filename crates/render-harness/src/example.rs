@@ -7,11 +7,13 @@ use std::time::Duration;
 use ignition::Variant;
 
 use crate::check::read_objects;
+use crate::cluster_mcs::ClusterMcs;
 use crate::host::output_of;
+use crate::mcs::BootstrapPod;
 use crate::nodes::{Asked, check_served};
 use crate::{
-    AppliedPointer, ClusterMcs, Finding, Host, Mcs, NodeConfig, Payload, RenderRun, Result,
-    apply_pointer, check_outputs, fetch_local_master, materialize, run_renders,
+    AppliedPointer, Finding, Host, Mcs, NodeConfig, Payload, RenderRun, Result, apply_pointer,
+    check_outputs, fetch_local_master, materialize, run_renders,
 };
 
 /// How long the renders of one example may take: about a minute on a 2-core machine, so
@@ -38,7 +40,7 @@ pub struct ExampleReport {
 /// bootkube.sh until the renders are done and checks their outputs. Then it runs the
 /// bootstrap Machine Config Server from the MCO's bootstrap pod and applies `master.ign` with
 /// the real Ignition against it, then `worker.ign` against the real in-cluster server
-/// ([`ClusterMcs`]), checking what each pool gets. The
+/// (`ClusterMcs`), checking what each pool gets. The
 /// single-node example goes through its bootstrap-in-place config and checks the master
 /// config that flow fetches for itself from port 22624.
 pub fn render_example(
@@ -100,8 +102,10 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
         api_int: api_int_host(&install_config),
         asked: Asked::read(&install_config, host),
     };
-    let mcs = match Mcs::start(host, payload) {
-        Ok(mcs) => mcs,
+    // One read of the bootstrap pod serves both servers.
+    let started = BootstrapPod::read(host).and_then(|pod| Ok((Mcs::run(&pod, payload)?, pod)));
+    let (mcs, pod) = match started {
+        Ok(started) => started,
         Err(e) => {
             return vec![Finding {
                 stage: "mco-bootstrap",
@@ -124,7 +128,7 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
     // The bootstrap server refuses every pool but master, by design: workers boot from the
     // in-cluster server, so that is where worker.ign is applied.
     if dir.join("worker.ign").exists() {
-        match ClusterMcs::start(host, payload, &nodes.api_int) {
+        match ClusterMcs::start(host, &pod, payload, &nodes.api_int) {
             Ok(_server) => findings.extend(nodes.pointer("worker.ign", "worker")),
             Err(e) => findings.push(Finding {
                 stage: "worker.ign",

@@ -32,7 +32,6 @@ mod pointer;
 mod run;
 
 pub use check::{Finding, check_outputs};
-pub use cluster_mcs::ClusterMcs;
 pub use error::Error;
 pub use host::{Host, materialize};
 pub use mcc::{RenderedPool, render_pool_configs};

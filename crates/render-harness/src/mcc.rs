@@ -27,10 +27,10 @@ pub struct RenderedPool {
 }
 
 /// Runs the bootstrap controller of `host` as its pod spec says (the init containers of the
-/// bootstrap MCO pod, [`crate::mcs::run_init_containers`]) and returns every pool it rendered
+/// bootstrap MCO pod, [`crate::mcs::BootstrapPod::run_init_containers`]) and returns every pool it rendered
 /// into `/etc/mcs/bootstrap`, sorted by name.
 pub fn render_pool_configs(host: &Host, payload: &Payload) -> Result<Vec<RenderedPool>> {
-    crate::mcs::run_init_containers(host, payload)?;
+    crate::mcs::BootstrapPod::read(host)?.run_init_containers(payload)?;
     read_pools(&host.path("/etc/mcs/bootstrap"))
 }
 
