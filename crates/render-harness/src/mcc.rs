@@ -31,7 +31,15 @@ pub struct RenderedPool {
 /// into `/etc/mcs/bootstrap`, sorted by name.
 pub fn render_pool_configs(host: &Host, payload: &Payload) -> Result<Vec<RenderedPool>> {
     crate::mcs::BootstrapPod::read(host)?.run_init_containers(payload)?;
-    read_pools(&host.path("/etc/mcs/bootstrap"))
+    RenderedPool::read_all(host)
+}
+
+impl RenderedPool {
+    /// Every pool the bootstrap controller already rendered into `/etc/mcs/bootstrap` of
+    /// `host` (by [`render_pool_configs`] or [`crate::Mcs::start`]), sorted by name.
+    pub fn read_all(host: &Host) -> Result<Vec<RenderedPool>> {
+        read_pools(&host.path("/etc/mcs/bootstrap"))
+    }
 }
 
 /// Every `machine-pools/<pool>.yaml` under `dest` with the rendered config it names.
