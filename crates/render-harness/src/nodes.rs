@@ -50,26 +50,6 @@ impl NodeConfig {
             machine_config,
         })
     }
-
-    /// The bootstrap controller's rendered MachineConfig of `role` on `host` (what the
-    /// cluster's own server hands that pool's nodes once the control plane runs).
-    pub fn rendered(host: &crate::Host, role: &str) -> Option<NodeConfig> {
-        let dir = host.path("/etc/mcs/bootstrap/machine-configs");
-        let prefix = format!("rendered-{role}-");
-        let path = std::fs::read_dir(dir)
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-            })?;
-        let machine_config = read_objects(&path).into_iter().next()?;
-        Some(NodeConfig {
-            ignition: machine_config["spec"]["config"].clone(),
-            machine_config,
-        })
-    }
 }
 
 /// What the install directory and the bootstrap config asked of the nodes, read once per
