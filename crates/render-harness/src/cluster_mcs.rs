@@ -136,7 +136,10 @@ fn cluster_objects(host: &Host) -> Result<Vec<Value>> {
         }
     }
     if objects.is_empty() {
-        return Err(content(&out, "the bootstrap controller left no objects"));
+        return Err(Error::content(
+            &out,
+            "the bootstrap controller left no objects",
+        ));
     }
     Ok(objects)
 }
@@ -146,12 +149,12 @@ fn cluster_objects(host: &Host) -> Result<Vec<Value>> {
 fn write_volumes(host: &Host, dir: &Path, port: u16) -> Result<()> {
     let secret_path = host.path(TLS_SECRET);
     let secret = read_objects(&secret_path).into_iter().next();
-    let secret = secret.ok_or_else(|| content(&secret_path, "no Secret"))?;
+    let secret = secret.ok_or_else(|| Error::content(&secret_path, "no Secret"))?;
     for file in ["tls.crt", "tls.key"] {
         let encoded = secret["data"][file].as_str().unwrap_or_default();
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(encoded)
-            .map_err(|e| content(&secret_path, &format!("data.{file}: {e}")))?;
+            .map_err(|e| Error::content(&secret_path, &format!("data.{file}: {e}")))?;
         write(&dir.join("certs"), file, &bytes)?;
     }
     let ca = read(&host.path("/opt/openshift/tls/kube-apiserver-complete-server-ca-bundle.crt"))?;
@@ -171,11 +174,11 @@ fn loopback_kubeconfig(host: &Host, port: u16) -> Result<String> {
     let mut config = read_objects(&path)
         .into_iter()
         .next()
-        .ok_or_else(|| content(&path, "not a kubeconfig"))?;
+        .ok_or_else(|| Error::content(&path, "not a kubeconfig"))?;
     let clusters = config["clusters"].as_array_mut();
     let cluster = clusters
         .and_then(|c| c.first_mut())
-        .ok_or_else(|| content(&path, "no cluster"))?;
+        .ok_or_else(|| Error::content(&path, "no cluster"))?;
     cluster["cluster"]["server"] = Value::String(format!("https://localhost:{port}"));
     Ok(config.to_string())
 }
@@ -188,11 +191,4 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
     let path = dir.join(name);
     std::fs::write(&path, bytes).map_err(Error::io(&path))
-}
-
-fn content(path: &Path, what: &str) -> Error {
-    Error::Content {
-        path: path.to_path_buf(),
-        what: what.to_string(),
-    }
 }

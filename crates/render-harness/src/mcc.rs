@@ -54,7 +54,7 @@ fn read_pools(dest: &Path) -> Result<Vec<RenderedPool>> {
             .pointer("/spec/configuration/name")
             .and_then(Value::as_str);
         let (Some(name), Some(config)) = (name, config) else {
-            return Err(content(
+            return Err(Error::content(
                 &path,
                 "a pool without name or spec.configuration.name",
             ));
@@ -78,12 +78,5 @@ fn read_pools(dest: &Path) -> Result<Vec<RenderedPool>> {
 
 fn read_yaml(path: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
-    serde_saphyr::from_str(&text).map_err(|e| content(path, &format!("not YAML: {e}")))
-}
-
-fn content(path: &Path, what: &str) -> Error {
-    Error::Content {
-        path: path.to_path_buf(),
-        what: what.to_string(),
-    }
+    serde_saphyr::from_str(&text).map_err(|e| Error::content(path, &format!("not YAML: {e}")))
 }

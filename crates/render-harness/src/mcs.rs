@@ -8,7 +8,7 @@
 //! scratch root, on the host network.
 
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -112,12 +112,12 @@ impl BootstrapPod {
     pub(crate) fn read(host: &Host) -> Result<BootstrapPod> {
         let path = host.path(BOOTSTRAP_POD);
         let text = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
-        let docs: Vec<Value> =
-            serde_saphyr::from_multiple(&text).map_err(|e| pod_error(&path, &e.to_string()))?;
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&text)
+            .map_err(|e| Error::content(&path, &e.to_string()))?;
         let pod = docs
             .into_iter()
             .find(|d| d["kind"] == "Pod")
-            .ok_or_else(|| pod_error(&path, "no Pod object"))?;
+            .ok_or_else(|| Error::content(&path, "no Pod object"))?;
         let volumes = pod["spec"]["volumes"]
             .as_array()
             .into_iter()
@@ -149,24 +149,14 @@ impl BootstrapPod {
         self.pod["spec"]["containers"]
             .as_array()
             .and_then(|c| c.first())
-            .ok_or_else(|| pod_error(&self.path, "the pod has no container"))
+            .ok_or_else(|| Error::content(&self.path, "the pod has no container"))
     }
 
     /// The image of the server container.
     pub(crate) fn server_image(&self) -> Result<&str> {
         self.pod["spec"]["containers"][0]["image"]
             .as_str()
-            .ok_or_else(|| Error::Content {
-                path: self.path.clone(),
-                what: "no server image".into(),
-            })
-    }
-}
-
-fn pod_error(path: &Path, why: &str) -> Error {
-    Error::Io {
-        path: path.to_path_buf(),
-        error: std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string()),
+            .ok_or_else(|| Error::content(&self.path, "no server image"))
     }
 }
 
