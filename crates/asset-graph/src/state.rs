@@ -148,11 +148,6 @@ impl State {
         Ok(State { path, file })
     }
 
-    /// Path of the state file that was read.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// True when the file records no value at all.
     pub fn is_empty(&self) -> bool {
         self.file.assets.is_empty()

@@ -149,29 +149,14 @@ impl KubeconfigId {
         }
     }
 
-    /// Whether the file is exported to the install dir's `auth/`.
-    pub fn exported(self) -> bool {
-        matches!(self.spec().file, KubeconfigFile::InstallDir(_))
-    }
-
     /// User and context name.
-    pub fn user(self) -> &'static str {
+    fn user(self) -> &'static str {
         self.spec().user
     }
 
     /// The API server URL.
     pub fn server(self, params: &ClusterParams) -> String {
         self.spec().endpoint.url(params)
-    }
-
-    /// The CA bundle placed in `certificate-authority-data`.
-    pub fn ca_bundle(self) -> BundleId {
-        self.spec().ca_bundle
-    }
-
-    /// The client certificate/key.
-    pub fn client(self) -> CertId {
-        self.spec().client
     }
 }
 
@@ -272,11 +257,16 @@ pub fn kubeconfig_yaml(
 mod tests {
     use super::*;
 
+    /// Whether the file is exported to the install dir's `auth/`.
+    fn is_exported(id: KubeconfigId) -> bool {
+        matches!(id.spec().file, KubeconfigFile::InstallDir(_))
+    }
+
     #[test]
     fn one_kubeconfig_is_exported_and_every_path_is_distinct() {
         let exported: Vec<_> = KubeconfigId::ALL
             .iter()
-            .filter(|id| id.exported())
+            .filter(|id| is_exported(**id))
             .collect();
         assert_eq!(exported, [&KubeconfigId::Admin]);
         let mut paths: Vec<&str> = KubeconfigId::ALL.iter().map(|id| id.path()).collect();
@@ -285,7 +275,11 @@ mod tests {
         assert_eq!(paths.len(), KubeconfigId::ALL.len());
         for id in KubeconfigId::ALL {
             let absolute = id.path().starts_with('/');
-            assert_eq!(absolute, !id.exported(), "{id:?}: node paths are absolute");
+            assert_eq!(
+                absolute,
+                !is_exported(*id),
+                "{id:?}: node paths are absolute"
+            );
         }
     }
 

@@ -55,9 +55,7 @@ pub use expiry::{expiry_problem, human, not_after, not_after_all};
 pub use key::{KeyPem, RSA_PRIVATE_KEY, RSA_PUBLIC_KEY, generate_rsa_key};
 pub use kubeconfig::{Endpoint, KubeconfigFile, KubeconfigId, KubeconfigSpec, kubeconfig_yaml};
 pub use params::{ClusterParams, San, first_host};
-pub use password::{
-    BCRYPT_COST, KubeadminPassword, PASSWORD_ALPHABET, generate_password, hash_password,
-};
+pub use password::{BCRYPT_COST, KubeadminPassword, PASSWORD_ALPHABET, generate_password};
 pub use secrets::{BOOTSTRAP_SSH, SECRETS_KIND, SECRETS_VERSION, SERVICE_ACCOUNT, SecretsBundle};
 pub use sign::{CertKey, SERIAL_LIMIT, random_serial, sign_leaf, sign_self, subject_key_id};
 pub use spec::{

@@ -43,7 +43,7 @@ pub fn generate_password(rng: &mut (impl RngCore + CryptoRng)) -> String {
 
 /// bcrypt (`$2a$`, cost 10) of `plain` with a salt drawn from `rng`, so a seeded RNG gives a
 /// reproducible hash.
-pub fn hash_password(plain: &str, rng: &mut (impl RngCore + CryptoRng)) -> Result<String> {
+pub(crate) fn hash_password(plain: &str, rng: &mut (impl RngCore + CryptoRng)) -> Result<String> {
     let mut salt = [0u8; 16];
     rng.fill_bytes(&mut salt);
     let parts =

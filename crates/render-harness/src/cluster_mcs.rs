@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::check::read_objects;
 use crate::error::Error;
 use crate::host::output_of;
-use crate::mcs::{read_pod, remove_container, wait_listening};
+use crate::mcs::{BootstrapPod, remove_container, wait_listening};
 use crate::{Host, Payload, Result};
 
 /// Container name of the running server, so a leftover one can be replaced.
@@ -37,7 +37,7 @@ const TLS_SECRET: &str = "/opt/openshift/manifests/machine-config-server-tls-sec
 const POD_DIR: &str = "/run/okd-harness/cluster-mcs";
 
 /// A running in-cluster Machine Config Server and its API server; stopped on drop.
-pub struct ClusterMcs {
+pub(crate) struct ClusterMcs {
     payload: Payload,
     /// Kept so the API server keeps serving; dropped after the container.
     _api: TestApiServer,
@@ -55,8 +55,14 @@ impl ClusterMcs {
     /// [`crate::render_pool_configs`] or [`crate::Mcs::start`] first), then the in-cluster
     /// server on 127.0.0.1:22623, which must be free (stop the bootstrap server first, as
     /// the real bootstrap host is gone by the time workers boot). `api_int` is the cluster's
-    /// api-int host, the `--apiserver-url` of the daemonset.
-    pub fn start(host: &Host, payload: &Payload, api_int: &str) -> Result<ClusterMcs> {
+    /// api-int host, the `--apiserver-url` of the daemonset; the server's image is the one
+    /// `pod` (the bootstrap MCO pod of `host`) names.
+    pub(crate) fn start(
+        host: &Host,
+        pod: &BootstrapPod,
+        payload: &Payload,
+        api_int: &str,
+    ) -> Result<ClusterMcs> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -73,18 +79,15 @@ impl ClusterMcs {
             _api: api,
             _runtime: runtime,
         };
-        let mut cmd = mcs.podman_run(host, &dir, api_int)?;
+        let mut cmd = mcs.podman_run(pod.server_image()?, &dir, api_int);
         output_of(&mut cmd)?;
         wait_listening(payload, SERVER_NAME, Duration::from_secs(60))?;
         Ok(mcs)
     }
 
-    /// `podman run` of the daemonset's server container with the volumes under `dir`.
-    fn podman_run(&self, host: &Host, dir: &Path, api_int: &str) -> Result<std::process::Command> {
-        let pod = read_pod(host)?;
-        let image = pod["spec"]["containers"][0]["image"]
-            .as_str()
-            .ok_or_else(|| content(&host.path(crate::BOOTSTRAP_POD), "no server image"))?;
+    /// `podman run` of the daemonset's server container from `image` with the volumes under
+    /// `dir`.
+    fn podman_run(&self, image: &str, dir: &Path, api_int: &str) -> std::process::Command {
         let mut cmd = self.payload.podman();
         cmd.args(["run", "--quiet", "--net=host", "--detach", "--replace"])
             .args(["--name", SERVER_NAME])
@@ -102,7 +105,7 @@ impl ClusterMcs {
             &format!("--apiserver-url=https://{api_int}:6443"),
             "--kubeconfig=/etc/okd-harness/kubeconfig",
         ]);
-        Ok(cmd)
+        cmd
     }
 }
 
@@ -133,7 +136,10 @@ fn cluster_objects(host: &Host) -> Result<Vec<Value>> {
         }
     }
     if objects.is_empty() {
-        return Err(content(&out, "the bootstrap controller left no objects"));
+        return Err(Error::content(
+            &out,
+            "the bootstrap controller left no objects",
+        ));
     }
     Ok(objects)
 }
@@ -143,12 +149,12 @@ fn cluster_objects(host: &Host) -> Result<Vec<Value>> {
 fn write_volumes(host: &Host, dir: &Path, port: u16) -> Result<()> {
     let secret_path = host.path(TLS_SECRET);
     let secret = read_objects(&secret_path).into_iter().next();
-    let secret = secret.ok_or_else(|| content(&secret_path, "no Secret"))?;
+    let secret = secret.ok_or_else(|| Error::content(&secret_path, "no Secret"))?;
     for file in ["tls.crt", "tls.key"] {
         let encoded = secret["data"][file].as_str().unwrap_or_default();
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(encoded)
-            .map_err(|e| content(&secret_path, &format!("data.{file}: {e}")))?;
+            .map_err(|e| Error::content(&secret_path, &format!("data.{file}: {e}")))?;
         write(&dir.join("certs"), file, &bytes)?;
     }
     let ca = read(&host.path("/opt/openshift/tls/kube-apiserver-complete-server-ca-bundle.crt"))?;
@@ -168,11 +174,11 @@ fn loopback_kubeconfig(host: &Host, port: u16) -> Result<String> {
     let mut config = read_objects(&path)
         .into_iter()
         .next()
-        .ok_or_else(|| content(&path, "not a kubeconfig"))?;
+        .ok_or_else(|| Error::content(&path, "not a kubeconfig"))?;
     let clusters = config["clusters"].as_array_mut();
     let cluster = clusters
         .and_then(|c| c.first_mut())
-        .ok_or_else(|| content(&path, "no cluster"))?;
+        .ok_or_else(|| Error::content(&path, "no cluster"))?;
     cluster["cluster"]["server"] = Value::String(format!("https://localhost:{port}"));
     Ok(config.to_string())
 }
@@ -185,11 +191,4 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
     let path = dir.join(name);
     std::fs::write(&path, bytes).map_err(Error::io(&path))
-}
-
-fn content(path: &Path, what: &str) -> Error {
-    Error::Content {
-        path: path.to_path_buf(),
-        what: what.to_string(),
-    }
 }

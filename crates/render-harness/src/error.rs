@@ -88,6 +88,14 @@ impl Error {
         let path = path.into();
         move |error| Error::Io { path, error }
     }
+
+    /// The file `path` lacks a part the harness needs (`what`).
+    pub(crate) fn content(path: &std::path::Path, what: &str) -> Error {
+        Error::Content {
+            path: path.to_path_buf(),
+            what: what.to_string(),
+        }
+    }
 }
 
 /// The last `lines` lines of `text`.

@@ -6,10 +6,14 @@ use std::time::Duration;
 
 use ignition::Variant;
 
+use crate::check::read_objects;
+use crate::cluster_mcs::ClusterMcs;
 use crate::host::output_of;
+use crate::mcs::BootstrapPod;
+use crate::nodes::{Asked, check_served};
 use crate::{
-    AppliedPointer, ClusterMcs, Finding, Host, Mcs, NodeConfig, Payload, RenderRun, Result,
-    apply_pointer, check_outputs, check_served, fetch_local_master, materialize, run_renders,
+    AppliedPointer, Finding, Host, Mcs, NodeConfig, Payload, RenderRun, Result, apply_pointer,
+    check_outputs, fetch_local_master, materialize, run_renders,
 };
 
 /// How long the renders of one example may take: about a minute on a 2-core machine, so
@@ -36,7 +40,7 @@ pub struct ExampleReport {
 /// bootkube.sh until the renders are done and checks their outputs. Then it runs the
 /// bootstrap Machine Config Server from the MCO's bootstrap pod and applies `master.ign` with
 /// the real Ignition against it, then `worker.ign` against the real in-cluster server
-/// ([`ClusterMcs`]), checking what each pool gets. The
+/// (`ClusterMcs`), checking what each pool gets. The
 /// single-node example goes through its bootstrap-in-place config and checks the master
 /// config that flow fetches for itself from port 22624.
 pub fn render_example(
@@ -77,24 +81,31 @@ pub fn render_example(
 /// The install directory and scratch host one example's node checks work on.
 struct Nodes<'a> {
     dir: &'a Path,
-    host: &'a Host,
     payload: &'a Payload,
     work: &'a Path,
     api_int: String,
+    /// The install-config's SSH keys and the host's MachineConfigs, read once for every pool.
+    asked: Asked,
 }
 
 /// Runs the bootstrap MCS and checks master.ign (and the single-node flow's own fetch)
 /// against it, then worker.ign against the in-cluster server.
 fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<Finding> {
+    let install_config = read_objects(&dir.join("install-config.yaml"))
+        .into_iter()
+        .next()
+        .unwrap_or_default();
     let nodes = Nodes {
         dir,
-        host,
         payload,
         work,
-        api_int: api_int_host(dir),
+        api_int: api_int_host(&install_config),
+        asked: Asked::read(&install_config, host),
     };
-    let mcs = match Mcs::start(host, payload) {
-        Ok(mcs) => mcs,
+    // One read of the bootstrap pod serves both servers.
+    let started = BootstrapPod::read(host).and_then(|pod| Ok((Mcs::run(&pod, payload)?, pod)));
+    let (mcs, pod) = match started {
+        Ok(started) => started,
         Err(e) => {
             return vec![Finding {
                 stage: "mco-bootstrap",
@@ -117,7 +128,7 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
     // The bootstrap server refuses every pool but master, by design: workers boot from the
     // in-cluster server, so that is where worker.ign is applied.
     if dir.join("worker.ign").exists() {
-        match ClusterMcs::start(host, payload, &nodes.api_int) {
+        match ClusterMcs::start(host, &pod, payload, &nodes.api_int) {
             Ok(_server) => findings.extend(nodes.pointer("worker.ign", "worker")),
             Err(e) => findings.push(Finding {
                 stage: "worker.ign",
@@ -153,7 +164,9 @@ impl Nodes<'_> {
     /// Checks the config the server gave `pool`.
     fn served(&self, stage: &'static str, pool: &str, served: serde_json::Value) -> Vec<Finding> {
         match NodeConfig::served(served) {
-            Some(node) => check_served(stage, pool, &node, self.dir, self.host, self.payload),
+            Some(node) => {
+                check_served(stage, pool, &node, &self.asked.for_pool(pool, self.payload))
+            }
             None => vec![Finding {
                 stage,
                 problem: "the served config embeds no MachineConfig".into(),
@@ -182,12 +195,8 @@ fn applied_problems(stage: &'static str, applied: &AppliedPointer, pool: &str) -
     findings
 }
 
-/// `api-int.<name>.<baseDomain>` of the install-config in `dir`.
-fn api_int_host(dir: &Path) -> String {
-    let config = crate::check::read_objects(&dir.join("install-config.yaml"))
-        .into_iter()
-        .next()
-        .unwrap_or_default();
+/// `api-int.<name>.<baseDomain>` of the install-config `config`.
+fn api_int_host(config: &serde_json::Value) -> String {
     format!(
         "api-int.{}.{}",
         config["metadata"]["name"].as_str().unwrap_or_default(),

@@ -32,12 +32,11 @@ mod pointer;
 mod run;
 
 pub use check::{Finding, check_outputs};
-pub use cluster_mcs::ClusterMcs;
 pub use error::Error;
 pub use host::{Host, materialize};
 pub use mcc::{RenderedPool, render_pool_configs};
 pub use mcs::{BOOTSTRAP_POD, MCS_PORT, Mcs};
-pub use nodes::{NodeConfig, check_served, fetch_local_master};
+pub use nodes::{NodeConfig, fetch_local_master};
 pub use payload::{Payload, default_payload_dir};
 pub use pointer::{AppliedPointer, PointerError, apply_pointer};
 pub use run::{RenderRun, run_renders};

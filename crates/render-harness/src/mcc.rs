@@ -27,11 +27,19 @@ pub struct RenderedPool {
 }
 
 /// Runs the bootstrap controller of `host` as its pod spec says (the init containers of the
-/// bootstrap MCO pod, [`crate::mcs::run_init_containers`]) and returns every pool it rendered
+/// bootstrap MCO pod, [`crate::mcs::BootstrapPod::run_init_containers`]) and returns every pool it rendered
 /// into `/etc/mcs/bootstrap`, sorted by name.
 pub fn render_pool_configs(host: &Host, payload: &Payload) -> Result<Vec<RenderedPool>> {
-    crate::mcs::run_init_containers(host, payload)?;
-    read_pools(&host.path("/etc/mcs/bootstrap"))
+    crate::mcs::BootstrapPod::read(host)?.run_init_containers(payload)?;
+    RenderedPool::read_all(host)
+}
+
+impl RenderedPool {
+    /// Every pool the bootstrap controller already rendered into `/etc/mcs/bootstrap` of
+    /// `host` (by [`render_pool_configs`] or [`crate::Mcs::start`]), sorted by name.
+    pub fn read_all(host: &Host) -> Result<Vec<RenderedPool>> {
+        read_pools(&host.path("/etc/mcs/bootstrap"))
+    }
 }
 
 /// Every `machine-pools/<pool>.yaml` under `dest` with the rendered config it names.
@@ -46,7 +54,7 @@ fn read_pools(dest: &Path) -> Result<Vec<RenderedPool>> {
             .pointer("/spec/configuration/name")
             .and_then(Value::as_str);
         let (Some(name), Some(config)) = (name, config) else {
-            return Err(content(
+            return Err(Error::content(
                 &path,
                 "a pool without name or spec.configuration.name",
             ));
@@ -70,12 +78,5 @@ fn read_pools(dest: &Path) -> Result<Vec<RenderedPool>> {
 
 fn read_yaml(path: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
-    serde_saphyr::from_str(&text).map_err(|e| content(path, &format!("not YAML: {e}")))
-}
-
-fn content(path: &Path, what: &str) -> Error {
-    Error::Content {
-        path: path.to_path_buf(),
-        what: what.to_string(),
-    }
+    serde_saphyr::from_str(&text).map_err(|e| Error::content(path, &format!("not YAML: {e}")))
 }

@@ -8,6 +8,7 @@
 //! scratch root, on the host network.
 
 use std::net::TcpStream;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -50,20 +51,19 @@ impl Mcs {
     /// Runs the bootstrap pod of `host` as its kubelet would: the controller to completion,
     /// then the server, until it accepts connections on 127.0.0.1:22623.
     pub fn start(host: &Host, payload: &Payload) -> Result<Mcs> {
-        run_init_containers(host, payload)?;
-        let pod = read_pod(host)?;
-        let volumes = volumes(&pod, host);
+        Mcs::run(&BootstrapPod::read(host)?, payload)
+    }
+
+    /// [`Mcs::start`] with the bootstrap pod already read.
+    pub(crate) fn run(pod: &BootstrapPod, payload: &Payload) -> Result<Mcs> {
+        pod.run_init_containers(payload)?;
         let mcs = Mcs {
             payload: payload.clone(),
         };
-        let server = pod["spec"]["containers"]
-            .as_array()
-            .and_then(|c| c.first())
-            .ok_or_else(|| pod_error(host, "the pod has no container"))?;
         let mut cmd = podman_run(
             payload,
-            server,
-            &volumes,
+            pod.server()?,
+            &pod.volumes,
             &["--detach", "--replace", "--name", SERVER_NAME],
         );
         output_of(&mut cmd)?;
@@ -97,51 +97,67 @@ pub(crate) fn wait_listening(payload: &Payload, name: &str, limit: Duration) -> 
     })
 }
 
-/// Runs the init containers of the bootstrap pod of `host` to completion: the bootstrap
-/// machine-config-controller, which renders every pool from `/etc/mcc/bootstrap` into
-/// `/etc/mcs/bootstrap`.
-pub(crate) fn run_init_containers(host: &Host, payload: &Payload) -> Result<()> {
-    let pod = read_pod(host)?;
-    let volumes = volumes(&pod, host);
-    for container in pod["spec"]["initContainers"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        let mut cmd = podman_run(payload, container, &volumes, &["--rm"]);
-        output_of(&mut cmd)?;
+/// The bootstrap MCO pod the render left on a host, read once for every container run from it.
+pub(crate) struct BootstrapPod {
+    /// Its file on the host.
+    path: PathBuf,
+    /// The Pod object.
+    pod: Value,
+    /// Volume name to its host path inside the scratch root.
+    volumes: Vec<(String, PathBuf)>,
+}
+
+impl BootstrapPod {
+    /// The Pod of [`BOOTSTRAP_POD`] on `host`.
+    pub(crate) fn read(host: &Host) -> Result<BootstrapPod> {
+        let path = host.path(BOOTSTRAP_POD);
+        let text = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&text)
+            .map_err(|e| Error::content(&path, &e.to_string()))?;
+        let pod = docs
+            .into_iter()
+            .find(|d| d["kind"] == "Pod")
+            .ok_or_else(|| Error::content(&path, "no Pod object"))?;
+        let volumes = pod["spec"]["volumes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| {
+                let hostpath = v["hostPath"]["path"].as_str()?;
+                Some((v["name"].as_str()?.to_string(), host.path(hostpath)))
+            })
+            .collect();
+        Ok(BootstrapPod { path, pod, volumes })
     }
-    Ok(())
-}
 
-fn pod_error(host: &Host, why: &str) -> Error {
-    Error::Io {
-        path: host.path(BOOTSTRAP_POD),
-        error: std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string()),
+    /// Runs the init containers to completion: the bootstrap machine-config-controller,
+    /// which renders every pool from `/etc/mcc/bootstrap` into `/etc/mcs/bootstrap`.
+    pub(crate) fn run_init_containers(&self, payload: &Payload) -> Result<()> {
+        for container in self.pod["spec"]["initContainers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let mut cmd = podman_run(payload, container, &self.volumes, &["--rm"]);
+            output_of(&mut cmd)?;
+        }
+        Ok(())
     }
-}
 
-pub(crate) fn read_pod(host: &Host) -> Result<Value> {
-    let path = host.path(BOOTSTRAP_POD);
-    let text = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
-    let docs: Vec<Value> =
-        serde_saphyr::from_multiple(&text).map_err(|e| pod_error(host, &e.to_string()))?;
-    docs.into_iter()
-        .find(|d| d["kind"] == "Pod")
-        .ok_or_else(|| pod_error(host, "no Pod object"))
-}
+    /// The server container (the pod's first).
+    pub(crate) fn server(&self) -> Result<&Value> {
+        self.pod["spec"]["containers"]
+            .as_array()
+            .and_then(|c| c.first())
+            .ok_or_else(|| Error::content(&self.path, "the pod has no container"))
+    }
 
-/// Volume name to its host path inside the scratch root.
-fn volumes(pod: &Value, host: &Host) -> Vec<(String, std::path::PathBuf)> {
-    pod["spec"]["volumes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| {
-            let path = v["hostPath"]["path"].as_str()?;
-            Some((v["name"].as_str()?.to_string(), host.path(path)))
-        })
-        .collect()
+    /// The image of the server container.
+    pub(crate) fn server_image(&self) -> Result<&str> {
+        self.pod["spec"]["containers"][0]["image"]
+            .as_str()
+            .ok_or_else(|| Error::content(&self.path, "no server image"))
+    }
 }
 
 /// `podman run` of one pod container: host network, privileged as the pod asks, its mounts,
@@ -149,7 +165,7 @@ fn volumes(pod: &Value, host: &Host) -> Vec<(String, std::path::PathBuf)> {
 fn podman_run(
     payload: &Payload,
     container: &Value,
-    volumes: &[(String, std::path::PathBuf)],
+    volumes: &[(String, PathBuf)],
     extra: &[&str],
 ) -> std::process::Command {
     let mut cmd = payload.podman();

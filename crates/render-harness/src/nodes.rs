@@ -50,54 +50,76 @@ impl NodeConfig {
             machine_config,
         })
     }
+}
 
-    /// The bootstrap controller's rendered MachineConfig of `role` on `host` (what the
-    /// cluster's own server hands that pool's nodes once the control plane runs).
-    pub fn rendered(host: &crate::Host, role: &str) -> Option<NodeConfig> {
-        let dir = host.path("/etc/mcs/bootstrap/machine-configs");
-        let prefix = format!("rendered-{role}-");
-        let path = std::fs::read_dir(dir)
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-            })?;
-        let machine_config = read_objects(&path).into_iter().next()?;
-        Some(NodeConfig {
-            ignition: machine_config["spec"]["config"].clone(),
-            machine_config,
-        })
+/// What the install directory and the bootstrap config asked of the nodes, read once per
+/// example: each pool's checks pick their part of it.
+pub(crate) struct Asked {
+    /// The install-config's SSH public keys (the non-empty lines of `sshKey`, trimmed).
+    ssh_keys: Vec<String>,
+    /// Every MachineConfig the bootstrap config carried to the host
+    /// (`/opt/openshift/openshift` and `manifests`), in file order.
+    machine_configs: Vec<Value>,
+}
+
+impl Asked {
+    /// The SSH keys of `install_config` and the MachineConfigs under `/opt/openshift` on
+    /// `host`.
+    pub(crate) fn read(install_config: &Value, host: &crate::Host) -> Asked {
+        let ssh_keys = install_config["sshKey"]
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(str::to_string)
+            .collect();
+        Asked {
+            ssh_keys,
+            machine_configs: machine_configs(&host.assets()),
+        }
+    }
+
+    /// What a node of `role` must get: the SSH keys, the pool's MachineConfigs and the OS
+    /// image (the last one a MachineConfig of the pool names, else the release's node image).
+    pub(crate) fn for_pool(&self, role: &str, payload: &Payload) -> Expected<'_> {
+        let configs = pool_machine_configs(&self.machine_configs, role);
+        let os_image = configs
+            .iter()
+            .filter_map(|mc| mc["spec"]["osImageURL"].as_str().filter(|s| !s.is_empty()))
+            .next_back()
+            .map(str::to_string)
+            .or_else(|| payload.image_for("stream-coreos").ok().flatten());
+        Expected {
+            ssh_keys: &self.ssh_keys,
+            configs,
+            os_image,
+        }
     }
 }
 
-/// Every way the config a node of `role` gets falls short of what was asked: the SSH key of
-/// the install-config in `install_dir`, and every MachineConfig for the pool that the
-/// bootstrap config carried to `host` (`/opt/openshift/openshift` and `manifests`).
-pub fn check_served(
+/// What a node of one pool must get ([`Asked::for_pool`]).
+pub(crate) struct Expected<'a> {
+    ssh_keys: &'a [String],
+    configs: Vec<&'a Value>,
+    os_image: Option<String>,
+}
+
+/// Every way the config a node of `role` gets falls short of what was `expected`: the
+/// install-config's SSH keys, the OS image the pool must boot and every MachineConfig the
+/// user or the installer wrote for the pool.
+pub(crate) fn check_served(
     stage: &'static str,
     role: &str,
     node: &NodeConfig,
-    install_dir: &Path,
-    host: &crate::Host,
-    payload: &Payload,
+    expected: &Expected<'_>,
 ) -> Vec<Finding> {
     let served = &node.ignition;
     let mut findings = Vec::new();
     let mut say = |problem: String| findings.push(Finding { stage, problem });
-    let install_config = read_objects(&install_dir.join("install-config.yaml"))
-        .into_iter()
-        .next()
-        .unwrap_or_default();
     let keys = ignition::core_authorized_keys(served);
-    for key in install_config["sshKey"]
-        .as_str()
-        .unwrap_or_default()
-        .lines()
-    {
-        let key = key.trim();
-        if !key.is_empty() && !keys.iter().any(|k| k.trim() == key) {
+    for key in expected.ssh_keys {
+        if !keys.iter().any(|k| k.trim() == key) {
             say(format!(
                 "the core user does not get the install-config SSH key {}",
                 short(key)
@@ -105,22 +127,16 @@ pub fn check_served(
         }
     }
     let machine_config = &node.machine_config;
-    let configs = pool_machine_configs(&host.assets(), role);
-    let expected_os = configs
-        .iter()
-        .filter_map(|mc| mc["spec"]["osImageURL"].as_str().filter(|s| !s.is_empty()))
-        .next_back()
-        .map(str::to_string)
-        .or_else(|| payload.image_for("stream-coreos").ok().flatten());
     let os = machine_config["spec"]["osImageURL"]
         .as_str()
         .unwrap_or_default();
-    if expected_os.as_deref() != Some(os) {
+    if expected.os_image.as_deref() != Some(os) {
         say(format!(
-            "the rendered {role} config boots {os:?}, not {expected_os:?}"
+            "the rendered {role} config boots {os:?}, not {:?}",
+            expected.os_image
         ));
     }
-    for mc in &configs {
+    for mc in &expected.configs {
         for problem in missing_parts(mc, served, machine_config) {
             say(problem);
         }
@@ -142,9 +158,8 @@ fn encapsulated(served: &Value) -> Option<Value> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// MachineConfigs of `openshift/` and `manifests/` under `assets` labelled for `role`, each
-/// once (bootkube copies `openshift/` into `manifests/`).
-fn pool_machine_configs(assets: &Path, role: &str) -> Vec<Value> {
+/// The MachineConfigs of `openshift/` and `manifests/` under `assets`, in file order.
+fn machine_configs(assets: &Path) -> Vec<Value> {
     let mut files: Vec<_> = ["openshift", "manifests"]
         .iter()
         .filter_map(|d| std::fs::read_dir(assets.join(d)).ok())
@@ -153,10 +168,20 @@ fn pool_machine_configs(assets: &Path, role: &str) -> Vec<Value> {
         .map(|e| e.path())
         .collect();
     files.sort();
-    let mut configs: Vec<Value> = Vec::new();
-    for object in files.iter().flat_map(|p| read_objects(p)) {
-        let for_pool = object["kind"] == "MachineConfig"
-            && object["metadata"]["labels"]["machineconfiguration.openshift.io/role"] == role;
+    files
+        .iter()
+        .flat_map(|p| read_objects(p))
+        .filter(|object| object["kind"] == "MachineConfig")
+        .collect()
+}
+
+/// The configs of `all` labelled for `role`, each name once (bootkube copies `openshift/`
+/// into `manifests/`).
+fn pool_machine_configs<'a>(all: &'a [Value], role: &str) -> Vec<&'a Value> {
+    let mut configs: Vec<&Value> = Vec::new();
+    for object in all {
+        let for_pool =
+            object["metadata"]["labels"]["machineconfiguration.openshift.io/role"] == role;
         if for_pool
             && !configs
                 .iter()

@@ -2,6 +2,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
 
 use crate::error::{Error, tail};
 use crate::{Result, host::command_line};
@@ -13,6 +16,11 @@ pub struct Payload {
     pub release_image: String,
     /// The containers.conf `load.sh` wrote; every podman call of the harness uses it.
     pub containers_conf: PathBuf,
+    /// `/release-manifests/image-references`, read on first use: every read is a `podman
+    /// run`, and the checks ask for it per stage and per pool.
+    image_references: OnceLock<Value>,
+    /// `/release-manifests/release-metadata`, read on first use for the same reason.
+    release_metadata: OnceLock<Value>,
 }
 
 /// `$OKD_PAYLOAD_DIR`, or `../shared/okd-payload-4.19` beside the workspace root.
@@ -73,6 +81,8 @@ impl Payload {
         Ok(Payload {
             release_image,
             containers_conf,
+            image_references: OnceLock::new(),
+            release_metadata: OnceLock::new(),
         })
     }
 
@@ -93,7 +103,7 @@ impl Payload {
     }
 
     /// A JSON file of the release image's `/release-manifests`.
-    fn release_json(&self, name: &str) -> Result<serde_json::Value> {
+    fn release_json(&self, name: &str) -> Result<Value> {
         let text = self.release_manifest(name)?;
         serde_json::from_str(&text).map_err(|e| Error::Command {
             command: format!("/release-manifests/{name}"),
@@ -102,15 +112,24 @@ impl Payload {
         })
     }
 
+    /// The JSON file `name` of `/release-manifests`, kept in `cell` once read; a failed read
+    /// is not kept, so the next call tries again and reports its own error.
+    fn cached_json<'a>(&self, cell: &'a OnceLock<Value>, name: &str) -> Result<&'a Value> {
+        if let Some(value) = cell.get() {
+            return Ok(value);
+        }
+        let value = self.release_json(name)?;
+        Ok(cell.get_or_init(|| value))
+    }
+
     /// The image-references tag of `component`.
-    fn tag(&self, component: &str) -> Result<Option<serde_json::Value>> {
-        let stream = self.release_json("image-references")?;
+    fn tag(&self, component: &str) -> Result<Option<&Value>> {
+        let stream = self.cached_json(&self.image_references, "image-references")?;
         Ok(stream["spec"]["tags"]
             .as_array()
             .into_iter()
             .flatten()
-            .find(|t| t["name"] == component)
-            .cloned())
+            .find(|t| t["name"] == component))
     }
 
     /// The pull spec the release names for `component` (its `image-references`).
@@ -124,7 +143,7 @@ impl Payload {
     /// image (`kubernetes=` in that tag's `io.openshift.build.versions`), as `oc adm release
     /// info` reports them.
     pub fn versions(&self) -> Result<(String, String)> {
-        let version = self.release_json("release-metadata")?["version"]
+        let version = self.cached_json(&self.release_metadata, "release-metadata")?["version"]
             .as_str()
             .unwrap_or_default()
             .to_string();

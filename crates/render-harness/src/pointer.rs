@@ -25,8 +25,6 @@ use crate::mcs::MCS_PORT;
 pub struct AppliedPointer {
     /// The merge URL the pointer config itself names.
     pub pointer_url: String,
-    /// The URL fetched (the api-int host when the pointer names a VIP).
-    pub fetched_url: String,
     /// The config the server returned for the pool.
     pub served: Value,
     /// The root Ignition wrote the merged config into.
@@ -167,7 +165,6 @@ pub fn apply_pointer(
     run_ignition(&copy, &root, &ca_file, &hosts)?;
     Ok(AppliedPointer {
         pointer_url,
-        fetched_url,
         served,
         root,
     })

@@ -68,7 +68,6 @@ fn typed_reads_return_what_the_store_resolved() {
     drop(store);
 
     let state = State::open(dir.path()).unwrap();
-    assert_eq!(state.path(), dir.path().join(STATE_FILE));
     assert!(!state.is_empty());
     assert_eq!(state.get::<Root>().unwrap().token, root);
     assert_eq!(state.get::<Config>().unwrap(), config);
@@ -97,7 +96,8 @@ fn a_renamed_field_is_read_through_the_type_and_an_old_spelling_is_an_error() {
         ),
         "{msg}"
     );
-    assert!(msg.contains(&state.path().display().to_string()), "{msg}");
+    let path = dir.path().join(STATE_FILE);
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
     assert!(msg.contains("Renamed (old spelling)"), "{msg}");
     assert!(msg.contains("missing field `cert_pem`"), "{msg}");
 }

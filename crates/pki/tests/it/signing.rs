@@ -1,4 +1,5 @@
-//! What the signing functions refuse, and the Ironic certificate (which no table row makes).
+//! What the signing functions refuse: a leaf signed as its own root, a serial out of range, a
+//! signer signed as a leaf.
 
 use pki::{CertId, ClusterParams, KeyPem};
 use time::OffsetDateTime;
