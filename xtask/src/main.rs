@@ -7,17 +7,21 @@
 //! * `bench [ROUNDS]`: runs the `assets` crate's `bench` example in release mode: the PKI
 //!   of `create pki`, resolved by the same asset graph, against `openssl genrsa 2048` for the
 //!   same number of keys, two processes at a time, in the same process and run.
-//! * `real-render [EXAMPLE...]`: runs each example's generated `bootkube.sh` for real against
-//!   the OKD 4.19 payload stand-in (`../shared/okd-payload-4.19`, or `$OKD_PAYLOAD_DIR`) up
-//!   to cluster-bootstrap and lists every problem with the renders (root and podman needed;
-//!   the payload's load.sh installs podman).
+//! * `real-render [EXAMPLE...]`: for each example, runs the generated `bootkube.sh` for real
+//!   against the OKD 4.19 payload stand-in (`../shared/okd-payload-4.19`, or
+//!   `$OKD_PAYLOAD_DIR`): first its renders and the node configs, then the whole bootstrap on
+//!   the payload's real control plane in a sandbox; lists every problem (root and podman
+//!   needed; the payload's load.sh installs podman).
+//! * `real-render --example NAME --keep`: the whole bootstrap of one example, left running
+//!   for a person: the last lines say `NETNS=`, `KUBECONFIG=`, `ASSETS=` (and `MASTER_IGN=`
+//!   for single node). `real-render --stop NETNS` takes such a run down.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask real-render [EXAMPLE...]";
+const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME --keep | cargo xtask real-render --stop NETNS";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,7 +31,11 @@ fn main() -> Result<()> {
         ["golden", "--new-secrets"] => golden(true),
         ["bench"] => bench(3),
         ["bench", rounds] => bench(rounds.parse().context("ROUNDS must be a number")?),
-        ["real-render", examples @ ..] => real_render(examples),
+        ["real-render", "--example", example, "--keep"] => keep_bootstrap(example),
+        ["real-render", "--stop", netns] => stop_bootstrap(netns),
+        ["real-render", examples @ ..] if !examples.iter().any(|e| e.starts_with('-')) => {
+            real_render(examples)
+        }
         _ => bail!("{USAGE}"),
     }
 }
@@ -111,7 +119,8 @@ fn bench(rounds: usize) -> Result<()> {
 // ---------------------------------------------------------------------------------------
 // real-render
 
-fn real_render(only: &[&str]) -> Result<()> {
+/// Builds okd-install and loads the payload: the binary's path and the payload.
+fn prepare() -> Result<(PathBuf, render_harness::Payload)> {
     run_checked(
         cargo().args(["build", "--quiet", "--package", "okd-install"]),
         "cargo build -p okd-install",
@@ -120,6 +129,19 @@ fn real_render(only: &[&str]) -> Result<()> {
     let payload_dir = render_harness::default_payload_dir(&root());
     println!("loading the payload from {}", payload_dir.display());
     let payload = render_harness::Payload::load(&payload_dir)?;
+    Ok((binary, payload))
+}
+
+/// A work directory for `example` that outlives the run.
+fn work_dir(what: &str, example: &str) -> Result<PathBuf> {
+    Ok(tempfile::Builder::new()
+        .prefix(&format!("{what}-{example}-"))
+        .tempdir()?
+        .keep())
+}
+
+fn real_render(only: &[&str]) -> Result<()> {
+    let (binary, payload) = prepare()?;
     let examples: Vec<String> = if only.is_empty() {
         render_harness::shipped_examples(&root())
     } else {
@@ -127,10 +149,7 @@ fn real_render(only: &[&str]) -> Result<()> {
     };
     let mut failed = Vec::new();
     for example in &examples {
-        let work = tempfile::Builder::new()
-            .prefix(&format!("real-render-{example}-"))
-            .tempdir()?
-            .keep();
+        let work = work_dir("real-render", example)?;
         match render_harness::render_example(&binary, example, &payload, &work) {
             Ok(report) if report.findings.is_empty() => println!(
                 "{example}: {} stages rendered, every output in place ({})",
@@ -149,11 +168,73 @@ fn real_render(only: &[&str]) -> Result<()> {
                 failed.push(example.clone());
             }
         }
+        let work = work_dir("real-bootstrap", example)?;
+        let options = render_harness::BootstrapOptions::default();
+        let report =
+            render_harness::bootstrap_example(&binary, example, &payload, &work, &options)?;
+        if report.findings.is_empty() {
+            println!(
+                "{example}: the bootstrap ran to its end ({})",
+                work.display()
+            );
+        } else {
+            println!("{example}: bootstrap problems ({}):", work.display());
+            for finding in &report.findings {
+                println!("  {finding}");
+            }
+            failed.push(format!("{example} (bootstrap)"));
+        }
     }
     ensure!(
         failed.is_empty(),
-        "renders failed for {}",
+        "real-render failed for {}",
         failed.join(", ")
     );
+    Ok(())
+}
+
+/// The whole bootstrap of `example`, left running: sandbox, containers, API server.
+fn keep_bootstrap(example: &str) -> Result<()> {
+    let (binary, payload) = prepare()?;
+    let work = work_dir("real-bootstrap", example)?;
+    let options = render_harness::BootstrapOptions {
+        keep: true,
+        ..Default::default()
+    };
+    let report = render_harness::bootstrap_example(&binary, example, &payload, &work, &options)?;
+    for line in &report.kubelet {
+        println!("kubelet: {line}");
+    }
+    for line in &report.stand_ins {
+        println!("stand-in: {line}");
+    }
+    for finding in &report.findings {
+        println!("problem: {finding}");
+    }
+    println!("stages done: {}", report.stages_done.join(" "));
+    println!("unit logs: {}", report.logs.display());
+    println!("enter it: {}", report.sandbox.enter_line());
+    println!(
+        "take it down: cargo xtask real-render --stop {}",
+        report.sandbox.name
+    );
+    println!("NETNS={}", report.sandbox.name);
+    println!("KUBECONFIG={}", report.kubeconfig.display());
+    println!("ASSETS={}", report.host.assets().display());
+    if let Some(master_ign) = &report.master_ign {
+        println!("MASTER_IGN={}", master_ign.display());
+    }
+    Ok(())
+}
+
+/// Takes down a run left by `--keep`.
+fn stop_bootstrap(netns: &str) -> Result<()> {
+    let payload = render_harness::Payload::load(&render_harness::default_payload_dir(&root()))?;
+    let sandbox = render_harness::Sandbox {
+        name: netns.to_string(),
+        addresses: Vec::new(),
+    };
+    sandbox.remove(&payload);
+    println!("removed {netns}: its containers and namespaces");
     Ok(())
 }

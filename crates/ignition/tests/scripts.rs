@@ -1163,7 +1163,7 @@ fn single_node_bootkube_packs_master_config_then_installs_to_disk() {
             "start --tear-down-early=false",
             "crictl ps --quiet --name ^etcd$",
             "curl --fail --silent --show-error --header Accept: application/vnd.coreos.ignition+json;version=3.2.0",
-            "bootstrap-in-place --asset-dir=/rootfs --input=/assets/bootstrap-in-place/master-update.fcc --output=/assets/master.ign",
+            "bootstrap-in-place --asset-dir=/assets --input=/assets/bootstrap-in-place/master-update.fcc --output=/assets/master.ign",
             &format!(
                 "coreos-installer install --copy-network --ignition-file {}/master.ign {disk}",
                 host.openshift().display()

@@ -50,18 +50,7 @@ pub fn render_example(
     work: &Path,
 ) -> Result<ExampleReport> {
     let dir = work.join("install");
-    let (target, variant) = match example {
-        "single-node" => ("single-node-ignition-config", Variant::SingleNode),
-        "bootstrap-pivot" => ("ignition-configs", Variant::Pivot),
-        _ => ("ignition-configs", Variant::Bootstrap),
-    };
-    let mut create = Command::new(okd_install);
-    create
-        .args(["create", target, "--from-example", example, "--dir"])
-        .arg(&dir)
-        .args(["--release-image", &payload.release_image]);
-    output_of(&mut create)?;
-    let ignition = dir.join(variant.file_name());
+    let (ignition, _) = create_configs(okd_install, example, payload, &dir)?;
     let host = Host::new(&work.join("host"));
     materialize(&ignition, &host)?;
     let run = run_renders(&host, payload, RENDER_LIMIT)?;
@@ -76,6 +65,32 @@ pub fn render_example(
         run,
         findings,
     })
+}
+
+/// Creates the configs of `example` in `dir` with `okd_install` and the payload's release
+/// image: the bootstrap-in-place config for the single-node example, the ordinary ones
+/// otherwise. Returns the bootstrap config and whether it is the single-node one.
+pub(crate) fn create_configs(
+    okd_install: &Path,
+    example: &str,
+    payload: &Payload,
+    dir: &Path,
+) -> Result<(PathBuf, bool)> {
+    let (target, variant) = match example {
+        "single-node" => ("single-node-ignition-config", Variant::SingleNode),
+        "bootstrap-pivot" => ("ignition-configs", Variant::Pivot),
+        _ => ("ignition-configs", Variant::Bootstrap),
+    };
+    let mut create = Command::new(okd_install);
+    create
+        .args(["create", target, "--from-example", example, "--dir"])
+        .arg(dir)
+        .args(["--release-image", &payload.release_image]);
+    output_of(&mut create)?;
+    Ok((
+        dir.join(variant.file_name()),
+        variant == Variant::SingleNode,
+    ))
 }
 
 /// The install directory and scratch host one example's node checks work on.

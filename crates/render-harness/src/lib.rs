@@ -20,26 +20,38 @@
 //! Used by the `okd-install` test suite (every example, in CI) and by `cargo xtask
 //! real-render` for a person.
 
+mod api_objects;
+mod bootstrap;
 mod check;
 mod cluster_mcs;
 mod error;
 mod host;
+mod kubelet;
 mod mcc;
 mod mcs;
 mod nodes;
 mod payload;
 mod pointer;
 mod run;
+mod sandbox;
+mod single_node;
+mod standins;
+mod tools;
+mod units;
 
+pub use bootstrap::{BootstrapOptions, BootstrapReport, bootstrap_example, sandbox_name};
 pub use check::{Finding, check_outputs};
 pub use error::Error;
 pub use host::{Host, materialize};
+pub use kubelet::Kubelet;
 pub use mcc::{RenderedPool, render_pool_configs};
 pub use mcs::{BOOTSTRAP_POD, MCS_PORT, Mcs};
 pub use nodes::{NodeConfig, fetch_local_master};
 pub use payload::{Payload, default_payload_dir};
 pub use pointer::{AppliedPointer, PointerError, apply_pointer};
 pub use run::{RenderRun, run_renders};
+pub use sandbox::Sandbox;
+pub use standins::{STAND_INS, StandIn};
 
 pub use ignition::bootkube_stages_to_render as render_stages;
 

@@ -9,6 +9,10 @@ use serde_json::Value;
 use crate::error::{Error, tail};
 use crate::{Result, host::command_line};
 
+/// The annotation the stand-in payload puts on image-references tags that point at its
+/// busybox placeholder.
+const PLACEHOLDER_ANNOTATION: &str = "okd-payload.stand-in/placeholder";
+
 /// The payload, imported into podman's local storage.
 #[derive(Debug, Clone)]
 pub struct Payload {
@@ -137,6 +141,30 @@ impl Payload {
         Ok(self
             .tag(component)?
             .and_then(|t| t["from"]["name"].as_str().map(str::to_string)))
+    }
+
+    /// Pull specs the stand-in payload marks as placeholders (busybox with nothing to run).
+    pub fn placeholders(&self) -> Result<std::collections::HashSet<String>> {
+        let stream = self.cached_json(&self.image_references, "image-references")?;
+        Ok(stream["spec"]["tags"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["annotations"][PLACEHOLDER_ANNOTATION] == "true")
+            .filter_map(|t| t["from"]["name"].as_str().map(str::to_string))
+            .collect())
+    }
+
+    /// Every YAML manifest of `/release-manifests`, one document stream.
+    pub fn release_manifests_text(&self) -> Result<String> {
+        let mut cmd = self.podman();
+        cmd.args(["run", "--quiet", "--rm", "--net=none", "--entrypoint=sh"])
+            .arg(&self.release_image)
+            .args([
+                "-c",
+                "for f in /release-manifests/*.yaml /release-manifests/*.yml; do [ -f \"$f\" ] && { echo '---'; cat \"$f\"; echo; }; done; true",
+            ]);
+        crate::host::output_of(&mut cmd)
     }
 
     /// The release version (release-metadata) and the Kubernetes version of its hyperkube

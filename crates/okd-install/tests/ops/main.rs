@@ -1,5 +1,6 @@
 //! Integration tests of the operational commands of the `okd-install` binary and of the PKI
-//! target: the generated bootkube.sh run for real against the OKD 4.19 payload stand-in,
+//! target: the generated bootkube.sh run for real against the OKD 4.19 payload stand-in (its
+//! renders, and for the CI examples the whole bootstrap on the real control plane),
 //! `gather bootstrap` against a real OpenSSH server (also running the real gather scripts as
 //! core with sudo on a simulated bootstrap host), `analyze` on bundles built here,
 //! both waits against the cluster crate's TLS test API server, `create pki` checked with the
@@ -14,6 +15,7 @@ mod gather;
 mod gather_host;
 mod interrupt;
 mod pki;
+mod real_bootstrap;
 mod real_render;
 mod waitfor;
 // Helpers both test binaries use (running the binary, its output, reading .ign files).

@@ -24,7 +24,7 @@ static ONE_HOST_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// The render lock and the payload in podman, or `None` (skip) where this machine cannot run
 /// it. The lock comes first: load.sh itself must not run twice at once (it rewrites its
 /// containers.conf).
-fn payload() -> Option<(Payload, MutexGuard<'static, ()>)> {
+pub(crate) fn payload() -> Option<(Payload, MutexGuard<'static, ()>)> {
     let guard = ONE_HOST_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -4,18 +4,20 @@
 # Instead of handing over to other machines, the live host packs the state of its temporary
 # control plane into the final master config: it stops the bootstrap etcd so its data is
 # consistent, fetches the rendered master config from the local machine-config server,
-# takes a log bundle, and lets cluster-bootstrap merge master-update.fcc (etcd data,
-# /etc/kubernetes content, the bundle, the post-reboot service) into master.ign, which
-# install-to-disk.sh then writes to the installation disk.
+# takes a log bundle, and lets cluster-bootstrap merge master-update.fcc (etcd data, the
+# control-plane pods, certificates and configs, the bundle, the post-reboot service) into
+# master.ign, which install-to-disk.sh then writes to the installation disk.
 #
 # Uses run_stage, run_with_assets, OPENSHIFT_ROOT, ETC_KUBERNETES, BIN_DIR and
 # CLUSTER_BOOTSTRAP_IMAGE from bootkube.sh.
 
+ETCD_DATA_DIR="${ETCD_DATA_DIR:-/var/lib/etcd}"
 MASTER_CONFIG_URL="http://localhost:22624/config/master"
 MASTER_CONFIG_ACCEPT="application/vnd.coreos.ignition+json;version=3.2.0"
 
 # Move the bootstrap etcd member's static pod out of the kubelet's sight and wait until its
-# container is gone. The manifests are kept in bootstrap-etcd/ for master-update.fcc.
+# container is gone. The manifest is kept in bootstrap-etcd/; master-update.fcc takes the
+# pod from the etcd render's output.
 stage_stop_etcd() {
     local manifest
     mkdir -p "${ETC_KUBERNETES}/bootstrap-etcd"
@@ -50,13 +52,21 @@ stage_master_ignition() {
         # master-update.fcc embeds the bundle, so an empty one stands in.
         tar --create --gzip --file "${OPENSHIFT_ROOT}/log-bundle-bootstrap.tar.gz" --files-from /dev/null
     fi
-    # Local paths in master-update.fcc are relative to the host's root, mounted at /rootfs.
+    pack_master_config
+}
+
+# Translate master-update.fcc into master.ign. Local paths in it are relative to the asset
+# directory; what lives elsewhere on the host is mounted into it, read-only
+# (cluster-bootstrap only reads them).
+pack_master_config() {
     podman run --quiet --rm --net=none --security-opt label=disable \
-        --volume /:/rootfs:ro \
-        --volume "${OPENSHIFT_ROOT}:/assets:z" \
+        --volume "${OPENSHIFT_ROOT}:/assets" \
+        --volume "${BIN_DIR}:/assets/bin:ro" \
+        --volume "${ETCD_DATA_DIR}:/assets/etcd-data:ro" \
+        --volume "${ETC_KUBERNETES}:/assets/kubernetes:ro" \
         "${CLUSTER_BOOTSTRAP_IMAGE}" \
         bootstrap-in-place \
-        --asset-dir=/rootfs \
+        --asset-dir=/assets \
         --input=/assets/bootstrap-in-place/master-update.fcc \
         --output=/assets/master.ign
 }

@@ -1,0 +1,154 @@
+//! The bootstrap run to its end on the payload's real control plane: for the examples CI
+//! covers, the generated bootkube.sh runs in a sandbox (private mount and network
+//! namespaces) with real etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+//! cluster-bootstrap, the CVO and the machine-config server, the harness's kubelet stand-in
+//! running the static pods, and stand-ins for the control-plane hosts
+//! (`render_harness::STAND_INS`). Then every check of `render_harness::bootstrap_example`
+//! must pass: etcd healthy, `/readyz`, every manifest in the API, the payload's namespaces
+//! and CRDs created by the real CVO, `.bootkube.done`, `kube-system/bootstrap` complete and
+//! `okd-install wait-for bootstrap-complete` exiting 0; for single node, the master.ign
+//! that `cluster-bootstrap bootstrap-in-place` packed, applied with the real Ignition.
+//!
+//! Needs root and the payload, like the render tests (same lock, same skip rule).
+
+use render_harness::{BootstrapOptions, BootstrapReport, bootstrap_example};
+
+use crate::real_render::payload;
+use crate::support::bin_path;
+
+/// The examples CI bootstraps to the end (`cargo xtask real-render` does every example).
+const CI_EXAMPLES: &[&str] = &[
+    "compact-3-node",
+    "ha-workers",
+    "single-node",
+    "dual-stack",
+    "image-mode",
+];
+
+/// Stages every bootstrap must have finished, besides the renders.
+const AFTER_RENDERS: &[&str] = &["wait-for-etcd", "cb-bootstrap"];
+/// Stages of a bootstrap that hands over to control-plane hosts.
+const HANDOVER: &[&str] = &["restore-cvo-overrides", "wait-for-ceo"];
+/// Stages of a single node packing its own master config.
+const IN_PLACE: &[&str] = &["stop-etcd", "master-ignition"];
+
+#[test]
+fn the_bootstrap_runs_to_its_end_on_the_real_control_plane() {
+    let Some((payload, _one_at_a_time)) = payload() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for example in CI_EXAMPLES {
+        let work = tempfile::tempdir().unwrap();
+        // The first example is kept up for the checks below, which need its API server.
+        let keep = *example == "compact-3-node" || *example == "single-node";
+        let options = BootstrapOptions {
+            keep,
+            ..Default::default()
+        };
+        let report = bootstrap_example(&bin_path(), example, &payload, work.path(), &options)
+            .unwrap_or_else(|e| panic!("{example}: {e}"));
+        if report.findings.is_empty() {
+            assert_stages(&report);
+            eprintln!("{example}: the bootstrap ran to its end");
+            if *example == "compact-3-node" {
+                a_manifest_the_api_server_rejects_is_named_with_its_reason(&report, &payload);
+            }
+            if *example == "single-node" {
+                a_wrong_bootstrap_in_place_source_fails_the_pack(&report, &payload);
+            }
+        } else {
+            failures.push(format!(
+                "{example} (logs in {}):\n  {}",
+                report.logs.display(),
+                report
+                    .findings
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            ));
+            let _ = work.keep();
+        }
+        if keep {
+            report.sandbox.remove(&payload);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn assert_stages(report: &BootstrapReport) {
+    let single_node = report.master_ign.is_some();
+    let mut expected: Vec<&str> = render_harness::render_stages().to_vec();
+    expected.extend(AFTER_RENDERS);
+    expected.extend(if single_node { IN_PLACE } else { HANDOVER });
+    for stage in expected {
+        assert!(
+            report.stages_done.iter().any(|s| s == stage),
+            "{}: stage {stage} did not finish: {:?}",
+            report.example,
+            report.stages_done
+        );
+    }
+    // bootkube.sh's order: every render before etcd is waited for, cluster-bootstrap after.
+    let at = |stage: &str| report.stages_done.iter().position(|s| s == stage).unwrap();
+    assert!(at("cco-bootstrap") < at("wait-for-etcd"));
+    assert!(at("wait-for-etcd") < at("cb-bootstrap"));
+}
+
+/// The manifest check has teeth on the real API server: a manifest it refuses is listed
+/// with the file and the API server's own reason.
+fn a_manifest_the_api_server_rejects_is_named_with_its_reason(
+    report: &BootstrapReport,
+    payload: &render_harness::Payload,
+) {
+    assert!(report.unaccepted_manifests(payload).is_empty());
+    let bad = report
+        .host
+        .path("/opt/openshift/manifests/99-bad-name.yaml");
+    std::fs::write(
+        &bad,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_DNS_Name\n  namespace: kube-system\ndata: {}\n",
+    )
+    .unwrap();
+    let findings = report.unaccepted_manifests(payload);
+    std::fs::remove_file(&bad).unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let text = findings[0].to_string();
+    assert!(text.contains("99-bad-name.yaml"), "{text}");
+    assert!(
+        text.contains("ConfigMap kube-system/Not_A_DNS_Name"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Invalid value"),
+        "the API server's reason: {text}"
+    );
+}
+
+/// A bootstrap-in-place source that does not exist on the bootstrap host fails
+/// cluster-bootstrap's pack, naming the path.
+fn a_wrong_bootstrap_in_place_source_fails_the_pack(
+    report: &BootstrapReport,
+    payload: &render_harness::Payload,
+) {
+    let fcc = report
+        .host
+        .path("/opt/openshift/bootstrap-in-place/master-update.fcc");
+    let original = std::fs::read_to_string(&fcc).unwrap();
+    report
+        .repack_master_config(payload)
+        .expect("the shipped master-update.fcc packs again");
+    let broken = original.replace("local: tls\n", "local: etc/kubernetes/bootstrap-secrets\n");
+    assert_ne!(broken, original);
+    std::fs::write(&fcc, broken).unwrap();
+    let err = report
+        .repack_master_config(payload)
+        .unwrap_err()
+        .to_string();
+    std::fs::write(&fcc, original).unwrap();
+    assert!(
+        err.contains("etc/kubernetes/bootstrap-secrets"),
+        "cluster-bootstrap names the missing source: {err}"
+    );
+}

@@ -1,0 +1,177 @@
+//! The programs a bootstrap machine has on its PATH that this machine lacks: `oc`, `kubectl`
+//! and `crictl`, plus the podman wrapper that notes every call the scripts make.
+//!
+//! kubectl is the payload's own (the hyperkube image carries it); `oc` is kubectl with the
+//! one `oc adm` verb the bootstrap scripts use translated; `crictl` answers from the
+//! containers of the kubelet stand-in, which carry CRI's labels.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use crate::error::Error;
+use crate::host::{output_of, which};
+use crate::kubelet::SANDBOX_LABEL;
+use crate::{Payload, Result};
+
+/// A directory of programs to put first on the scripts' PATH.
+#[derive(Debug, Clone)]
+pub struct Tools {
+    /// The directory.
+    pub dir: PathBuf,
+    /// kubectl inside it.
+    pub kubectl: PathBuf,
+}
+
+impl Tools {
+    /// Writes the tools into `dir`: kubectl copied out of the payload's hyperkube image (once
+    /// into `kubectl_cache`, shared by every run), `oc`, `crictl` for containers labelled with `sandbox`, and the podman
+    /// wrapper noting calls into `calls` and labelling every container it runs with `sandbox`.
+    pub fn install(
+        dir: &Path,
+        kubectl_cache: &Path,
+        payload: &Payload,
+        sandbox: &str,
+        calls: &Path,
+    ) -> Result<Tools> {
+        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+        std::fs::create_dir_all(kubectl_cache).map_err(Error::io(kubectl_cache))?;
+        let kubectl = kubectl_cache.join("kubectl");
+        if !kubectl.is_file() {
+            let partial = kubectl_cache.join(format!("kubectl.{}", std::process::id()));
+            copy_kubectl(payload, &partial)?;
+            std::fs::rename(&partial, &kubectl).map_err(Error::io(&kubectl))?;
+        }
+        script(
+            dir,
+            "kubectl",
+            &KUBECTL.replace("@KUBECTL@", &kubectl.display().to_string()),
+        )?;
+        script(dir, "oc", OC)?;
+        let label = format!("{SANDBOX_LABEL}={sandbox}");
+        script(dir, "crictl", &CRICTL.replace("@SANDBOX_LABEL@", &label))?;
+        let real = which("podman").ok_or(Error::MissingTool {
+            program: "podman",
+            hint: "the payload's load.sh installs it (apt-get install podman runc)",
+        })?;
+        let wrapper = PODMAN
+            .replace("@CALLS@", &calls.display().to_string())
+            .replace("@REAL@", &real.display().to_string())
+            .replace("@LABEL@", &format!("{SANDBOX_LABEL}={sandbox}"));
+        script(dir, "podman", &wrapper)?;
+        let _ = std::fs::remove_file(calls);
+        Ok(Tools {
+            dir: dir.to_path_buf(),
+            kubectl: dir.join("kubectl"),
+        })
+    }
+
+    /// PATH with the tools first.
+    pub fn path(&self) -> String {
+        format!(
+            "{}:{}",
+            self.dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+}
+
+/// `podman cp` of the multicall binary out of a created (never started) hyperkube container;
+/// called `kubectl`, it is kubectl.
+fn copy_kubectl(payload: &Payload, to: &Path) -> Result<()> {
+    let image = payload.image_for("hyperkube")?.ok_or(Error::MissingTool {
+        program: "kubectl",
+        hint: "the release names no hyperkube image",
+    })?;
+    let name = format!("okd-harness-kubectl-{}", std::process::id());
+    let mut create = payload.podman();
+    create.args(["create", "--name", &name, &image]);
+    output_of(&mut create)?;
+    let mut cp = payload.podman();
+    cp.arg("cp").arg(format!("{name}:/usr/bin/kubectl")).arg(to);
+    let copied = output_of(&mut cp);
+    let _ = payload
+        .podman()
+        .args(["rm", "--force", &name])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    copied.map(|_| ())
+}
+
+fn script(dir: &Path, name: &str, text: &str) -> Result<()> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(Error::io(&path))?;
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .map_err(Error::io(&path))
+}
+
+const KUBECTL: &str = r#"#!/usr/bin/env bash
+# kubectl of the payload's hyperkube image, copied out of it once.
+exec -a kubectl '@KUBECTL@' "$@"
+"#;
+
+const OC: &str = r#"#!/usr/bin/env bash
+# oc stand-in of the okd-install harness: kubectl from the payload, with `oc adm certificate`
+# spelled as kubectl spells it.
+here="$(dirname "$0")"
+args=()
+for arg in "$@"; do args+=("$arg"); done
+for i in "${!args[@]}"; do
+    if [ "${args[$i]}" = adm ] && [ "${args[$((i + 1))]:-}" = certificate ]; then
+        unset 'args[i]'
+        break
+    fi
+done
+exec "$here/kubectl" "${args[@]}"
+"#;
+
+const CRICTL: &str = r#"#!/usr/bin/env bash
+# crictl stand-in of the okd-install harness: answers from the containers the kubelet stand-in
+# runs (podman containers labelled with CRI's names). Supports `ps [-a] [-q] [--name RE]` and
+# `logs [--tail N] ID`.
+set -euo pipefail
+command="${1:-}"
+shift || true
+case "$command" in
+ps)
+    all=() quiet=false name='.*'
+    while [ "$#" -gt 0 ]; do
+        case "$1" in
+        -a | --all) all=(--all) ;;
+        -q | --quiet) quiet=true ;;
+        --name) name="$2"; shift ;;
+        --name=*) name="${1#--name=}" ;;
+        *) ;;
+        esac
+        shift
+    done
+    podman ps "${all[@]}" --filter 'label=@SANDBOX_LABEL@' \
+        --format '{{.ID}} {{index .Labels "io.kubernetes.container.name"}} {{.State}} {{index .Labels "io.kubernetes.pod.name"}}' |
+        while read -r id container state pod; do
+            if [[ "$container" =~ $name ]]; then
+                if $quiet; then echo "$id"; else echo "$id $container $state $pod"; fi
+            fi
+        done
+    ;;
+logs)
+    exec podman logs "$@"
+    ;;
+*)
+    echo "crictl stand-in: '$command' is not supported" >&2
+    exit 1
+    ;;
+esac
+"#;
+
+const PODMAN: &str = r#"#!/usr/bin/env bash
+# podman wrapper of the okd-install harness: notes the command line (arguments NUL-separated,
+# one call a line), then runs podman, labelling the containers it runs so that the harness
+# can find and remove them.
+{ printf '%s\0' "$@"; printf '\n'; } >>'@CALLS@'
+if [ "${1:-}" = run ] || [ "${1:-}" = create ]; then
+    verb="$1"
+    shift
+    exec '@REAL@' "$verb" --label '@LABEL@' "$@"
+fi
+exec '@REAL@' "$@"
+"#;
