@@ -125,7 +125,10 @@ fn prepare() -> Result<(PathBuf, render_harness::Payload)> {
         cargo().args(["build", "--quiet", "--package", "okd-install"]),
         "cargo build -p okd-install",
     )?;
-    let binary = root().join("target/debug/okd-install");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    let binary = target.join("debug/okd-install");
     let payload_dir = render_harness::default_payload_dir(&root());
     println!("loading the payload from {}", payload_dir.display());
     let payload = render_harness::Payload::load(&payload_dir)?;

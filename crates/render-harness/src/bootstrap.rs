@@ -273,6 +273,8 @@ impl Plan {
 /// The running pieces of a bootstrap.
 struct Run {
     okd_install: PathBuf,
+    plan: Plan,
+    keep: bool,
     host: Host,
     payload: Payload,
     access: Access,
@@ -348,6 +350,8 @@ impl Run {
         );
         Ok(Run {
             okd_install: PathBuf::new(),
+            plan: plan.clone(),
+            keep: false,
             host: host.clone(),
             payload: payload.clone(),
             access,
@@ -391,24 +395,18 @@ impl Run {
         };
         let mut findings = Vec::new();
         if let Err(problem) = finished {
+            let log = self
+                .unit("bootkube")
+                .and_then(|u| std::fs::read_to_string(&u.log).ok())
+                .unwrap_or_default();
+            let last_stage = stages_done(&self.host)
+                .pop()
+                .unwrap_or_else(|| "none".into());
             findings.push(Finding {
                 stage: "bootkube",
                 problem: format!(
-                    "{problem}; last stage finished: {}; end of its log:\n{}",
-                    stages_done(&self.host)
-                        .last()
-                        .cloned()
-                        .unwrap_or_else(|| "none".into()),
-                    crate::error::tail(
-                        &std::fs::read_to_string(
-                            &self
-                                .unit("bootkube")
-                                .map(|u| u.log.clone())
-                                .unwrap_or_default()
-                        )
-                        .unwrap_or_default(),
-                        30
-                    )
+                    "{problem}; last stage finished: {last_stage}; end of its log:\n{}",
+                    crate::error::tail(&log, 30)
                 ),
             });
             return findings;
@@ -419,8 +417,25 @@ impl Run {
                 "bootkube.sh exited 0 without leaving .bootkube.done",
             ));
         }
+        findings.extend(crate::check::controller_manager_networks(
+            &self.host,
+            &dir.join("install-config.yaml"),
+        ));
         if single_node {
             findings.extend(crate::single_node::check_master_ign(&self.host));
+            if findings.is_empty() {
+                findings.extend(crate::single_node::boot_installed(
+                    &crate::single_node::installed_host(&self.host),
+                    &self.payload,
+                    (
+                        &format!("{}-i", self.access.sandbox.name),
+                        &self.plan.bootstrap,
+                        &self.plan.hosts(),
+                    ),
+                    &self.access.kubectl,
+                    self.keep,
+                ));
+            }
         } else {
             findings.extend(self.check_control_plane(dir));
         }

@@ -401,3 +401,73 @@ pub(crate) fn read_objects(path: &Path) -> Vec<serde_json::Value> {
         .and_then(|text| serde_saphyr::from_multiple(&text).ok())
         .unwrap_or_default()
 }
+
+/// The kube-controller-manager bootstrap pod's network flags against the install-config at
+/// `install_config`: the 4.19 operator writes one `--cluster-cidr` and one
+/// `--service-cluster-ip-range` per CIDR of the Network config it is given (so a dual-stack
+/// cluster gets each flag twice, by the operator's design, from any correct input); what
+/// must hold is that the CIDRs are exactly the install-config's, each once.
+pub(crate) fn controller_manager_networks(host: &Host, install_config: &Path) -> Vec<Finding> {
+    let pod_file = host.path("/opt/openshift/bootstrap-manifests/kube-controller-manager-pod.yaml");
+    let pod = read_objects(&pod_file)
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let config = read_objects(install_config)
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let args: Vec<String> = pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["name"] == "kube-controller-manager")
+        .flat_map(|c| {
+            ["command", "args"]
+                .iter()
+                .flat_map(|k| c[*k].as_array().cloned().unwrap_or_default())
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|a| a.as_str().map(str::to_string))
+        .flat_map(|a| a.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    let cidrs = |key: &str, field: &str| -> Vec<String> {
+        config["networking"][key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| {
+                if field.is_empty() {
+                    n.as_str()
+                } else {
+                    n[field].as_str()
+                }
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    let mut findings = Vec::new();
+    for (flag, wanted) in [
+        ("--cluster-cidr=", cidrs("clusterNetwork", "cidr")),
+        ("--service-cluster-ip-range=", cidrs("serviceNetwork", "")),
+    ] {
+        let mut given: Vec<String> = args
+            .iter()
+            .filter_map(|a| a.trim_matches(['"', '\'']).strip_prefix(flag))
+            .flat_map(|v| v.split(',').map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        given.sort();
+        let mut wanted = wanted;
+        wanted.sort();
+        if given != wanted {
+            findings.push(Finding {
+                stage: "kube-controller-manager-bootstrap",
+                problem: format!(
+                    "{}: {flag} gives {given:?}, the install-config says {wanted:?}",
+                    pod_file.display()
+                ),
+            });
+        }
+    }
+    findings
+}

@@ -34,7 +34,7 @@ use sha2::{Digest, Sha256};
 use crate::{Host, Payload, Sandbox};
 
 /// Label every container of the sandbox carries, so they can be found and removed.
-pub const SANDBOX_LABEL: &str = "okd-harness.sandbox";
+pub(crate) const SANDBOX_LABEL: &str = "okd-harness.sandbox";
 /// CRI's labels, which the crictl stand-in reads.
 const POD_NAME_LABEL: &str = "io.kubernetes.pod.name";
 const POD_NAMESPACE_LABEL: &str = "io.kubernetes.pod.namespace";
@@ -58,7 +58,7 @@ pub struct Kubelet {
 
 /// What the kubelet stand-in did, in order: one line per pod started or stopped, container
 /// restarted or not run.
-pub type Journal = Vec<String>;
+pub(crate) type Journal = Vec<String>;
 
 impl Kubelet {
     /// Starts following the node's `manifests` directory (a node path) of `host` inside

@@ -8,6 +8,7 @@
 //! must give the control-plane pods, everything those pods mount from the host, the etcd
 //! data, and the post-reboot script with every file it reads.
 
+use std::net::IpAddr;
 use std::path::Path;
 use std::process::Command;
 
@@ -16,7 +17,17 @@ use serde_json::Value;
 use crate::bootstrap::SINGLE_NODE_MASTER_IGN;
 use crate::check::read_objects;
 use crate::host::{ignition_apply, output_of, seed_accounts, which};
-use crate::{Finding, Host};
+use crate::{Finding, Host, Kubelet, Payload, Sandbox};
+
+/// How long the installed node's control plane may take to answer.
+const BOOT_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+/// Objects the bootstrap created that the installed node's API server must still have: the
+/// cluster's state travelled in the etcd data.
+const CARRIED_STATE: &[&[&str]] = &[
+    &["clusterversion.config.openshift.io", "version"],
+    &["namespace", "openshift-config"],
+    &["configmap", "cluster-config-v1", "--namespace=kube-system"],
+];
 
 /// The static pods the installed node must start with (node paths).
 pub(crate) const CONTROL_PLANE_PODS: &[&str] = &[
@@ -36,7 +47,7 @@ const OTHER_PATHS: &[&str] = &[
 ];
 
 /// Everything wrong with the master config on `host`; the installed root is left in
-/// `<host dir>/installed` for a person to look at.
+/// `<host dir>/installed-node/root` for a person to look at.
 pub(crate) fn check_master_ign(host: &Host) -> Vec<Finding> {
     let ign = host.path(SINGLE_NODE_MASTER_IGN);
     if !ign.is_file() {
@@ -53,6 +64,105 @@ pub(crate) fn check_master_ign(host: &Host) -> Vec<Finding> {
         return vec![finding(format!("Ignition could not apply master.ign: {e}"))];
     }
     installed_problems(&root).into_iter().map(finding).collect()
+}
+
+/// The installed root left by [`check_master_ign`], as a host of its own.
+pub(crate) fn installed_host(host: &Host) -> Host {
+    Host::new(
+        &host
+            .root
+            .parent()
+            .unwrap_or(&host.root)
+            .join("installed-node"),
+    )
+}
+
+/// Boots the control plane of the installed single node: the static pods master.ign put in
+/// its `/etc/kubernetes/manifests`, run by a kubelet stand-in in a sandbox of their own with
+/// the node's address, must bring back an API server that answers through the kubeconfig the
+/// post-reboot script uses and holds the cluster the bootstrap made (the etcd data came
+/// along). The sandbox is removed unless `keep`.
+pub(crate) fn boot_installed(
+    installed: &Host,
+    payload: &Payload,
+    sandbox: (&str, &[IpAddr], &[(String, IpAddr)]),
+    kubectl: &Path,
+    keep: bool,
+) -> Vec<Finding> {
+    let (name, addresses, hosts) = sandbox;
+    let sandbox = match Sandbox::create(name, installed, addresses, hosts) {
+        Ok(sandbox) => sandbox,
+        Err(e) => {
+            return vec![finding(format!(
+                "cannot make the installed node's sandbox: {e}"
+            ))];
+        }
+    };
+    let placeholders = payload.placeholders().unwrap_or_default();
+    let kubelet = Kubelet::start(
+        &sandbox,
+        installed,
+        payload,
+        ("installed", addresses[0]),
+        "/etc/kubernetes/manifests",
+        placeholders,
+        Some(installed.log.with_file_name("kubelet-installed.log")),
+    );
+    let kubeconfig = "/etc/kubernetes/bootstrap-secrets/kubeconfig";
+    let kubectl_in = |args: &[&str]| {
+        let mut cmd = sandbox.command(kubectl);
+        cmd.arg(format!("--kubeconfig={kubeconfig}"))
+            .arg("--request-timeout=20s")
+            .args(args);
+        output_of(&mut cmd)
+    };
+    let deadline = std::time::Instant::now() + BOOT_LIMIT;
+    let ready = loop {
+        let last = match kubectl_in(&["get", "--raw", "/readyz"]) {
+            Ok(out) if out.trim() == "ok" => break Ok(()),
+            Ok(out) => out,
+            Err(e) => e.to_string(),
+        };
+        if std::time::Instant::now() > deadline {
+            break Err(last);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(3));
+    };
+    let mut findings = Vec::new();
+    if let Err(last) = ready {
+        findings.push(finding(format!(
+            "the installed node's control plane did not come up within {}s through {kubeconfig}: {}",
+            BOOT_LIMIT.as_secs(),
+            crate::error::tail(&last, 3)
+        )));
+    }
+    if findings.is_empty() {
+        for object in CARRIED_STATE {
+            let args: Vec<&str> = ["get", "--output=name"]
+                .iter()
+                .chain(object.iter())
+                .copied()
+                .collect();
+            if let Err(e) = kubectl_in(&args) {
+                findings.push(finding(format!(
+                    "the installed node's API server has no {}, which the bootstrap created: {}",
+                    object.join(" "),
+                    crate::error::tail(&e.to_string(), 2)
+                )));
+            }
+        }
+    }
+    let journal = kubelet.stop();
+    if !findings.is_empty() {
+        findings.push(finding(format!(
+            "its kubelet stand-in: {}",
+            journal.join("; ")
+        )));
+    }
+    if !keep {
+        sandbox.remove(payload);
+    }
+    findings
 }
 
 /// `ignition-validate`'s complaint about `ign`, if any (a missing tool is a problem too: the
@@ -98,7 +208,8 @@ fn installed_problems(root: &Path) -> Vec<String> {
         }
     }
     for path in OTHER_PATHS {
-        if !at(path).exists() {
+        // A link counts as there (its target is a path of the installed system, not of ours).
+        if at(path).symlink_metadata().is_err() {
             problems.push(format!("no {path}"));
         }
     }
@@ -118,18 +229,14 @@ fn installed_problems(root: &Path) -> Vec<String> {
     problems
 }
 
-/// The host paths a pod mounts and expects to find (types that create their path are left
-/// out).
+/// The host paths a pod mounts and the kubelet requires to exist: those of type Directory
+/// or File (no type means no check, and CRI-O creates a missing directory; the *OrCreate
+/// types create theirs; the OS image provides the rest, such as /etc/ssl/certs).
 fn host_paths(pod: &Path) -> Vec<String> {
     read_objects(pod)
         .iter()
         .flat_map(|p| p["spec"]["volumes"].as_array().cloned().unwrap_or_default())
-        .filter(|v| {
-            !matches!(
-                v["hostPath"]["type"].as_str(),
-                Some("DirectoryOrCreate" | "FileOrCreate")
-            )
-        })
+        .filter(|v| matches!(v["hostPath"]["type"].as_str(), Some("Directory" | "File")))
         .filter_map(|v: Value| v["hostPath"]["path"].as_str().map(str::to_string))
         .collect()
 }

@@ -90,7 +90,7 @@ pub const STAND_INS: &[StandIn] = &[
 ];
 
 /// Names of the control-plane hosts that stand in.
-pub const MASTERS: [&str; 3] = ["master-0", "master-1", "master-2"];
+pub(crate) const MASTERS: [&str; 3] = ["master-0", "master-1", "master-2"];
 
 /// The CRDs of operators without an image, as (plural, group, kind, version, scope).
 const MISSING_CRDS: &[(&str, &str, &str, &str, &str)] = &[
@@ -138,7 +138,7 @@ const MASTER_SECRETS: &str = "/etc/kubernetes/stand-in-master-0/secrets";
 const LEASE_TTL_SECONDS: u64 = 120;
 
 /// Writes the stand-in namespaces, CRDs and status while it runs.
-pub struct ApiStandIns {
+pub(crate) struct ApiStandIns {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     journal: Arc<Mutex<Vec<String>>>,
@@ -146,7 +146,7 @@ pub struct ApiStandIns {
 
 /// What [`ApiStandIns`] needs to reach the API server and etcd.
 #[derive(Debug, Clone)]
-pub struct Access {
+pub(crate) struct Access {
     /// The sandbox.
     pub sandbox: Sandbox,
     /// The payload (etcdctl's image).
@@ -163,7 +163,7 @@ pub struct Access {
 
 impl Access {
     /// kubectl in the sandbox with the admin kubeconfig.
-    pub fn kubectl(&self) -> Command {
+    pub(crate) fn kubectl(&self) -> Command {
         let mut cmd = self.sandbox.command(&self.kubectl);
         cmd.arg(format!("--kubeconfig={}", self.kubeconfig.display()))
             .arg("--request-timeout=20s");
@@ -247,7 +247,7 @@ impl Access {
 impl ApiStandIns {
     /// Starts writing; `masters` are the stand-in control-plane addresses (empty for a
     /// single-node cluster, which waits for none of them).
-    pub fn start(
+    pub(crate) fn start(
         access: Access,
         masters: Vec<IpAddr>,
         log: Option<std::path::PathBuf>,
@@ -279,12 +279,12 @@ impl ApiStandIns {
     }
 
     /// What was written so far, one line each, in order.
-    pub fn journal(&self) -> Vec<String> {
+    pub(crate) fn journal(&self) -> Vec<String> {
         self.journal.lock().map(|j| j.clone()).unwrap_or_default()
     }
 
     /// Stops writing and returns the journal.
-    pub fn stop(mut self) -> Vec<String> {
+    pub(crate) fn stop(mut self) -> Vec<String> {
         self.halt();
         self.journal()
     }

@@ -15,7 +15,7 @@ use crate::{Payload, Result};
 
 /// A directory of programs to put first on the scripts' PATH.
 #[derive(Debug, Clone)]
-pub struct Tools {
+pub(crate) struct Tools {
     /// The directory.
     pub dir: PathBuf,
     /// kubectl inside it.
@@ -26,7 +26,7 @@ impl Tools {
     /// Writes the tools into `dir`: kubectl copied out of the payload's hyperkube image (once
     /// into `kubectl_cache`, shared by every run), `oc`, `crictl` for containers labelled with `sandbox`, and the podman
     /// wrapper noting calls into `calls` and labelling every container it runs with `sandbox`.
-    pub fn install(
+    pub(crate) fn install(
         dir: &Path,
         kubectl_cache: &Path,
         payload: &Payload,
@@ -66,7 +66,7 @@ impl Tools {
     }
 
     /// PATH with the tools first.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         format!(
             "{}:{}",
             self.dir.display(),

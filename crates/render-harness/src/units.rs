@@ -15,7 +15,7 @@ use crate::error::Error;
 
 /// How a unit ended or where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UnitState {
+pub(crate) enum UnitState {
     /// Still running (or waiting to be restarted).
     Running,
     /// Its script exited 0.
@@ -28,7 +28,7 @@ pub enum UnitState {
 
 /// One unit's script run by the stand-in.
 #[derive(Debug, Clone)]
-pub struct UnitSpec {
+pub(crate) struct UnitSpec {
     /// The unit's name, for messages.
     pub name: &'static str,
     /// Its `ExecStart`: the script and its arguments (node paths).
@@ -43,7 +43,7 @@ pub struct UnitSpec {
 }
 
 /// A unit being run; dropped or [`Unit::stop`]ped, its process group is ended.
-pub struct Unit {
+pub(crate) struct Unit {
     /// The unit's name.
     pub name: &'static str,
     /// Its combined output over every run.
@@ -57,7 +57,7 @@ pub struct Unit {
 impl Unit {
     /// Starts `spec` in `sandbox` with `env`, its output appended to `log`. `host_root` is
     /// where the sandbox's node paths live, to test the start condition.
-    pub fn start(
+    pub(crate) fn start(
         spec: UnitSpec,
         sandbox: &Sandbox,
         env: Vec<(String, String)>,
@@ -92,7 +92,7 @@ impl Unit {
     }
 
     /// Where the unit is, and how many times its script failed.
-    pub fn state(&self) -> (UnitState, u32) {
+    pub(crate) fn state(&self) -> (UnitState, u32) {
         self.state
             .lock()
             .map(|s| s.clone())
@@ -100,7 +100,7 @@ impl Unit {
     }
 
     /// Ends the script's process group and stops restarting it.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Ok(mut child) = self.child.lock()
             && let Some(child) = child.as_mut()
