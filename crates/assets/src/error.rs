@@ -29,6 +29,14 @@ pub enum Error {
     /// The install config cannot make a single-node bootstrap-in-place config (exit code 3).
     #[error("install-config.yaml cannot make a single-node config:\n{}", list(.0))]
     SingleNodeConfig(Vec<installconfig::FieldError>),
+    /// The install config uses fields the release being installed does not have (exit code 3).
+    #[error("install-config.yaml does not fit OKD {release}:\n{}", list(.errors))]
+    ReleaseConfig {
+        /// The release.
+        release: String,
+        /// Every problem.
+        errors: Vec<installconfig::FieldError>,
+    },
     /// Image mode is on, but its MachineOSConfigs or OS-image MachineConfigs still hold
     /// placeholders, break a rule or disagree (exit code 3).
     #[error(
@@ -69,7 +77,7 @@ impl Error {
     pub fn is_invalid_input(&self) -> bool {
         matches!(
             self,
-            Error::SingleNodeConfig(_) | Error::ImageModeNotReady(_)
+            Error::SingleNodeConfig(_) | Error::ImageModeNotReady(_) | Error::ReleaseConfig { .. }
         )
     }
 }

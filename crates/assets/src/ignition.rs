@@ -218,6 +218,7 @@ pub fn template_context(
             .into_iter()
             .filter(|s| !s.mirrors.is_empty())
             .map(|s| ignition::RegistryContext {
+                blocked: s.source_policy.as_deref() == Some("NeverContactSource"),
                 source: s.source,
                 mirrors: s.mirrors,
             })
@@ -250,9 +251,13 @@ pub fn template_context(
         feature_set: feature_set_name(ic),
         invoker: release.invoker.clone(),
         control_plane_replicas: ic.control_plane_replicas().max(0) as u32,
-        target_minor: ignition::BOOTSTRAP_TARGET_MINOR.to_string(),
+        target_minor: release.release.to_string(),
         image_mode: ic.image_mode_enabled(),
         machine_config_encapsulated: encapsulated_machine_config(ic)?,
+        release: ignition::ReleaseContext::of(
+            release.release()?,
+            &installconfig::os_image_stream(ic, release.release()?),
+        ),
     })
 }
 

@@ -163,6 +163,14 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
     let root = &parents.get::<Cert<RootCa>>()?.0;
     let mcs = &parents.get::<Cert<MachineConfigServer>>()?.0;
     let release = parents.get::<ReleaseOptions>()?;
+    let errors = installconfig::validate_for_release(ic, release.release()?);
+    if !errors.is_empty() {
+        return Err(Error::ReleaseConfig {
+            release: release.release.to_string(),
+            errors,
+        }
+        .into());
+    }
     Ok(ManifestInputs {
         cluster_id: ids.cluster_id.clone(),
         infra_id: ids.infra_id.clone(),

@@ -129,6 +129,10 @@ pub(crate) struct CreateOpts {
         value_name = "PULLSPEC"
     )]
     pub release_image: Option<String>,
+    /// Release version of the release image when its tag names none (an image pinned
+    /// by digest): 4.22 or 4.22.0-okd-scos.7. It decides the bootstrap content.
+    #[arg(long, value_name = "VERSION")]
+    pub release_version: Option<String>,
     /// Regenerate certificates that expire within this many hours.
     #[arg(long, default_value_t = 12, value_name = "HOURS")]
     pub expiry_margin_hours: u64,

@@ -17,7 +17,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The flag that names the release version when the pull spec does not.
 pub const VERSION_FLAG: &str = "--release-version";
@@ -61,6 +61,20 @@ impl FromStr for Minor {
         Minor::of_version(s)
             .filter(|m| m.to_string() == s)
             .ok_or_else(|| format!("{s:?} is not MAJOR.MINOR"))
+    }
+}
+
+impl Serialize for Minor {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The oldest supported release: what a setting made before releases were chosen (an older
+/// state file, a test's default options) was generated for.
+impl Default for Minor {
+    fn default() -> Self {
+        table().releases[0].version
     }
 }
 

@@ -135,6 +135,11 @@ pub struct InstallConfig {
     /// Feature gates (`Name=true|false`), only with featureSet CustomNoUpgrade.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub feature_gates: Vec<String>,
+    /// The OS image stream the nodes boot (OKD 5.0 and later; OKD's one stream is
+    /// `centos-10`, CentOS Stream 10 CoreOS). Empty: the release's default stream.
+    /// Earlier OKD releases have no stream choice and refuse the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_image_stream: Option<String>,
     /// okd-install extension: install-time image mode (on-cluster layering). The master and
     /// worker pools boot pre-built OS images (see pools) from the first boot. It needs the
     /// MachineConfiguration machinery on both default pools, so every compute pool must be
