@@ -70,8 +70,9 @@ impl Asset for ManifestsAsset {
         let ic = &parents.get::<InstallConfigAsset>()?.config;
         if ic.image_mode_enabled() {
             let pools = image_mode_pools(ic);
+            let flow = image_mode_flow(parents.get::<ReleaseOptions>()?.release()?);
             files.extend(
-                manifests::image_mode_manifests(IMAGE_MODE_POOLS, &pools)
+                manifests::image_mode_manifests(IMAGE_MODE_POOLS, &pools, flow)
                     .iter()
                     .map(entry),
             );
@@ -133,6 +134,15 @@ fn entry(f: &manifests::ManifestFile) -> ManifestEntry {
         name: f.name.clone(),
         data: String::from_utf8_lossy(&f.data).into_owned(),
         secret: f.is_secret(),
+    }
+}
+
+/// How `release` takes a pre-built OS image at install time.
+pub fn image_mode_flow(release: &releases::Release) -> manifests::ImageModeFlow {
+    if release.has(releases::Feature::MachineOsConfigBootstrap) {
+        manifests::ImageModeFlow::BootstrapMachineOsConfig
+    } else {
+        manifests::ImageModeFlow::OsImageMachineConfig
     }
 }
 
