@@ -449,3 +449,39 @@ fn no_password_or_private_key_in_logs_or_console() {
         }
     }
 }
+
+/// `imageDigestSources[].sourcePolicy: NeverContactSource` blocks the source in the bootstrap
+/// host's registries.conf from OKD 4.21; 4.20 refuses the field (exit 3, field path).
+#[test]
+fn never_contact_source_blocks_the_source_in_registries_conf_from_4_21() {
+    let example = read(&crate::support::repo_root().join("examples/disconnected-mirror.yaml"));
+    let edited = example.replacen(
+        "- source: quay.io/okd/scos-release\n  mirrors:",
+        "- source: quay.io/okd/scos-release\n  sourcePolicy: NeverContactSource\n  mirrors:",
+        1,
+    );
+    assert_ne!(edited, example);
+    for (image, ok) in [
+        ("quay.io/okd/scos-release:4.21.0-okd-scos.8", true),
+        ("quay.io/okd/scos-release:4.20.0-okd-scos.16", false),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("install-config.yaml"), &edited).unwrap();
+        let run = create_at(
+            tmp.path(),
+            EPOCH,
+            &["ignition-configs", "--release-image", image],
+        );
+        if !ok {
+            run.expect_code(3, image)
+                .stderr_has(&["imageDigestSources[0].sourcePolicy", "OKD 4.21 and later"]);
+            continue;
+        }
+        run.ok(image);
+        let boot = read(&tmp.path().join("bootstrap.ign"));
+        let conf = crate::support::ign_text(&boot, "/etc/containers/registries.conf");
+        let blocked = "location = \"quay.io/okd/scos-release\"\nmirror-by-digest-only = true\nblocked = true\n";
+        assert!(conf.contains(blocked), "{conf}");
+        assert_eq!(conf.matches("blocked = true").count(), 1, "{conf}");
+    }
+}
