@@ -58,6 +58,16 @@ pub(crate) fn supported_text() -> String {
          turns it on only with TechPreview feature gates and never for bootstrap-in-place\n",
     );
     out.push_str(
+        "  OSImageStream manifest: not written for OKD (its one stream, centos-10 on 5.0, is the \
+         machine-config operator's built-in default; upstream's 5.0 installer writes none for \
+         OKD either)\n",
+    );
+    out.push_str(
+        "  kept on every release by choice: podman --replace --log-driver=k8s-file for the \
+         renders, the sshd try-restart after the node-image overlay, and the \
+         var-ostreecontainer.mount tmpfs for live systems\n",
+    );
+    out.push_str(
         "A release image's version comes from its tag (4.22.0-okd-scos.7, 5.0.0-okd-scos.0, \
          4.19), a known digest, or --release-version.\n",
     );
