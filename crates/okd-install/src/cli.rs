@@ -67,11 +67,12 @@ pub(crate) enum Command {
     /// Create install-config.yaml, manifests, Ignition configs, the PKI or a secrets bundle.
     #[command(subcommand)]
     Create(CreateCommand),
-    /// Show the type, default, allowed values and meaning of an install-config field.
+    /// Show the type, default, allowed values and meaning of an install-config field, or
+    /// the supported OKD releases and what each changes (`releases`).
     ///
     /// Example: okd-install explain installconfig.networking.clusterNetwork
     Explain {
-        /// `installconfig` or a dotted path below it.
+        /// `installconfig`, a dotted path below it, or `releases`.
         resource: String,
     },
     /// Print an Ignition file readably: every file decoded with its path and mode.

@@ -65,7 +65,9 @@ pub(crate) fn supported_text() -> String {
     out.push_str(
         "  kept on every release by choice: podman --replace --log-driver=k8s-file for the \
          renders, the sshd try-restart after the node-image overlay, and the \
-         var-ostreecontainer.mount tmpfs for live systems\n",
+         var-ostreecontainer.mount tmpfs for live systems (the unit name and path upstream uses \
+         from 4.21; nothing outside the bootstrap host refers to them) with its \
+         ConditionPathExists=!/etc/no-var-tmpfs\n",
     );
     out.push_str(
         "A release image's version comes from its tag (4.22.0-okd-scos.7, 5.0.0-okd-scos.0, \
