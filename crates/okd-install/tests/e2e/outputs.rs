@@ -485,3 +485,30 @@ fn never_contact_source_blocks_the_source_in_registries_conf_from_4_21() {
         assert_eq!(conf.matches("blocked = true").count(), 1, "{conf}");
     }
 }
+
+/// Every shipped example makes its Ignition configs for every supported release, and each
+/// bootstrap config's bootkube.sh is the one of that release.
+#[test]
+fn every_example_generates_for_every_release() {
+    let images = [
+        ("4.19", "quay.io/okd/scos-release:4.19.0-okd-scos.19"),
+        ("4.20", "quay.io/okd/scos-release:4.20.0-okd-scos.16"),
+        ("4.21", "quay.io/okd/scos-release:4.21.0-okd-scos.8"),
+        ("4.22", "quay.io/okd/scos-release:4.22.0-okd-scos.7"),
+        ("5.0", "quay.io/okd/scos-release:5.0.0-okd-scos.0"),
+    ];
+    for (release, image) in images {
+        for example in crate::common::EXAMPLES {
+            let tmp = tempfile::tempdir().unwrap();
+            let target = crate::common::ignition_target(example);
+            let args = [target, "--from-example", example, "--release-image", image];
+            create_at(tmp.path(), EPOCH, &args).ok(&format!("{example} on OKD {release}"));
+            let boot = read(&tmp.path().join(crate::common::bootstrap_file(example)));
+            let script = crate::support::ign_text(&boot, "/usr/local/bin/bootkube.sh");
+            assert!(
+                script.contains(&format!("TARGET_MINOR='{release}'")),
+                "{example} on {release}"
+            );
+        }
+    }
+}
