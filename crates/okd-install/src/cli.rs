@@ -10,7 +10,7 @@ pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
   1  any other error
-  3  install-config.yaml unreadable or invalid, or image-mode manifests unready
+  3  install-config.yaml invalid, image-mode manifests unready, release unknown
   5  bootstrap did not complete (wait-for bootstrap-complete)
   6  the cluster did not finish installing (wait-for install-complete)
   7  cluster operators did not become stable
