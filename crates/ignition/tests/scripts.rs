@@ -1984,7 +1984,12 @@ fn release_component(component: &str) -> String {
 /// A host for the node-image scripts: a system repository, a deployment's /etc, a host /usr
 /// and /etc, and a kernel command line, all under the scratch directory.
 fn node_image_host(missing: &[&str]) -> Host {
-    let host = Host::new(&sample("context-ha-none.json"));
+    node_image_host_for(&sample("context-ha-none.json"), missing)
+}
+
+/// [`node_image_host`] for the bootstrap of `sample`.
+fn node_image_host_for(sample: &Sample, missing: &[&str]) -> Host {
+    let host = Host::new(sample);
     let list: String = missing.iter().map(|c| format!("{c}\n")).collect();
     write_state(&host, "release-missing-components", &list);
     for dir in [
@@ -2519,4 +2524,40 @@ fn etcd_manifest_flags_follow_the_feature() {
             String::from_utf8_lossy(&output.stdout)
         );
     }
+}
+
+/// OKD 5.0 names no node image tag: node-image-pull.sh copies the machine-config-osimagestream
+/// helper out of the release's MCO image, asks it for the image of the OS image stream, pulls
+/// that, and removes the helper's container.
+#[test]
+fn node_image_pull_of_5_0_asks_the_osimagestream_helper() {
+    if !have_tool("jq") {
+        return;
+    }
+    let host = node_image_host_for(&release_sample("5.0"), &[]);
+    let status = run_node_image(&host, "node-image-pull.sh", false);
+    assert!(status.success(), "{}", host.output("node-image-pull"));
+    let log = host.log();
+    let mco = release_component("machine-config-operator");
+    assert_in_order(
+        &log,
+        &[
+            "image machine-config-operator",
+            &format!(
+                "podman create --quiet --authfile {}",
+                host.rendered.path("/root/.docker/config.json").display()
+            ),
+            &mco,
+            "podman cp standin-container-0001:/usr/bin/machine-config-osimagestream ",
+            "podman rm --force standin-container-0001",
+            "machine-config-osimagestream get os-image-pullspec --release-image quay.io/okd/scos-release@sha256:2222 --authfile ",
+            "--per-host-certs /etc/containers/certs.d --osimagestream-name centos-10 --trust-bundle /etc/pki/ca-trust/source/anchors --registry-config /etc/containers/registries.conf",
+            "ostree-unverified-image:docker://registry.test/okd/node-image-centos-10@sha256:0000",
+        ],
+    );
+    // No tag is guessed.
+    assert!(
+        !log.contains("image stream-coreos") && !log.contains("image rhel-coreos"),
+        "{log}"
+    );
 }
