@@ -29,6 +29,27 @@ pub enum Error {
     /// The install config cannot make a single-node bootstrap-in-place config (exit code 3).
     #[error("install-config.yaml cannot make a single-node config:\n{}", list(.0))]
     SingleNodeConfig(Vec<installconfig::FieldError>),
+    /// The install config uses fields the release being installed does not have (exit code 3).
+    #[error("install-config.yaml does not fit OKD {release}:\n{}", list(.errors))]
+    ReleaseConfig {
+        /// The release.
+        release: String,
+        /// Every problem.
+        errors: Vec<installconfig::FieldError>,
+    },
+    /// A MachineOSConfig the release's MCO bootstrap would stop on (exit code 3).
+    #[error(
+        "the MachineOSConfigs would stop the OKD {release} bootstrap (its machine-config operator \
+         applies every MachineOSConfig at install time and needs the pre-built-image annotation \
+         with a sha256 digest and an existing pool):\n{}",
+        list(.errors)
+    )]
+    BootstrapMachineOsConfigs {
+        /// The release.
+        release: String,
+        /// Every problem, naming its file.
+        errors: Vec<manifests::ManifestError>,
+    },
     /// Image mode is on, but its MachineOSConfigs or OS-image MachineConfigs still hold
     /// placeholders, break a rule or disagree (exit code 3).
     #[error(
@@ -69,7 +90,10 @@ impl Error {
     pub fn is_invalid_input(&self) -> bool {
         matches!(
             self,
-            Error::SingleNodeConfig(_) | Error::ImageModeNotReady(_)
+            Error::SingleNodeConfig(_)
+                | Error::ImageModeNotReady(_)
+                | Error::ReleaseConfig { .. }
+                | Error::BootstrapMachineOsConfigs { .. }
         )
     }
 }

@@ -80,7 +80,7 @@ fn bootstrap_deps() -> Vec<Dep> {
 fn build_bootstrap(parents: &Parents, variant: Variant) -> Result<String, BoxError> {
     let ic = &parents.get::<InstallConfigAsset>()?.config;
     let manifests = parents.get::<ManifestsAsset>()?;
-    check_image_mode(ic, manifests)?;
+    check_image_mode(ic, manifests, parents.get::<ReleaseOptions>()?.release()?)?;
     let ctx = template_context(ic, parents.get::<ReleaseOptions>()?, variant)?;
     let mut files = manifest_node_files(manifests)?;
     files.extend(auth_node_files(parents)?);
@@ -100,7 +100,11 @@ fn build_bootstrap(parents: &Parents, variant: Variant) -> Result<String, BoxErr
 
 /// `create ignition-configs` refuses image-mode objects that still need the user's values or
 /// that disagree (exit code 3, like an invalid install-config: the input is what is wrong).
-fn check_image_mode(ic: &InstallConfig, m: &ManifestsAsset) -> Result<(), BoxError> {
+fn check_image_mode(
+    ic: &InstallConfig,
+    m: &ManifestsAsset,
+    release: &releases::Release,
+) -> Result<(), BoxError> {
     let mut files = Vec::new();
     for f in &m.files {
         let path = std::path::Path::new(&f.dir).join(&f.name);
@@ -114,12 +118,21 @@ fn check_image_mode(ic: &InstallConfig, m: &ManifestsAsset) -> Result<(), BoxErr
     }
     let mut pools = vec!["master"];
     pools.extend(ic.compute.iter().map(|p| p.name.as_str()));
-    let report = manifests::validate_machine_os_configs(&files, ic.image_mode_enabled(), &pools);
+    let flow = crate::manifests::image_mode_flow(release);
+    let report =
+        manifests::validate_machine_os_configs(&files, ic.image_mode_enabled(), &pools, flow);
     for w in &report.warnings {
         tracing::warn!("{w}");
     }
     if report.errors.is_empty() {
         return Ok(());
+    }
+    if flow == manifests::ImageModeFlow::BootstrapMachineOsConfig {
+        return Err(Error::BootstrapMachineOsConfigs {
+            release: release.version.to_string(),
+            errors: report.errors,
+        }
+        .into());
     }
     Err(Error::ImageModeNotReady(report.errors).into())
 }
@@ -218,6 +231,7 @@ pub fn template_context(
             .into_iter()
             .filter(|s| !s.mirrors.is_empty())
             .map(|s| ignition::RegistryContext {
+                blocked: s.source_policy.as_deref() == Some("NeverContactSource"),
                 source: s.source,
                 mirrors: s.mirrors,
             })
@@ -250,9 +264,13 @@ pub fn template_context(
         feature_set: feature_set_name(ic),
         invoker: release.invoker.clone(),
         control_plane_replicas: ic.control_plane_replicas().max(0) as u32,
-        target_minor: ignition::BOOTSTRAP_TARGET_MINOR.to_string(),
+        target_minor: release.release.to_string(),
         image_mode: ic.image_mode_enabled(),
         machine_config_encapsulated: encapsulated_machine_config(ic)?,
+        release: ignition::ReleaseContext::of(
+            release.release()?,
+            &installconfig::os_image_stream(ic, release.release()?),
+        ),
     })
 }
 

@@ -23,6 +23,7 @@ use std::path::Path;
 use asset_graph::{Clock, Context, Dep, Graph, GraphError, Store, Target};
 
 pub use error::Error;
+pub use manifests::image_mode_flow;
 pub use options::{CertPolicy, IgnitionOptions, ReleaseOptions, SecretsInput};
 
 /// Target names, as used by `okd-install create <target>`.

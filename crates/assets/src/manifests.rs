@@ -70,8 +70,9 @@ impl Asset for ManifestsAsset {
         let ic = &parents.get::<InstallConfigAsset>()?.config;
         if ic.image_mode_enabled() {
             let pools = image_mode_pools(ic);
+            let flow = image_mode_flow(parents.get::<ReleaseOptions>()?.release()?);
             files.extend(
-                manifests::image_mode_manifests(IMAGE_MODE_POOLS, &pools)
+                manifests::image_mode_manifests(IMAGE_MODE_POOLS, &pools, flow)
                     .iter()
                     .map(entry),
             );
@@ -136,6 +137,15 @@ fn entry(f: &manifests::ManifestFile) -> ManifestEntry {
     }
 }
 
+/// How `release` takes a pre-built OS image at install time.
+pub fn image_mode_flow(release: &releases::Release) -> manifests::ImageModeFlow {
+    if release.has(releases::Feature::MachineOsConfigBootstrap) {
+        manifests::ImageModeFlow::BootstrapMachineOsConfig
+    } else {
+        manifests::ImageModeFlow::OsImageMachineConfig
+    }
+}
+
 /// The pools image mode covers (install-config validation refuses any other compute pool).
 pub const IMAGE_MODE_POOLS: &[&str] = &["master", "worker"];
 
@@ -163,6 +173,14 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
     let root = &parents.get::<Cert<RootCa>>()?.0;
     let mcs = &parents.get::<Cert<MachineConfigServer>>()?.0;
     let release = parents.get::<ReleaseOptions>()?;
+    let errors = installconfig::validate_for_release(ic, release.release()?);
+    if !errors.is_empty() {
+        return Err(Error::ReleaseConfig {
+            release: release.release.to_string(),
+            errors,
+        }
+        .into());
+    }
     Ok(ManifestInputs {
         cluster_id: ids.cluster_id.clone(),
         infra_id: ids.infra_id.clone(),

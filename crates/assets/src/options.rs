@@ -22,9 +22,28 @@ pub struct ReleaseOptions {
     pub cluster_profile: String,
     /// Explicit bootstrap kubelet node IP (usually empty).
     pub bootstrap_node_ip: String,
-    /// The version recorded in `openshift-install-manifests` (upstream records its own build's
-    /// release version; okd-install records the version of its default release).
+    /// The version recorded in `openshift-install-manifests`: upstream records its own build's
+    /// release version; okd-install, which installs several releases, records the version of
+    /// the release it generates for (as known from the tag, a known digest or the flag).
     pub installer_version: String,
+    /// The supported release the release image is (the binary resolved it before the run).
+    #[serde(default)]
+    pub release: releases::Minor,
+}
+
+impl ReleaseOptions {
+    /// The release table's entry of [`Self::release`].
+    pub fn release(&self) -> Result<&'static releases::Release, BoxError> {
+        let table = releases::table();
+        table.get(self.release).ok_or_else(|| {
+            format!(
+                "OKD {} is not a release okd-install installs; supported: {}",
+                self.release,
+                table.supported()
+            )
+            .into()
+        })
+    }
 }
 
 impl Asset for ReleaseOptions {

@@ -65,12 +65,86 @@ pub struct TemplateContext {
     pub invoker: String,
     /// `controlPlane.replicas`.
     pub control_plane_replicas: u32,
-    /// The OKD minor release the templates target ([`crate::BOOTSTRAP_TARGET_MINOR`]).
+    /// The OKD minor release the bootstrap is generated for (`4.22`): bootkube.sh stops when
+    /// the payload is another one.
     pub target_minor: String,
     /// On-cluster image mode (OCL, a MachineOSConfig) is enabled for the cluster.
     pub image_mode: bool,
     /// JSON text of the encapsulated MachineConfig for the bootstrap host's first boot.
     pub machine_config_encapsulated: String,
+    /// What the release the bootstrap is generated for does differently (absent: the oldest
+    /// supported release).
+    #[serde(default)]
+    pub release: ReleaseContext,
+}
+
+/// The per-release differences the templates read: every flag comes from the release table
+/// (`data/releases.toml`), so no template compares version numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReleaseContext {
+    /// Kubernetes minor of the payload.
+    pub kubernetes: String,
+    /// bootkube.sh copies image-references into /etc/mcc/bootstrap.
+    pub mcc_image_references: bool,
+    /// The CVO render takes `--cluster-version-manifest-path`.
+    pub cvo_cluster_version_manifest_path: bool,
+    /// The etcd render takes `--rendered-manifest-files` and `--payload-version`.
+    pub etcd_render_manifest_flags: bool,
+    /// The kubelet runs without `--pod-infra-container-image`.
+    pub kubelet_without_pod_infra_image: bool,
+    /// node-image-finish.service has `KillMode=none`.
+    pub node_image_finish_kill_mode_none: bool,
+    /// The node-image overlay keeps the booted /etc/crypto-policies.
+    pub overlay_excludes_crypto_policies: bool,
+    /// How the node image is found: `first-listed`, `tag` or `stream-helper`.
+    pub node_image: String,
+    /// The payload tag of the node image.
+    pub node_image_tag: String,
+    /// The OS image stream the stream helper picks (empty unless `node_image` is
+    /// `stream-helper`).
+    pub os_image_stream: String,
+}
+
+impl ReleaseContext {
+    /// The context of `release`, with the install-config's `osImageStream` (already defaulted
+    /// and validated against the release; empty where the release has none).
+    pub fn of(release: &releases::Release, os_image_stream: &str) -> Self {
+        use releases::{Feature, NodeImage};
+        let node_image = match release.node_image {
+            NodeImage::FirstListed => "first-listed",
+            NodeImage::Tag => "tag",
+            NodeImage::StreamHelper => "stream-helper",
+        };
+        ReleaseContext {
+            kubernetes: release.kubernetes.clone(),
+            mcc_image_references: release.has(Feature::MccImageReferences),
+            cvo_cluster_version_manifest_path: release.has(Feature::CvoClusterVersionManifestPath),
+            etcd_render_manifest_flags: release.has(Feature::EtcdRenderManifestFlags),
+            kubelet_without_pod_infra_image: release.has(Feature::KubeletWithoutPodInfraImage),
+            node_image_finish_kill_mode_none: release.has(Feature::NodeImageFinishKillModeNone),
+            overlay_excludes_crypto_policies: release.has(Feature::OverlayExcludesCryptoPolicies),
+            node_image: node_image.into(),
+            node_image_tag: release.node_image_tag.clone(),
+            os_image_stream: match release.node_image {
+                NodeImage::StreamHelper => os_image_stream.into(),
+                _ => String::new(),
+            },
+        }
+    }
+}
+
+/// The oldest supported release, with its default OS image stream.
+impl Default for ReleaseContext {
+    fn default() -> Self {
+        let oldest = &releases::table().releases[0];
+        let stream = oldest
+            .os_image_stream
+            .as_ref()
+            .map(|s| s.default.as_str())
+            .unwrap_or_default();
+        ReleaseContext::of(oldest, stream)
+    }
 }
 
 /// Proxy settings as templates see them.
@@ -93,6 +167,10 @@ pub struct RegistryContext {
     pub source: String,
     /// Mirror locations, tried in order.
     pub mirrors: Vec<String>,
+    /// The source itself is never contacted (`sourcePolicy: NeverContactSource`), only its
+    /// mirrors.
+    #[serde(default)]
+    pub blocked: bool,
 }
 
 /// The disk a self-installing bootstrap writes the final OS to.
@@ -124,6 +202,14 @@ impl TemplateContext {
             ("feature_set".into(), &self.feature_set),
             ("invoker".into(), &self.invoker),
             ("target_minor".into(), &self.target_minor),
+            (
+                "release.node_image_tag".into(),
+                &self.release.node_image_tag,
+            ),
+            (
+                "release.os_image_stream".into(),
+                &self.release.os_image_stream,
+            ),
             ("proxy.http_proxy".into(), &self.proxy.http_proxy),
             ("proxy.https_proxy".into(), &self.proxy.https_proxy),
             ("proxy.no_proxy".into(), &self.proxy.no_proxy),
@@ -178,7 +264,7 @@ impl TemplateContext {
             ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExample0 user@example"
                 .into(),
             control_plane_replicas: 3,
-            target_minor: crate::BOOTSTRAP_TARGET_MINOR.into(),
+            target_minor: releases::table().releases[0].version.to_string(),
             machine_config_encapsulated: r#"{"apiVersion":"machineconfiguration.openshift.io/v1","kind":"MachineConfig","metadata":{"name":"bootstrap"},"spec":{}}"#.into(),
             ..Self::default()
         }

@@ -36,7 +36,9 @@ pub use bootstrap::{
 };
 pub use check::{Problem, ProblemKind, UNIT_SUFFIXES, check, check_json};
 pub use compress::{InlineError, compress, decompress_bytes, gzip_bytes, inline_contents};
-pub use context::{InstallationDisk, ProxyContext, RegistryContext, TemplateContext};
+pub use context::{
+    InstallationDisk, ProxyContext, RegistryContext, ReleaseContext, TemplateContext,
+};
 pub use dataurl::{DataUrlError, decode_data_url, encode_data_url};
 pub use error::Error;
 pub use explain::{ExplainOptions, explain_ignition, explain_ignition_with};
@@ -54,14 +56,6 @@ pub type Config = ignition_config::v3_2::Config;
 
 /// The Ignition spec version of every config okd-install writes (bootstrap and pointers).
 pub const SPEC_VERSION: &str = "3.2.0";
-
-/// The OKD minor release whose render interfaces the bootstrap templates were written for.
-///
-/// Each operator's `render` command changes its flags between minor releases, so a release
-/// image of another minor may reject a call in `bootkube.sh`: `okd-install` warns about it at
-/// generation time when the pull spec's tag names another minor, and `bootkube.sh` warns on the
-/// host once it has read the release's real version.
-pub const BOOTSTRAP_TARGET_MINOR: &str = "4.19";
 
 /// Shorthand for results carrying this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -123,47 +117,6 @@ mod render_stage_tests {
                 script[body_at..body_end].contains(&format!("--name {container} ")),
                 "{function} does not run container {container}"
             );
-        }
-    }
-}
-
-/// The `MAJOR.MINOR` a release pull spec's tag names (`quay.io/okd/scos-release:4.20.0-okd-scos.1`
-/// gives `4.20`), or `None` when it is pinned by digest only or its tag is not a version.
-pub fn release_minor(pull_spec: &str) -> Option<String> {
-    let name = pull_spec.split('@').next()?;
-    let tag = name.rsplit_once(':').filter(|(_, t)| !t.contains('/'))?.1;
-    let mut parts = tag.split(['.', '-', '_']);
-    let major = parts
-        .next()
-        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))?;
-    let minor = parts
-        .next()
-        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))?;
-    Some(format!("{major}.{minor}"))
-}
-
-#[cfg(test)]
-mod release_minor_tests {
-    use super::release_minor;
-
-    #[test]
-    fn reads_the_minor_from_version_tags_only() {
-        for (spec, want) in [
-            ("quay.io/okd/scos-release:4.19.0-okd-scos.19", Some("4.19")),
-            (
-                "quay.io/okd/scos-release:4.20.0-okd-scos.ec.1",
-                Some("4.20"),
-            ),
-            ("localhost/okd-payload/release:4.19", Some("4.19")),
-            (
-                "registry.example.com:5000/okd/release:4.18.0-okd-scos.3",
-                Some("4.18"),
-            ),
-            ("quay.io/okd/scos-release@sha256:0123", None),
-            ("registry.example.com:5000/okd/release", None),
-            ("quay.io/okd/scos-release:latest", None),
-        ] {
-            assert_eq!(release_minor(spec).as_deref(), want, "{spec}");
         }
     }
 }

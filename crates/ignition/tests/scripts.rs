@@ -1984,7 +1984,12 @@ fn release_component(component: &str) -> String {
 /// A host for the node-image scripts: a system repository, a deployment's /etc, a host /usr
 /// and /etc, and a kernel command line, all under the scratch directory.
 fn node_image_host(missing: &[&str]) -> Host {
-    let host = Host::new(&sample("context-ha-none.json"));
+    node_image_host_for(&sample("context-ha-none.json"), missing)
+}
+
+/// [`node_image_host`] for the bootstrap of `sample`.
+fn node_image_host_for(sample: &Sample, missing: &[&str]) -> Host {
+    let host = Host::new(sample);
     let list: String = missing.iter().map(|c| format!("{c}\n")).collect();
     write_state(&host, "release-missing-components", &list);
     for dir in [
@@ -2272,4 +2277,287 @@ fn shell_templates_avoid_jinja_comment_openers() {
         }
     }
     assert!(offenders.is_empty(), "`${{#` in templates: {offenders:?}");
+}
+
+/// The HA sample context generated for OKD `minor` (with the release's default OS image
+/// stream), as the asset graph builds it.
+fn release_sample(minor: &str) -> Sample {
+    let base = sample("context-ha-none.json");
+    let release = releases::table()
+        .get(minor.parse().unwrap())
+        .unwrap_or_else(|| panic!("{minor} is not in the release table"));
+    let stream = release
+        .os_image_stream
+        .as_ref()
+        .map(|s| s.default.clone())
+        .unwrap_or_default();
+    Sample {
+        name: format!("release {minor}"),
+        ctx: TemplateContext {
+            target_minor: minor.to_string(),
+            release: ignition::ReleaseContext::of(release, &stream),
+            ..base.ctx
+        },
+    }
+}
+
+/// Every supported release renders strictly, its scripts pass shellcheck and its units parse.
+#[test]
+fn every_release_renders_and_its_scripts_pass_shellcheck() {
+    for release in &releases::table().releases {
+        let sample = release_sample(&release.version.to_string());
+        let tmp = tempfile::tempdir().unwrap();
+        let rendered = render_tree(&sample.ctx, &sample.template_dirs(), tmp.path());
+        assert!(
+            rendered
+                .text("/usr/local/bin/bootkube.sh")
+                .contains(&format!("TARGET_MINOR='{}'", release.version)),
+            "{}",
+            sample.name
+        );
+        if !have_tool("shellcheck") {
+            continue;
+        }
+        let output = Command::new("shellcheck")
+            .args(["-S", "warning", "-s", "bash"])
+            .args(shell_scripts(&rendered))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}: shellcheck found problems:\n{}",
+            sample.name,
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+}
+
+/// One gated difference: the file it changes, and the text that is there from `first` on
+/// and not in the release just before it (or the other way round when `removed`).
+struct Gate {
+    first: &'static str,
+    before: &'static str,
+    file: &'static str,
+    text: &'static str,
+    removed: bool,
+}
+
+/// Each release difference of the bootstrap starts exactly at the release upstream starts
+/// it (reference/releases.md §2, §3, §9): the expected release is written here, not read from
+/// the table, so a table entry off by one release fails this test.
+#[test]
+fn each_release_difference_starts_at_its_release_and_not_one_earlier() {
+    const UNIT: &str = "units/node-image-finish.service";
+    let gates = [
+        Gate {
+            first: "4.21",
+            before: "4.20",
+            file: "/usr/local/bin/bootkube.sh",
+            text: "cp image-references \"${HOST_ETC}/mcc/bootstrap/image-references\"",
+            removed: false,
+        },
+        Gate {
+            first: "4.22",
+            before: "4.21",
+            file: "/usr/local/bin/bootkube.sh",
+            text: "--cluster-version-manifest-path=/assets/manifests/cvo-overrides.yaml \\\n        --feature-gate-manifest-path=",
+            removed: false,
+        },
+        Gate {
+            first: "4.22",
+            before: "4.21",
+            file: "/usr/local/bin/kubelet.sh",
+            text: "--pod-infra-container-image",
+            removed: true,
+        },
+        Gate {
+            first: "4.22",
+            before: "4.21",
+            file: UNIT,
+            text: "\nKillMode=none\n",
+            removed: false,
+        },
+        Gate {
+            first: "4.22",
+            before: "4.21",
+            file: "/usr/local/bin/node-image-pull.sh",
+            text: "NODE_IMAGE_COMPONENTS=(stream-coreos)\n",
+            removed: false,
+        },
+        Gate {
+            first: "4.22",
+            before: "4.21",
+            file: "/usr/local/bin/node-image-pull.sh",
+            text: "NODE_IMAGE_COMPONENTS=(stream-coreos rhel-coreos)\n",
+            removed: true,
+        },
+        Gate {
+            first: "5.0",
+            before: "4.22",
+            file: "/usr/local/bin/node-image-pull.sh",
+            text: "machine-config-osimagestream\" get os-image-pullspec",
+            removed: false,
+        },
+        Gate {
+            first: "5.0",
+            before: "4.22",
+            file: "/usr/local/bin/node-image-pull.sh",
+            text: "OS_IMAGE_STREAM='centos-10'",
+            removed: false,
+        },
+        Gate {
+            first: "5.0",
+            before: "4.22",
+            file: "/usr/local/bin/node-image-overlay.sh",
+            text: "rsync --archive --exclude crypto-policies ",
+            removed: false,
+        },
+    ];
+    let read = |minor: &str, file: &str| {
+        let sample = release_sample(minor);
+        let tmp = tempfile::tempdir().unwrap();
+        let rendered = render_tree(&sample.ctx, &sample.template_dirs(), tmp.path());
+        match file.strip_prefix("units/") {
+            Some(unit) => fs::read_to_string(rendered.units.join(unit)).unwrap(),
+            None => rendered.text(file),
+        }
+    };
+    for g in gates {
+        let (at, before) = (read(g.first, g.file), read(g.before, g.file));
+        let (want_at, want_before) = (!g.removed, g.removed);
+        assert_eq!(
+            at.contains(g.text),
+            want_at,
+            "{} of OKD {}: {:?} expected {}",
+            g.file,
+            g.first,
+            g.text,
+            if want_at { "present" } else { "absent" }
+        );
+        assert_eq!(
+            before.contains(g.text),
+            want_before,
+            "{} of OKD {}: {:?} expected {}",
+            g.file,
+            g.before,
+            g.text,
+            if want_before { "present" } else { "absent" }
+        );
+    }
+    // The etcd operator of no supported release takes the manifest flags (releases.md §3).
+    for release in &releases::table().releases {
+        let script = read(&release.version.to_string(), "/usr/local/bin/bootkube.sh");
+        let etcd = &script[script.find("stage_etcd_bootstrap() {").unwrap()..];
+        let etcd = &etcd[..etcd.find("\n}\n").unwrap()];
+        assert!(!etcd.contains("--payload-version"), "{}", release.version);
+        // Every release keeps our own podman choices.
+        assert!(
+            script.contains("podman run --quiet --net=host --rm --replace --log-driver=k8s-file")
+        );
+    }
+}
+
+/// A payload of another minor than the script was generated for stops bootkube.sh before the
+/// first render, naming both versions.
+#[test]
+fn bootkube_stops_on_a_payload_of_another_release() {
+    if !have_tool("jq") {
+        return;
+    }
+    // The stand-in payload says it is 4.19.0-okd-scos.7.
+    let host = Host::new(&release_sample("4.22"));
+    let mut child = host
+        .command("bootkube.sh", &[], "bootkube")
+        .spawn()
+        .unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
+    assert!(!status.success(), "{}", host.output("bootkube"));
+    let output = host.output("bootkube");
+    assert!(
+        output.contains("generated for OKD 4.22, but the release image is 4.19.0-okd-scos.7"),
+        "{output}"
+    );
+    assert!(!host.done("openshift-manifests.done"), "{output}");
+    assert!(!host.log().contains("render"), "{}", host.log());
+
+    // The same payload passes the check for a 4.19 script and the renders start.
+    let host = Host::new(&release_sample("4.19"));
+    let mut cmd = host.command("bootkube.sh", &[], "bootkube");
+    cmd.env("STANDIN_FAIL_MATCH", "start --tear-down-early=false");
+    let mut child = cmd.spawn().unwrap();
+    wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
+    assert!(
+        host.done("api-bootstrap.done"),
+        "{}",
+        host.output("bootkube")
+    );
+}
+
+/// The etcd render flags no supported release's etcd operator accepts yet are one table entry
+/// away: with the feature on, the etcd stage passes them after its 4.19 flags.
+#[test]
+fn etcd_manifest_flags_follow_the_feature() {
+    let mut sample = release_sample("5.0");
+    sample.ctx.release.etcd_render_manifest_flags = true;
+    let tmp = tempfile::tempdir().unwrap();
+    let rendered = render_tree(&sample.ctx, &sample.template_dirs(), tmp.path());
+    let script = rendered.text("/usr/local/bin/bootkube.sh");
+    let etcd = &script[script.find("stage_etcd_bootstrap() {").unwrap()..];
+    let etcd = &etcd[..etcd.find("\n}\n").unwrap()];
+    assert!(
+        etcd.contains(
+            "--network-config-file=/assets/manifests/cluster-network-02-config.yml \\\n        \
+             --rendered-manifest-files=/assets/manifests \\\n        \
+             --payload-version=\"${VERSION}\"\n"
+        ),
+        "{etcd}"
+    );
+    if have_tool("shellcheck") {
+        let output = Command::new("shellcheck")
+            .args(["-S", "warning", "-s", "bash"])
+            .arg(rendered.path("/usr/local/bin/bootkube.sh"))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+}
+
+/// OKD 5.0 names no node image tag: node-image-pull.sh copies the machine-config-osimagestream
+/// helper out of the release's MCO image, asks it for the image of the OS image stream, pulls
+/// that, and removes the helper's container.
+#[test]
+fn node_image_pull_of_5_0_asks_the_osimagestream_helper() {
+    if !have_tool("jq") {
+        return;
+    }
+    let host = node_image_host_for(&release_sample("5.0"), &[]);
+    let status = run_node_image(&host, "node-image-pull.sh", false);
+    assert!(status.success(), "{}", host.output("node-image-pull"));
+    let log = host.log();
+    let mco = release_component("machine-config-operator");
+    assert_in_order(
+        &log,
+        &[
+            "image machine-config-operator",
+            &format!(
+                "podman create --quiet --authfile {}",
+                host.rendered.path("/root/.docker/config.json").display()
+            ),
+            &mco,
+            "podman cp standin-container-0001:/usr/bin/machine-config-osimagestream ",
+            "podman rm --force standin-container-0001",
+            "machine-config-osimagestream get os-image-pullspec --release-image quay.io/okd/scos-release@sha256:2222 --authfile ",
+            "--per-host-certs /etc/containers/certs.d --osimagestream-name centos-10 --trust-bundle /etc/pki/ca-trust/source/anchors --registry-config /etc/containers/registries.conf",
+            "ostree-unverified-image:docker://registry.test/okd/node-image-centos-10@sha256:0000",
+        ],
+    );
+    // No tag is guessed.
+    assert!(
+        !log.contains("image stream-coreos") && !log.contains("image rhel-coreos"),
+        "{log}"
+    );
 }

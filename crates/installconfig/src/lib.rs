@@ -38,4 +38,6 @@ pub fn json_schema() -> serde_json::Value {
 }
 pub use load::{Loaded, load, parse_str};
 pub use types::*;
-pub use validate::{validate_fips_host, validate_single_node};
+pub use validate::{
+    os_image_stream, validate_fips_host, validate_for_release, validate_single_node,
+};

@@ -27,8 +27,8 @@ pub use generate::{
 };
 pub use ids::{cluster_id, infra_id};
 pub use imagemode::{
-    AgreedPool, ImageModeReport, PoolImage, image_mode_manifests, pre_built_image_credentials,
-    validate_machine_os_configs,
+    AgreedPool, ImageModeFlow, ImageModeReport, PoolImage, image_mode_manifests,
+    pre_built_image_credentials, validate_machine_os_configs,
 };
 pub use inputs::ManifestInputs;
 pub use user::{LoadOutcome, UserFile, load_dir, owned_by_machine_assets};

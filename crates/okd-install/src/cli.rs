@@ -10,7 +10,7 @@ pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
   1  any other error
-  3  install-config.yaml unreadable or invalid, or image-mode manifests unready
+  3  install-config.yaml invalid, image-mode manifests unready, release unknown
   5  bootstrap did not complete (wait-for bootstrap-complete)
   6  the cluster did not finish installing (wait-for install-complete)
   7  cluster operators did not become stable
@@ -67,11 +67,12 @@ pub(crate) enum Command {
     /// Create install-config.yaml, manifests, Ignition configs, the PKI or a secrets bundle.
     #[command(subcommand)]
     Create(CreateCommand),
-    /// Show the type, default, allowed values and meaning of an install-config field.
+    /// Show the type, default, allowed values and meaning of an install-config field, or
+    /// the supported OKD releases and what each changes (`releases`).
     ///
     /// Example: okd-install explain installconfig.networking.clusterNetwork
     Explain {
-        /// `installconfig` or a dotted path below it.
+        /// `installconfig`, a dotted path below it, or `releases`.
         resource: String,
     },
     /// Print an Ignition file readably: every file decoded with its path and mode.
@@ -129,6 +130,10 @@ pub(crate) struct CreateOpts {
         value_name = "PULLSPEC"
     )]
     pub release_image: Option<String>,
+    /// Release version of the release image when its tag names none (an image pinned
+    /// by digest): 4.22 or 4.22.0-okd-scos.7. It decides the bootstrap content.
+    #[arg(long, value_name = "VERSION")]
+    pub release_version: Option<String>,
     /// Regenerate certificates that expire within this many hours.
     #[arg(long, default_value_t = 12, value_name = "HOURS")]
     pub expiry_margin_hours: u64,

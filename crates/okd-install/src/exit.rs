@@ -5,7 +5,7 @@ use std::fmt;
 /// 1: any error without a more specific code.
 pub(crate) const GENERIC: i32 = 1;
 /// 3: install-config.yaml cannot be read or is invalid, or an image-mode manifest made from it
-/// is not ready.
+/// is not ready, or the release image's release is unknown or not supported.
 pub(crate) const INSTALL_CONFIG: i32 = 3;
 /// 8: interrupted.
 pub(crate) const INTERRUPTED: i32 = 8;
@@ -73,6 +73,7 @@ pub(crate) fn classify(error: &anyhow::Error) -> i32 {
     use asset_graph::Asset;
     let invalid_config = error.chain().any(|e| {
         e.downcast_ref::<installconfig::LoadError>().is_some()
+            || e.downcast_ref::<releases::ResolveError>().is_some()
             || e.downcast_ref::<assets::Error>()
                 .is_some_and(assets::Error::is_invalid_input)
             || matches!(

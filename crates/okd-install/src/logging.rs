@@ -38,6 +38,7 @@ const OUR_CRATES: &[&str] = &[
     "manifests",
     "okd_install",
     "pki",
+    "releases",
     "render_harness",
     "tls_peer",
     "verify",

@@ -1,48 +1,102 @@
-//! The default release from `data/release.toml`, embedded at build time.
+//! The release a run installs: the pull spec (flag, environment or the table's default) and
+//! which supported release it is, decided once per run from `data/releases.toml`.
 
-use std::sync::OnceLock;
+use releases::{Feature, ResolveError, Resolved};
 
-use serde::Deserialize;
-
-/// The release installed when no override is given.
-#[derive(Debug, Clone, Deserialize)]
-pub(crate) struct DefaultRelease {
-    /// Release image pull spec.
+/// The pull spec of a run and its release.
+#[derive(Debug, Clone)]
+pub(crate) struct Chosen {
+    /// The pull spec written into bootstrap.ign.
     pub image: String,
-    /// Release version of the image.
-    pub version: String,
-    /// Update channel.
-    pub channel: String,
-    /// Update graph URL.
-    pub upstream: String,
-    /// Node OS flavour.
-    pub os: String,
+    /// Whether it is the built-in default.
+    pub is_default: bool,
+    /// The supported release it is.
+    pub resolved: Resolved,
 }
 
-impl DefaultRelease {
-    /// The embedded default (parsed once).
-    pub(crate) fn get() -> &'static DefaultRelease {
-        static CELL: OnceLock<DefaultRelease> = OnceLock::new();
-        CELL.get_or_init(|| {
-            toml::from_str(include_str!("../../../data/release.toml"))
-                .expect("data/release.toml is checked by a unit test")
-        })
+/// Resolves `image` (None: the default) with the `--release-version` value.
+pub(crate) fn choose(image: Option<&str>, version: Option<&str>) -> Result<Chosen, ResolveError> {
+    let table = releases::table();
+    let (image, is_default) = match image.filter(|i| !i.trim().is_empty()) {
+        Some(i) => (i.trim().to_string(), false),
+        None => (table.default.image.clone(), true),
+    };
+    let resolved = releases::resolve(&image, version)?;
+    Ok(Chosen {
+        image,
+        is_default,
+        resolved,
+    })
+}
+
+/// The supported releases, one line each, then what no release turns on: for `version` and
+/// `explain releases`.
+pub(crate) fn supported_text() -> String {
+    let table = releases::table();
+    let mut out = String::from("supported OKD releases (data/releases.toml):\n");
+    for r in &table.releases {
+        let stream = r
+            .os_image_stream
+            .as_ref()
+            .map(|s| format!(", osImageStream {}", s.values.join("|")))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {}: Kubernetes {}, {} (payload tag {}){stream}, channel {}\n",
+            r.version, r.kubernetes, r.node_os, r.node_image_tag, r.channel
+        ));
     }
+    out.push_str("release differences of the bootstrap (on from the release named):\n");
+    for f in Feature::ALL {
+        let since = table
+            .first_with(*f)
+            .map(|r| r.version.to_string())
+            .unwrap_or_else(|| "never (no supported release accepts it)".into());
+        out.push_str(&format!("  {}: {since}\n", f.describe()));
+    }
+    out.push_str(
+        "  Konnectivity (bootstrap API server network proxy): off on every release; upstream \
+         turns it on only with TechPreview feature gates and never for bootstrap-in-place\n",
+    );
+    out.push_str(
+        "  OSImageStream manifest: not written for OKD (its one stream, centos-10 on 5.0, is the \
+         machine-config operator's built-in default; upstream's 5.0 installer writes none for \
+         OKD either)\n",
+    );
+    out.push_str(
+        "  kept on every release by choice: podman --replace --log-driver=k8s-file for the \
+         renders, the sshd try-restart after the node-image overlay, and the \
+         var-ostreecontainer.mount tmpfs for live systems (the unit name and path upstream uses \
+         from 4.21; nothing outside the bootstrap host refers to them) with its \
+         ConditionPathExists=!/etc/no-var-tmpfs\n",
+    );
+    out.push_str(
+        "A release image's version comes from its tag (4.22.0-okd-scos.7, 5.0.0-okd-scos.0, \
+         4.19), a known digest, or --release-version.\n",
+    );
+    out
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn default_release_parses() {
-        let r = super::DefaultRelease::get();
-        assert!(r.image.starts_with("quay.io/okd/"), "{}", r.image);
-        assert_eq!(r.channel, "stable-scos-4");
-        assert!(r.upstream.starts_with("https://"), "{}", r.upstream);
+    fn the_default_is_the_newest_supported_release() {
+        let chosen = super::choose(None, None).unwrap();
+        assert!(chosen.is_default);
+        assert!(chosen.image.starts_with("quay.io/okd/"), "{}", chosen.image);
+        let newest = releases::table().releases.last().unwrap();
+        assert_eq!(chosen.resolved.release.version, newest.version);
+    }
+
+    #[test]
+    fn the_listing_names_every_release_and_konnectivity() {
+        let text = super::supported_text();
+        for r in ["4.19", "4.20", "4.21", "4.22", "5.0"] {
+            assert!(text.contains(&format!("\n  {r}: Kubernetes")), "{text}");
+        }
+        assert!(text.contains("Konnectivity"), "{text}");
         assert!(
-            r.image.ends_with(&r.version),
-            "{} vs {}",
-            r.image,
-            r.version
+            text.contains("CVO render with --cluster-version-manifest-path: 4.22"),
+            "{text}"
         );
     }
 }

@@ -236,7 +236,15 @@ fn check_image_mode(
     };
     let mut pools = vec!["master"];
     pools.extend(ic.compute.iter().map(|p| p.name.as_str()));
-    let checked = manifests::validate_machine_os_configs(files, ic.image_mode_enabled(), &pools);
+    let flow = m
+        .stored
+        .release
+        .as_ref()
+        .and_then(|r| r.release().ok())
+        .map(assets::image_mode_flow)
+        .unwrap_or(manifests::ImageModeFlow::OsImageMachineConfig);
+    let checked =
+        manifests::validate_machine_os_configs(files, ic.image_mode_enabled(), &pools, flow);
     for e in &checked.errors {
         let file = format!("{prefix}{}", e.path.display());
         report.error("manifests.image-mode", &file, format!("{prefix}{e}"));
@@ -256,11 +264,15 @@ fn check_image_mode(
                 "pool {}: the MachineOSConfig and the MachineConfig(s) {} that set the \
                  first-boot osImageURL all name {}",
                 pool.pool,
-                pool.machine_configs
-                    .iter()
-                    .map(|f| format!("{prefix}{f}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                Some(
+                    pool.machine_configs
+                        .iter()
+                        .map(|f| format!("{prefix}{f}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+                .filter(|l| !l.is_empty())
+                .unwrap_or_else(|| "the bootstrap writes from it".into()),
                 pool.image
             ),
         );

@@ -128,6 +128,8 @@ pub(crate) struct Stored {
     pub cluster_id: Option<ClusterIdAsset>,
     /// Every stored certificate and bundle, when the root CA is among them.
     pub certs: Option<CertSet>,
+    /// The release options of the last run (which OKD release it generated for).
+    pub release: Option<assets::ReleaseOptions>,
 }
 
 impl Stored {
@@ -233,6 +235,7 @@ fn load_state(dir: &Path, report: &mut Report) -> Stored {
         install_config: reported(state.find::<InstallConfigAsset>(), report),
         cluster_id: reported(state.find::<ClusterIdAsset>(), report),
         certs: reported(certs_from_state(&state), report),
+        release: reported(state.find::<assets::ReleaseOptions>(), report),
     }
 }
 

@@ -76,6 +76,7 @@ pub(crate) fn context() -> TemplateContext {
     ctx.registries = vec![ignition::RegistryContext {
         source: "quay.io/okd".into(),
         mirrors: vec!["mirror.example.com/okd".into()],
+        blocked: false,
     }];
     ctx
 }

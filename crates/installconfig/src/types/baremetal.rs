@@ -138,7 +138,7 @@ pub struct BaremetalPlatform {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub additional_ntp_servers: Vec<String>,
-    /// PEM CA bundle used to verify the BMCs' certificates.
+    /// PEM CA bundle used to verify the BMCs' certificates (OKD 4.21 and later).
     #[serde(
         default,
         rename = "bmcVerifyCA",

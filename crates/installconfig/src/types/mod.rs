@@ -135,6 +135,14 @@ pub struct InstallConfig {
     /// Feature gates (`Name=true|false`), only with featureSet CustomNoUpgrade.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub feature_gates: Vec<String>,
+    /// The OS image stream the nodes boot (OKD 5.0 and later; OKD's one stream is
+    /// `centos-10`, CentOS Stream 10 CoreOS). Empty: the release's default stream.
+    /// Earlier OKD releases have no stream choice and refuse the field. The bootstrap finds
+    /// the stream's node image with the machine-config operator's osimagestream helper. No
+    /// OSImageStream manifest is written: OKD's only stream is also the operator's built-in
+    /// default for it, and upstream's 5.0 installer writes none for OKD either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_image_stream: Option<String>,
     /// okd-install extension: install-time image mode (on-cluster layering). The master and
     /// worker pools boot pre-built OS images (see pools) from the first boot. It needs the
     /// MachineConfiguration machinery on both default pools, so every compute pool must be
@@ -255,11 +263,15 @@ pub struct ImageMode {
     #[serde(default)]
     pub enabled: bool,
     /// okd-install extension: the pre-built image of each pool, one entry per pool (master,
-    /// worker). `create manifests` turns an entry into a complete MachineOSConfig in
-    /// manifests/ and into the MachineConfig `99-<pool>-okd-install-os-image` in openshift/,
-    /// which sets the pool's osImageURL to the same image: the bootstrap machine-config
-    /// controller renders it into the pool's first-boot config, so nodes boot into the image.
-    /// A pool without an entry gets skeletons of both whose REPLACE-ME values you fill in.
+    /// worker). From OKD 4.21, `create manifests` turns an entry into a complete
+    /// MachineOSConfig in manifests/ with the annotation
+    /// `machineconfiguration.openshift.io/pre-built-image`, which the release's
+    /// machine-config operator applies at bootstrap (upstream's install-time image mode).
+    /// On 4.19 and 4.20, whose bootstrap ignores MachineOSConfigs, it also writes the
+    /// MachineConfig `99-<pool>-okd-install-os-image` in openshift/, which sets the pool's
+    /// osImageURL to the same image: the bootstrap machine-config controller renders it into
+    /// the pool's first-boot config, so nodes boot into the image. A pool without an entry
+    /// gets skeletons whose REPLACE-ME values you fill in.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pools: Vec<ImageModePool>,
 }
@@ -456,7 +468,8 @@ pub struct ImageDigestSource {
     /// Repositories that may also contain the same images.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mirrors: Vec<String>,
-    /// Whether the source may still be contacted when mirrors fail.
+    /// Whether the source may still be contacted when mirrors fail (OKD 4.21 and later;
+    /// `NeverContactSource` also blocks the source on the bootstrap host and needs a mirror).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_policy: Option<SourcePolicy>,
 }

@@ -111,6 +111,10 @@ pub struct FencingCredential {
     /// Host name of the node.
     #[serde(default)]
     pub host_name: String,
+    /// MAC address of the node's BMC-managed interface, to name the host instead of
+    /// `hostName` (OKD 5.0 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac_address: Option<String>,
     /// BMC user.
     #[serde(default)]
     pub username: String,

@@ -13,6 +13,7 @@ mod platform;
 mod pools;
 mod provisioning;
 mod proxy;
+mod release;
 mod secrets;
 pub mod sshkey;
 mod vips;
@@ -24,6 +25,7 @@ pub use mirrors::repository_problem;
 pub use names::{MAX_NAME_LEN, dns_subdomain_problem};
 pub use network::configured_join_subnet;
 pub use provisioning::{DhcpRangeError, parse_dhcp_range};
+pub use release::{os_image_stream, validate_for_release};
 pub use secrets::{pull_secret_problem, ssh_key_problem, trust_bundle_problem};
 
 use crate::errors::{FieldError, Warning};

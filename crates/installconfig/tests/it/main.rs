@@ -4,6 +4,7 @@ mod explain;
 mod load;
 mod platform;
 mod props;
+mod release;
 mod survey;
 mod upstream_rules;
 mod validate;

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{KIND, PLACEHOLDER, PRE_BUILT_IMAGE};
+use super::{ImageModeFlow, KIND, PLACEHOLDER, PRE_BUILT_IMAGE};
 use crate::generate::machineconfigs::{IGNITION_VERSION, file_name, machine_config};
 use crate::generate::{Dir, ManifestFile};
 use crate::objects::MCO_V1;
@@ -64,27 +64,41 @@ pub fn os_image_file_name(pool: &str) -> String {
     file_name(&os_image_config_name(pool))
 }
 
-/// The MachineOSConfig and the OS-image MachineConfig of every pool in `pools`: filled from
-/// the entry of `given` for that pool, skeletons with placeholders for a pool without one.
-pub fn image_mode_manifests(pools: &[&str], given: &[PoolImage]) -> Vec<ManifestFile> {
+/// The MachineOSConfig and (with [`ImageModeFlow::OsImageMachineConfig`]) the OS-image
+/// MachineConfig of every pool in `pools`: filled from the entry of `given` for that pool,
+/// skeletons with placeholders for a pool without one.
+pub fn image_mode_manifests(
+    pools: &[&str],
+    given: &[PoolImage],
+    flow: ImageModeFlow,
+) -> Vec<ManifestFile> {
     pools
         .iter()
         .flat_map(|pool| match given.iter().find(|g| g.pool == *pool) {
-            Some(values) => pool_files(values, false),
-            None => pool_files(&PoolImage::placeholders(pool), true),
+            Some(values) => pool_files(values, false, flow),
+            None => pool_files(&PoolImage::placeholders(pool), true, flow),
         })
         .collect()
 }
 
-fn pool_files(values: &PoolImage, skeleton: bool) -> [ManifestFile; 2] {
+fn pool_files(values: &PoolImage, skeleton: bool, flow: ImageModeFlow) -> Vec<ManifestFile> {
     let pool = values.pool.as_str();
+    let mosc = machine_os_config(values);
+    if flow == ImageModeFlow::BootstrapMachineOsConfig {
+        let data = with_header(&bootstrap_header(pool, skeleton), &mosc);
+        return vec![ManifestFile::rendered(
+            Dir::Manifests,
+            skeleton_name(pool),
+            &mosc,
+            data,
+        )];
+    }
     let (mosc_header, mc_header) = headers(pool, skeleton);
     let config = json!({"ignition": {"version": IGNITION_VERSION}});
     let mut mc = machine_config(&os_image_config_name(pool), pool, config, false, &[]);
     mc.spec.os_image_url = Some(values.pre_built_image.clone());
-    let mosc = machine_os_config(values);
     let mosc_data = with_header(&mosc_header, &mosc);
-    [
+    vec![
         ManifestFile::rendered(Dir::Manifests, skeleton_name(pool), &mosc, mosc_data),
         ManifestFile::rendered(
             Dir::Openshift,
@@ -93,6 +107,25 @@ fn pool_files(values: &PoolImage, skeleton: bool) -> [ManifestFile; 2] {
             with_header(&mc_header, &mc),
         ),
     ]
+}
+
+/// The comment on top of a MachineOSConfig that the release's MCO bootstrap applies.
+fn bootstrap_header(pool: &str, skeleton: bool) -> String {
+    let head = format!(
+        "# Install-time image mode: the machine-config operator's bootstrap applies this\n\
+         # MachineOSConfig, so nodes of pool {pool} boot its pre-built image (the annotation,\n\
+         # pinned by sha256 digest) from their first boot; on-cluster builds reuse it later.\n"
+    );
+    if skeleton {
+        format!(
+            "{head}# Build and push that image first, add its registry credentials to the pull\n\
+             # secret, then replace every REPLACE-ME value below. Validation refuses the file\n\
+             # until then: the bootstrap would stop on it. Simpler: give the values in\n\
+             # install-config.yaml under imageMode.pools.\n"
+        )
+    } else {
+        format!("{head}# Generated from imageMode.pools in install-config.yaml.\n")
+    }
 }
 
 fn with_header<T: serde::Serialize>(header: &str, object: &T) -> Vec<u8> {

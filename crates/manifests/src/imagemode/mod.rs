@@ -15,6 +15,12 @@
 //! Both are generated from one [`PoolImage`], and validation refuses them when they disagree:
 //! nothing is built during bootstrap, so a wrong or mismatched reference would surface only as
 //! nodes that boot the wrong OS or never become ready.
+//!
+//! From OKD 4.21 the MCO bootstrap itself honours a MachineOSConfig with that annotation: it
+//! writes the pool's osImageURL MachineConfig (`10-prebuiltimage-osimageurl-<pool>`) and aborts
+//! the whole bootstrap on a MachineOSConfig it cannot use. There ([`ImageModeFlow`]) only the
+//! MachineOSConfig is written, and every MachineOSConfig among the manifests is held to the
+//! bootstrap's rules whether or not install-config turns image mode on.
 
 mod generate;
 mod reference;
@@ -29,6 +35,17 @@ pub use generate::{
 };
 pub use reference::{image_reference, pre_built_image_credentials};
 pub use validate::{AgreedPool, ImageModeReport, validate_machine_os_configs};
+
+/// How a release takes the pre-built image at install time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageModeFlow {
+    /// The release's bootstrap ignores MachineOSConfigs (OKD 4.19, 4.20): our MachineConfig
+    /// sets the pool's osImageURL, the MachineOSConfig serves on-cluster builds after install.
+    OsImageMachineConfig,
+    /// The release's MCO bootstrap applies a MachineOSConfig's pre-built image (OKD 4.21 and
+    /// later): the MachineOSConfig alone, which the bootstrap validates and fails on.
+    BootstrapMachineOsConfig,
+}
 
 /// Annotation holding the digest-pinned pre-built image.
 pub const PRE_BUILT_IMAGE: &str = "machineconfiguration.openshift.io/pre-built-image";

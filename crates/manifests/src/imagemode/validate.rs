@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::reference::image_reference;
 use super::{
-    KIND, PLACEHOLDER, PRE_BUILT_IMAGE, machine_os_configs, objects_of, os_image_file_name,
-    pool_of, pre_built_image_of,
+    ImageModeFlow, KIND, PLACEHOLDER, PRE_BUILT_IMAGE, machine_os_configs, objects_of,
+    os_image_file_name, pool_of, pre_built_image_of,
 };
 use crate::error::ManifestError;
 use crate::generate::machineconfigs::ROLE_LABEL;
@@ -48,18 +48,22 @@ struct PoolImageRef {
 /// Check the image-mode objects among the manifests.
 ///
 /// `pools` are the pools that exist (master, worker and custom compute pool names). With
-/// image mode off, MOSCs are legal but only take effect after install, which is worth a
-/// warning; with it on, every rule of the install-time flow is enforced, including that each
-/// pool's OS-image MachineConfigs set the MachineOSConfig's image as `osImageURL`. A
-/// MachineConfig whose `osImageURL` still holds the placeholder is an error either way: the
-/// pool's nodes could not boot it.
+/// image mode off on a release whose bootstrap ignores MachineOSConfigs, MOSCs are legal but
+/// only take effect after install, which is worth a warning. Where the MCO bootstrap applies
+/// them ([`ImageModeFlow::BootstrapMachineOsConfig`]) each one is held to its rules whatever
+/// install-config says, since a bad one stops the bootstrap. With image mode on, every rule of
+/// the install-time flow is enforced, including (before 4.21) that each pool's OS-image
+/// MachineConfigs set the MachineOSConfig's image as `osImageURL`. A MachineConfig whose
+/// `osImageURL` still holds the placeholder is an error either way: the pool's nodes could
+/// not boot it.
 pub fn validate_machine_os_configs(
     files: &[UserFile],
     image_mode_enabled: bool,
     pools: &[&str],
+    flow: ImageModeFlow,
 ) -> ImageModeReport {
     let mut report = ImageModeReport::default();
-    if !image_mode_enabled {
+    if !image_mode_enabled && flow == ImageModeFlow::OsImageMachineConfig {
         placeholder_os_images(files, &mut report);
         for (file, o) in machine_os_configs(files) {
             report.warnings.push(format!(
@@ -71,21 +75,24 @@ pub fn validate_machine_os_configs(
         }
         return report;
     }
-    let images = check_machine_os_configs(files, pools, &mut report);
+    let (images, seen) = check_machine_os_configs(files, pools, &mut report);
+    if image_mode_enabled {
+        missing_pools(&mut report, &seen, pools);
+    }
     placeholder_os_images(files, &mut report);
     for image in &images {
-        agreement(files, image, &mut report);
+        agreement(files, image, flow, &mut report);
     }
     report
 }
 
-/// Every MachineOSConfig's own rules, one per pool, and the pools without one; returns the
-/// pools whose MachineOSConfig names a usable image.
+/// Every MachineOSConfig's own rules, one per pool; returns the pools whose MachineOSConfig
+/// names a usable image, and every (file, pool) seen.
 fn check_machine_os_configs(
     files: &[UserFile],
     pools: &[&str],
     report: &mut ImageModeReport,
-) -> Vec<PoolImageRef> {
+) -> (Vec<PoolImageRef>, Vec<(String, String)>) {
     let mut seen: Vec<(String, String)> = Vec::new();
     let mut images = Vec::new();
     for (file, o) in machine_os_configs(files) {
@@ -108,8 +115,7 @@ fn check_machine_os_configs(
         }
         seen.push((file.rel_path(), pool.to_string()));
     }
-    missing_pools(report, &seen, pools);
-    images
+    (images, seen)
 }
 
 fn error(file: &UserFile, o: &ObjectRef, message: String) -> ManifestError {
@@ -154,13 +160,21 @@ fn os_image_configs<'a>(
 
 /// The pool's MachineConfigs must set exactly the MachineOSConfig's image as osImageURL: the
 /// bootstrap controller renders whichever one it finds, and nodes boot that.
-fn agreement(files: &[UserFile], mosc: &PoolImageRef, report: &mut ImageModeReport) {
+/// Where the bootstrap applies the MachineOSConfig ([`ImageModeFlow::BootstrapMachineOsConfig`])
+/// no MachineConfig is needed, but one that sets another image would still win over it.
+fn agreement(
+    files: &[UserFile],
+    mosc: &PoolImageRef,
+    flow: ImageModeFlow,
+    report: &mut ImageModeReport,
+) {
     let pool = mosc.pool.as_str();
     let configs: Vec<_> = os_image_configs(files, pool)
         .filter(|(_, _, image)| !image.contains(PLACEHOLDER))
         .collect();
     let placeholder = os_image_configs(files, pool).any(|(_, _, i)| i.contains(PLACEHOLDER));
-    if configs.is_empty() && !placeholder {
+    let needs_config = flow == ImageModeFlow::OsImageMachineConfig;
+    if configs.is_empty() && !placeholder && needs_config {
         report.errors.push(ManifestError {
             path: PathBuf::from(&mosc.file),
             position: None,

@@ -8,7 +8,9 @@ use manifests::imagemode::{
     pre_built_image_credentials, skeleton_name,
 };
 use manifests::user::{UserFile, parse_objects};
-use manifests::{Dir, ManifestFile, PoolImage, image_mode_manifests, validate_machine_os_configs};
+use manifests::{
+    Dir, ImageModeFlow, ManifestFile, PoolImage, image_mode_manifests, validate_machine_os_configs,
+};
 use serde_json::{Value, json};
 
 const POOLS: &[&str] = &["master", "worker"];
@@ -100,7 +102,7 @@ fn errors_for(value: Value) -> Vec<String> {
     let mut files = complete(&["worker"]);
     files.push(file("mosc.yaml", &value));
     files.push(file("mc-master.yaml", &os_image("master", DIGEST)));
-    validate_machine_os_configs(&files, true, POOLS)
+    validate_machine_os_configs(&files, true, POOLS, ImageModeFlow::OsImageMachineConfig)
         .errors
         .iter()
         .map(ToString::to_string)
@@ -109,7 +111,11 @@ fn errors_for(value: Value) -> Vec<String> {
 
 #[test]
 fn every_pool_gets_a_machine_os_config_and_an_os_image_machine_config() {
-    let files = image_mode_manifests(POOLS, &[given("worker")]);
+    let files = image_mode_manifests(
+        POOLS,
+        &[given("worker")],
+        ImageModeFlow::OsImageMachineConfig,
+    );
     let paths: Vec<String> = files.iter().map(ManifestFile::rel_path).collect();
     assert_eq!(
         paths,
@@ -129,7 +135,11 @@ fn every_pool_gets_a_machine_os_config_and_an_os_image_machine_config() {
 #[test]
 fn given_values_fill_both_objects_with_the_same_image() {
     let values = given("worker");
-    let files = image_mode_manifests(&["worker"], std::slice::from_ref(&values));
+    let files = image_mode_manifests(
+        &["worker"],
+        std::slice::from_ref(&values),
+        ImageModeFlow::OsImageMachineConfig,
+    );
     let mosc: Value = serde_saphyr::from_slice(&files[0].data).unwrap();
     let mc: Value = serde_saphyr::from_slice(&files[1].data).unwrap();
     assert_eq!(
@@ -156,7 +166,12 @@ fn given_values_fill_both_objects_with_the_same_image() {
     );
     assert_eq!(mc["spec"]["osImageURL"], values.pre_built_image);
     assert!(!String::from_utf8_lossy(&files[0].data).contains("REPLACE-ME"));
-    let report = validate_machine_os_configs(&loaded(&files), true, &["worker"]);
+    let report = validate_machine_os_configs(
+        &loaded(&files),
+        true,
+        &["worker"],
+        ImageModeFlow::OsImageMachineConfig,
+    );
     assert!(report.errors.is_empty(), "{:#?}", report.errors);
     assert_eq!(report.agreed.len(), 1);
     assert_eq!(report.agreed[0].image, values.pre_built_image);
@@ -168,8 +183,17 @@ fn given_values_fill_both_objects_with_the_same_image() {
 
 #[test]
 fn skeleton_os_image_machine_config_is_refused_until_filled() {
-    let files = loaded(&image_mode_manifests(&["master"], &[]));
-    let errors = messages(&validate_machine_os_configs(&files, true, &["master"]));
+    let files = loaded(&image_mode_manifests(
+        &["master"],
+        &[],
+        ImageModeFlow::OsImageMachineConfig,
+    ));
+    let errors = messages(&validate_machine_os_configs(
+        &files,
+        true,
+        &["master"],
+        ImageModeFlow::OsImageMachineConfig,
+    ));
     let mc_path = format!("openshift/{}", os_image_file_name("master"));
     assert!(
         errors.iter().any(|e| e.starts_with(&mc_path)
@@ -193,7 +217,8 @@ fn a_machine_config_naming_another_image_is_an_error_at_its_file() {
     let mut files = complete(POOLS);
     let other = format!("quay.io/example/other@sha256:{}", "7".repeat(64));
     files.push(file("late.yaml", &os_image("worker", &other)));
-    let report = validate_machine_os_configs(&files, true, POOLS);
+    let report =
+        validate_machine_os_configs(&files, true, POOLS, ImageModeFlow::OsImageMachineConfig);
     only_error(
         &messages(&report),
         "manifests/late.yaml:1:1",
@@ -209,7 +234,12 @@ fn a_pool_without_an_os_image_machine_config_is_an_error() {
         .into_iter()
         .filter(|f| f.name != "mc-master.yaml")
         .collect();
-    let errors = messages(&validate_machine_os_configs(&files, true, POOLS));
+    let errors = messages(&validate_machine_os_configs(
+        &files,
+        true,
+        POOLS,
+        ImageModeFlow::OsImageMachineConfig,
+    ));
     let mc = os_image_file_name("master");
     only_error(
         &errors,
@@ -224,7 +254,12 @@ fn a_placeholder_os_image_is_an_error_even_with_image_mode_off() {
         "mc.yaml",
         &os_image("worker", "REPLACE-ME: the image"),
     )];
-    let errors = messages(&validate_machine_os_configs(&files, false, POOLS));
+    let errors = messages(&validate_machine_os_configs(
+        &files,
+        false,
+        POOLS,
+        ImageModeFlow::OsImageMachineConfig,
+    ));
     only_error(
         &errors,
         "manifests/mc.yaml",
@@ -234,7 +269,7 @@ fn a_placeholder_os_image_is_an_error_even_with_image_mode_off() {
 
 #[test]
 fn skeleton_has_every_field_and_is_rejected_until_filled() {
-    let skel = &image_mode_manifests(&["master"], &[])[0];
+    let skel = &image_mode_manifests(&["master"], &[], ImageModeFlow::OsImageMachineConfig)[0];
     let v: Value = serde_saphyr::from_slice(&skel.data).unwrap();
     assert_eq!(v["apiVersion"], "machineconfiguration.openshift.io/v1");
     assert_eq!(v["kind"], "MachineOSConfig");
@@ -263,7 +298,12 @@ fn skeleton_has_every_field_and_is_rejected_until_filled() {
     );
 
     let loaded = file("machineosconfig-master.yaml", &v);
-    let report = validate_machine_os_configs(&[loaded], true, &["master"]);
+    let report = validate_machine_os_configs(
+        &[loaded],
+        true,
+        &["master"],
+        ImageModeFlow::OsImageMachineConfig,
+    );
     let text: Vec<String> = report.errors.iter().map(ToString::to_string).collect();
     for field in [
         "metadata.annotations.machineconfiguration.openshift.io/pre-built-image",
@@ -281,7 +321,12 @@ fn skeleton_has_every_field_and_is_rejected_until_filled() {
 
 #[test]
 fn complete_configs_pass() {
-    let report = validate_machine_os_configs(&complete(POOLS), true, POOLS);
+    let report = validate_machine_os_configs(
+        &complete(POOLS),
+        true,
+        POOLS,
+        ImageModeFlow::OsImageMachineConfig,
+    );
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert!(report.warnings.is_empty());
     let agreed: Vec<&str> = report.agreed.iter().map(|a| a.pool.as_str()).collect();
@@ -373,7 +418,8 @@ fn duplicates_and_missing_pools() {
         file("b.yaml", &valid("master")),
         file("mc.yaml", &os_image("master", DIGEST)),
     ];
-    let report = validate_machine_os_configs(&files, true, POOLS);
+    let report =
+        validate_machine_os_configs(&files, true, POOLS, ImageModeFlow::OsImageMachineConfig);
     assert_eq!(report.errors.len(), 1);
     assert!(
         report.errors[0]
@@ -387,7 +433,7 @@ fn duplicates_and_missing_pools() {
             .any(|w| w.contains("\"worker\" has no MachineOSConfig"))
     );
 
-    let none = validate_machine_os_configs(&[], true, POOLS);
+    let none = validate_machine_os_configs(&[], true, POOLS, ImageModeFlow::OsImageMachineConfig);
     assert!(none.errors[0].message.contains("no MachineOSConfig"));
     // Custom compute pools are valid targets.
     let custom = [
@@ -395,9 +441,14 @@ fn duplicates_and_missing_pools() {
         file("mc.yaml", &os_image("gpu", DIGEST)),
     ];
     assert!(
-        validate_machine_os_configs(&custom, true, &["master", "worker", "gpu"])
-            .errors
-            .is_empty()
+        validate_machine_os_configs(
+            &custom,
+            true,
+            &["master", "worker", "gpu"],
+            ImageModeFlow::OsImageMachineConfig
+        )
+        .errors
+        .is_empty()
     );
 }
 
@@ -405,7 +456,12 @@ fn duplicates_and_missing_pools() {
 fn image_mode_off_only_warns() {
     let mut broken = valid("master");
     broken["spec"]["imageBuilder"] = json!({});
-    let report = validate_machine_os_configs(&[file("m.yaml", &broken)], false, POOLS);
+    let report = validate_machine_os_configs(
+        &[file("m.yaml", &broken)],
+        false,
+        POOLS,
+        ImageModeFlow::OsImageMachineConfig,
+    );
     assert!(report.errors.is_empty());
     assert_eq!(report.warnings.len(), 1);
     assert!(
@@ -414,7 +470,10 @@ fn image_mode_off_only_warns() {
         report.warnings[0]
     );
     assert!(report.warnings[0].contains("not used during bootstrap"));
-    assert!(validate_machine_os_configs(&[], false, POOLS) == Default::default());
+    assert!(
+        validate_machine_os_configs(&[], false, POOLS, ImageModeFlow::OsImageMachineConfig)
+            == Default::default()
+    );
 }
 
 #[test]
@@ -456,10 +515,113 @@ fn pre_built_image_needs_pull_credentials() {
 
 #[test]
 fn skeleton_snapshot() {
-    let files = image_mode_manifests(&["worker"], &[]);
+    let files = image_mode_manifests(&["worker"], &[], ImageModeFlow::OsImageMachineConfig);
     let both: Vec<String> = files
         .iter()
         .map(|f| format!("--- {}\n{}", f.rel_path(), String::from_utf8_lossy(&f.data)))
         .collect();
     insta::assert_snapshot!(both.join(""));
+}
+
+const BOOTSTRAP: ImageModeFlow = ImageModeFlow::BootstrapMachineOsConfig;
+
+/// From 4.21 the MCO bootstrap applies the MachineOSConfig itself: only that is written,
+/// carrying the digest-pinned image in the pre-built-image annotation.
+#[test]
+fn where_the_bootstrap_applies_it_only_the_machine_os_config_is_written() {
+    let files = image_mode_manifests(POOLS, &[given("worker")], BOOTSTRAP);
+    let names: Vec<String> = files.iter().map(ManifestFile::rel_path).collect();
+    assert_eq!(
+        names,
+        [
+            "manifests/machineosconfig-master.yaml",
+            "manifests/machineosconfig-worker.yaml"
+        ]
+    );
+    let loaded = loaded(&files);
+    let worker = &loaded[1].objects[0];
+    assert_eq!(
+        worker.value["metadata"]["annotations"][PRE_BUILT_IMAGE],
+        given("worker").pre_built_image
+    );
+    let text = String::from_utf8_lossy(&files[1].data).into_owned();
+    assert!(
+        text.contains("machine-config operator's bootstrap applies"),
+        "{text}"
+    );
+    // The skeleton of the master pool still needs the user's values, and no MachineConfig
+    // is asked for.
+    let report = validate_machine_os_configs(&loaded, true, POOLS, BOOTSTRAP);
+    let errors = messages(&report);
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.contains("machineosconfig-master.yaml")),
+        "{errors:#?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.contains("REPLACE-ME")),
+        "{errors:#?}"
+    );
+    assert!(
+        !errors.iter().any(|e| e.contains("no MachineConfig")),
+        "{errors:#?}"
+    );
+    // Filled in for both pools it passes, and both pools are agreed on.
+    let both = loaded_both();
+    let report = validate_machine_os_configs(&both, true, POOLS, BOOTSTRAP);
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    assert_eq!(report.agreed.len(), 2);
+    // The same files on a release whose bootstrap ignores MachineOSConfigs lack the
+    // osImageURL MachineConfigs.
+    let report =
+        validate_machine_os_configs(&both, true, POOLS, ImageModeFlow::OsImageMachineConfig);
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|e| e.contains("no MachineConfig sets spec.osImageURL"))
+    );
+}
+
+fn loaded_both() -> Vec<UserFile> {
+    loaded(&image_mode_manifests(
+        POOLS,
+        &[given("master"), given("worker")],
+        BOOTSTRAP,
+    ))
+}
+
+/// A user's MachineOSConfig is checked even with image mode off, where the bootstrap applies
+/// it: a missing annotation, a tag instead of a digest and an unknown pool each name the file.
+#[test]
+fn where_the_bootstrap_applies_them_every_machine_os_config_is_checked() {
+    let mut no_annotation = valid("master");
+    no_annotation["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("annotations");
+    let mut by_tag = valid("worker");
+    by_tag["metadata"]["annotations"][PRE_BUILT_IMAGE] = json!("quay.io/example/okd-custom:latest");
+    let mut unknown_pool = valid("infra");
+    unknown_pool["metadata"]["name"] = json!("infra");
+    for (name, value, want) in [
+        ("a.yaml", no_annotation, PRE_BUILT_IMAGE),
+        ("b.yaml", by_tag, "digest"),
+        ("c.yaml", unknown_pool, "is not a pool of this cluster"),
+    ] {
+        let files = [file(name, &value)];
+        let report = validate_machine_os_configs(&files, false, POOLS, BOOTSTRAP);
+        let errors = messages(&report);
+        assert!(
+            errors.iter().any(|e| e.contains(name) && e.contains(want)),
+            "{name}: {errors:#?}"
+        );
+        // Before 4.21 the bootstrap skips them: a warning only.
+        let before =
+            validate_machine_os_configs(&files, false, POOLS, ImageModeFlow::OsImageMachineConfig);
+        assert!(before.errors.is_empty(), "{name}: {:#?}", before.errors);
+        assert_eq!(before.warnings.len(), 1);
+    }
+    // No MachineOSConfig at all with image mode off is fine.
+    assert!(validate_machine_os_configs(&[], false, POOLS, BOOTSTRAP) == Default::default());
 }

@@ -49,7 +49,11 @@ fn generated_files_read_the_same_as_yaml_1_1() {
     ] {
         files.extend(generate(&inputs).unwrap().files);
     }
-    files.extend(image_mode_manifests(&["master", "worker"], &[]));
+    files.extend(image_mode_manifests(
+        &["master", "worker"],
+        &[],
+        manifests::ImageModeFlow::OsImageMachineConfig,
+    ));
     for (i, f) in files.iter().enumerate() {
         let path = dir.path().join(format!("{i}-{}", f.name));
         std::fs::write(&path, &f.data).unwrap();

@@ -13,7 +13,6 @@ use crate::cli::{CreateCommand, CreateOpts, OutputFormat};
 use crate::console;
 use crate::examples;
 use crate::fsio::write_secret_atomic;
-use crate::release::DefaultRelease;
 use crate::survey;
 
 /// Runs one `create` subcommand.
@@ -78,30 +77,26 @@ fn prepare_inputs(dir: &Path, opts: &CreateOpts) -> Result<()> {
     Ok(())
 }
 
-/// Warns when the release image's tag names another minor release than the one the bootstrap
-/// content was written for: each minor release changes some operator render flags.
-fn warn_other_minor(release_image: &str) {
-    let target = ignition::BOOTSTRAP_TARGET_MINOR;
-    if let Some(minor) = ignition::release_minor(release_image).filter(|m| m != target) {
-        tracing::warn!(
-            "release image {release_image} is {minor}, but this okd-install's bootstrap content \
-             targets OKD {target}: bootkube.sh calls the {target} operator renders and may fail \
-             on the bootstrap host; use a {target} release or an okd-install made for {minor}"
-        );
-    }
-}
-
 /// The settings of a run from the flags and environment.
 pub(crate) fn settings(opts: &CreateOpts) -> Result<RunSettings> {
-    let default = DefaultRelease::get();
-    let release_image = match &opts.release_image {
-        Some(image) => {
-            tracing::warn!("installing release image {image} instead of the built-in default");
-            image.clone()
-        }
-        None => default.image.clone(),
-    };
-    warn_other_minor(&release_image);
+    let chosen = crate::release::choose(
+        opts.release_image.as_deref(),
+        opts.release_version.as_deref(),
+    )?;
+    let release = chosen.resolved.release;
+    if !chosen.is_default {
+        tracing::warn!(
+            "installing release image {} instead of the built-in default",
+            chosen.image
+        );
+    }
+    tracing::info!(
+        "release image {} is OKD {} (version {} from {}): generating its bootstrap",
+        chosen.image,
+        release.version,
+        chosen.resolved.version,
+        chosen.resolved.from
+    );
     let secrets = match &opts.with_secrets {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -127,13 +122,14 @@ pub(crate) fn settings(opts: &CreateOpts) -> Result<RunSettings> {
     }
     Ok(RunSettings {
         release: ReleaseOptions {
-            release_image,
-            channel: default.channel.clone(),
-            upstream: default.upstream.clone(),
+            release_image: chosen.image.clone(),
+            channel: release.channel.clone(),
+            upstream: releases::table().default.upstream.clone(),
             invoker: opts.invoker.clone().unwrap_or_else(|| "user".into()),
             cluster_profile: opts.cluster_profile.clone().unwrap_or_default(),
             bootstrap_node_ip: bootstrap_node_ip(opts),
-            installer_version: default.version.clone(),
+            installer_version: chosen.resolved.version.clone(),
+            release: release.version,
         },
         ignition: IgnitionOptions {
             compress: opts.compress,

@@ -6,25 +6,37 @@ use anyhow::{Context, Result};
 use clap::CommandFactory;
 
 use crate::cli::Cli;
-use crate::release::DefaultRelease;
 
 /// `okd-install version`.
 pub(crate) fn version() {
-    let release = DefaultRelease::get();
     println!("okd-install {}", env!("CARGO_PKG_VERSION"));
-    match std::env::var("OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE") {
-        Ok(image) if !image.is_empty() => {
-            println!("release image {image} (from OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE)")
+    let image = std::env::var("OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE").ok();
+    let source = match image.as_deref() {
+        Some(i) if !i.trim().is_empty() => " (from OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE)",
+        _ => " (built-in default)",
+    };
+    match crate::release::choose(image.as_deref(), None) {
+        Ok(chosen) => {
+            let r = chosen.resolved.release;
+            println!("release image {}{source}", chosen.image);
+            println!(
+                "release OKD {} (version {} from {})",
+                r.version, chosen.resolved.version, chosen.resolved.from
+            );
+            println!("release channel {}", r.channel);
+            println!("node operating system {}", r.node_os);
+            println!(
+                "bootstrap content targets OKD {} (the operator render interfaces of that release)",
+                r.version
+            );
         }
-        _ => println!("release image {}", release.image),
+        Err(e) => {
+            println!("release image {}{source}", image.unwrap_or_default());
+            println!("release unknown: {e}");
+        }
     }
-    println!("release channel {}", release.channel);
     println!("release architecture amd64");
-    println!("node operating system {}", release.os);
-    println!(
-        "bootstrap content targets OKD {} (the operator render interfaces of that release)",
-        ignition::BOOTSTRAP_TARGET_MINOR
-    );
+    print!("{}", crate::release::supported_text());
 }
 
 /// `okd-install completion SHELL`.
@@ -56,6 +68,9 @@ pub(crate) fn emit(text: &str) -> Result<()> {
 
 /// `okd-install explain installconfig[.path]`.
 pub(crate) fn explain(resource: &str) -> Result<()> {
+    if resource == "releases" {
+        return emit(&crate::release::supported_text());
+    }
     emit(&installconfig::explain(resource)?)?;
     Ok(())
 }

@@ -36,11 +36,21 @@ pub(crate) fn secrets_bundle() -> PathBuf {
     golden_root().join("secrets.yaml")
 }
 
+/// The release image of the deterministic runs (unless a test gives `--release-image`): an
+/// OKD 4.19 release, the one the real-render harness proves on the real operators, so the
+/// golden files of every example show the bootstrap that is known to work.
+pub(crate) const GOLDEN_RELEASE_IMAGE: &str = "quay.io/okd/scos-release:4.19.0-okd-scos.19";
+
 /// Runs `okd-install create ...` (`args` start after `create`) in deterministic mode: fixed
-/// clock at `epoch` plus the committed bundle.
+/// clock at `epoch` plus the committed bundle, installing [`GOLDEN_RELEASE_IMAGE`] unless
+/// `args` name another release image.
 pub(crate) fn create_at(dir: &Path, epoch: u64, args: &[&str]) -> Run {
     let mut cmd = okd(dir);
     cmd.env("SOURCE_DATE_EPOCH", epoch.to_string())
+        .env(
+            "OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE",
+            GOLDEN_RELEASE_IMAGE,
+        )
         .arg("create");
     let bundle = secrets_bundle().display().to_string();
     let args: Vec<&str> = args

@@ -219,3 +219,118 @@ fn deterministic_runs_are_byte_identical_across_directories() {
         }
     }
 }
+
+/// The release images of the per-release golden files: a published tag of each supported
+/// release, and the built-in default (pinned by digest) for the newest.
+const RELEASE_IMAGES: &[(&str, &str)] = &[
+    ("4.19", crate::common::GOLDEN_RELEASE_IMAGE),
+    ("4.20", "quay.io/okd/scos-release:4.20.0-okd-scos.16"),
+    ("4.21", "quay.io/okd/scos-release:4.21.0-okd-scos.8"),
+    ("4.22", "quay.io/okd/scos-release:4.22.0-okd-scos.7"),
+    (
+        "5.0",
+        "quay.io/okd/scos-release@sha256:eca01dee0f0690a8149d58f0a8c7e3187f624d583c1b713dc660bd1b28c2dfbc",
+    ),
+];
+
+/// The examples whose bootstrap scripts and units are kept per release: a plain
+/// three-node cluster and an on-premise baremetal one (VIPs, local DNS, provisioning).
+const RELEASE_EXAMPLES: &[&str] = &["compact-3-node", "baremetal-hosts"];
+
+/// bootstrap.ign's scripts, configuration files and systemd units as one readable text:
+/// everything that differs between releases, nothing that holds a key.
+fn scripts_and_units(ign: &str) -> String {
+    let mut out = String::new();
+    let wanted = |p: &str| {
+        (p.starts_with("/usr/local/bin/")
+            || p.starts_with("/etc/systemd/")
+            || p.starts_with("/etc/containers/"))
+            && !p.ends_with(".crt")
+            && !p.ends_with(".key")
+    };
+    let mut files: Vec<(String, Vec<u8>)> = crate::support::ign_files(ign)
+        .into_iter()
+        .filter(|(p, _)| wanted(p))
+        .collect();
+    files.sort();
+    for (path, data) in files {
+        out.push_str(&format!(
+            "=== file {path}\n{}\n",
+            String::from_utf8_lossy(&data)
+        ));
+    }
+    let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
+    let units = value["systemd"]["units"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for unit in units {
+        let name = unit["name"].as_str().unwrap_or_default();
+        let enabled = unit["enabled"].as_bool().unwrap_or(false);
+        out.push_str(&format!("=== unit {name} (enabled: {enabled})\n"));
+        if let Some(text) = unit["contents"].as_str() {
+            out.push_str(text);
+            out.push('\n');
+        }
+        for d in unit["dropins"].as_array().cloned().unwrap_or_default() {
+            out.push_str(&format!(
+                "--- drop-in {}\n{}\n",
+                d["name"].as_str().unwrap_or_default(),
+                d["contents"].as_str().unwrap_or_default()
+            ));
+        }
+    }
+    out
+}
+
+/// For every supported release and two examples, bootstrap.ign's scripts and units against
+/// `tests/golden/releases/<release>/<example>.txt`: what each release's bootstrap host runs.
+#[test]
+fn golden_bootstrap_scripts_match_for_every_release() {
+    let table: Vec<String> = releases::table()
+        .releases
+        .iter()
+        .map(|r| r.version.to_string())
+        .collect();
+    let covered: Vec<String> = RELEASE_IMAGES.iter().map(|(r, _)| r.to_string()).collect();
+    assert_eq!(covered, table, "every supported release has golden scripts");
+    let password = bundle_password();
+    let mut problems = Vec::new();
+    for (release, image) in RELEASE_IMAGES {
+        for example in RELEASE_EXAMPLES {
+            let tmp = tempfile::tempdir().expect("temporary directory");
+            let args = [
+                "ignition-configs",
+                "--from-example",
+                example,
+                "--release-image",
+                image,
+            ];
+            let out = crate::common::create_at(tmp.path(), EPOCH, &args)
+                .ok(&format!("{example} on OKD {release}"));
+            out.stderr_has(&[&format!("is OKD {release} ")]);
+            let ign = read(&tmp.path().join("bootstrap.ign"));
+            let text = redact(&scripts_and_units(&ign), &password);
+            let path = golden_root()
+                .join("releases")
+                .join(release)
+                .join(format!("{example}.txt"));
+            if updating() {
+                std::fs::create_dir_all(path.parent().unwrap()).expect("mkdir");
+                std::fs::write(&path, &text).expect("writing a golden file");
+            } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                let golden = std::fs::read(&path).unwrap_or_default();
+                problems.push(unified_diff(
+                    &format!("releases/{release}/{example}.txt"),
+                    &golden,
+                    text.as_bytes(),
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "per-release golden scripts differ (review, then refresh with `cargo xtask golden`):\n{}",
+        problems.join("\n")
+    );
+}

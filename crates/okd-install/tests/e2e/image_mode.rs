@@ -155,3 +155,86 @@ fn a_bad_pool_value_in_install_config_is_refused_before_any_manifest() {
     out.stderr_has(&["imageMode.pools[1].preBuiltImage", "digest"]);
     assert!(!dir.join("manifests").exists());
 }
+
+/// `create manifests` then `create ignition-configs` of the image-mode example on `image`.
+fn example_on(image: &str) -> (tempfile::TempDir, crate::common::Run) {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = [
+        "manifests",
+        "--from-example",
+        "image-mode",
+        "--release-image",
+        image,
+    ];
+    create_at(tmp.path(), EPOCH, &args).ok("create manifests for image mode");
+    let run = create_at(
+        tmp.path(),
+        EPOCH,
+        &["ignition-configs", "--release-image", image],
+    );
+    (tmp, run)
+}
+
+/// On 4.21 and later the MCO bootstrap applies the MachineOSConfig, so it is all okd-install
+/// writes per pool; 4.20 keeps the OS-image MachineConfig.
+#[test]
+fn from_4_21_the_machine_os_config_alone_carries_the_pre_built_image() {
+    let (tmp, run) = example_on("quay.io/okd/scos-release:4.21.0-okd-scos.8");
+    run.ok("ignition-configs for image mode on 4.21");
+    let boot = read(&tmp.path().join("bootstrap.ign"));
+    for (pool, image) in example_images() {
+        assert!(!tmp.path().join(os_image_path(&pool)).exists(), "{pool}");
+        let mosc = read(&tmp.path().join(mosc_path(&pool)));
+        assert!(
+            mosc.contains(&format!(
+                "machineconfiguration.openshift.io/pre-built-image: {image}"
+            )),
+            "{mosc}"
+        );
+        let shipped = ign_text(&boot, &format!("/opt/openshift/{}", mosc_path(&pool)));
+        assert_eq!(shipped, mosc);
+    }
+    let (tmp, run) = example_on("quay.io/okd/scos-release:4.20.0-okd-scos.16");
+    run.ok("ignition-configs for image mode on 4.20");
+    for pool in POOLS {
+        assert!(tmp.path().join(os_image_path(pool)).exists(), "{pool}");
+    }
+}
+
+/// A user's MachineOSConfig pinned by tag stops `create ignition-configs` on 4.22 with exit
+/// code 3 naming the file, even with image mode off in install-config; on 4.20 the bootstrap
+/// ignores it and a warning is all.
+#[test]
+fn a_users_machine_os_config_by_tag_is_refused_where_the_bootstrap_applies_it() {
+    for (image, code) in [
+        ("quay.io/okd/scos-release:4.22.0-okd-scos.7", 3),
+        ("quay.io/okd/scos-release:4.20.0-okd-scos.16", 0),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let args = [
+            "manifests",
+            "--from-example",
+            "compact-3-node",
+            "--release-image",
+            image,
+        ];
+        create_at(dir, EPOCH, &args).ok("create manifests");
+        let mosc = "apiVersion: machineconfiguration.openshift.io/v1\n\
+kind: MachineOSConfig\n\
+metadata:\n  name: worker\n  annotations:\n    \
+machineconfiguration.openshift.io/pre-built-image: registry.example.com/os/worker:latest\n\
+spec:\n  machineConfigPool:\n    name: worker\n  imageBuilder:\n    imageBuilderType: Job\n  \
+containerFile:\n  - content: |\n      FROM configs AS final\n  \
+renderedImagePushSpec: registry.example.com/os/worker:latest\n  \
+renderedImagePushSecret:\n    name: push\n";
+        std::fs::write(dir.join("manifests/my-mosc.yaml"), mosc).unwrap();
+        let run = create_at(dir, EPOCH, &["ignition-configs", "--release-image", image])
+            .expect_code(code, image);
+        if code == 3 {
+            run.stderr_has(&["manifests/my-mosc.yaml", "digest", "OKD 4.22 bootstrap"]);
+        } else {
+            run.stderr_has(&["my-mosc.yaml", "not used during bootstrap"]);
+        }
+    }
+}

@@ -225,6 +225,8 @@ fn release_image_flag_reaches_bootstrap_and_is_warned_about() {
         "disconnected-mirror",
         "--release-image",
         &image,
+        "--release-version",
+        "4.19.0-okd-scos.20",
     ];
     let out = create_at(tmp.path(), EPOCH, &args).ok("ignition-configs with a release image");
     out.stderr_has(&[&image, "instead of the built-in default"]);
@@ -279,39 +281,140 @@ fn no_bootstrap_config_carries_a_signer_key_upstream_keeps_off_the_host() {
     }
 }
 
-#[test]
-fn a_release_of_another_minor_is_warned_about_with_both_versions() {
+/// `create install-config` in a fresh directory with `extra` flags.
+fn install_config_with(extra: &[&str]) -> crate::common::Run {
     let tmp = tempfile::tempdir().unwrap();
-    let other = "quay.io/okd/scos-release:4.20.0-okd-scos.1";
-    let args = [
-        "install-config",
-        "--from-example",
-        "compact-3-node",
-        "--release-image",
-        other,
-    ];
-    let out = create_at(tmp.path(), EPOCH, &args).ok("install-config with a 4.20 release");
-    out.stderr_has(&[other, "is 4.20", "targets OKD 4.19"]);
-    // A release of the targeted minor, or one pinned by digest alone, gets no such warning.
-    for image in [
-        "quay.io/okd/scos-release:4.19.0-okd-scos.20",
-        "quay.io/okd/scos-release@sha256:0000000000000000000000000000000000000000000000000000000000000000",
+    let mut args = vec!["install-config", "--from-example", "compact-3-node"];
+    args.extend_from_slice(extra);
+    create_at(tmp.path(), EPOCH, &args)
+}
+
+#[test]
+fn the_release_image_tag_names_the_release_and_any_z_stream_is_fine() {
+    for (image, release) in [
+        ("quay.io/okd/scos-release:4.22.0-okd-scos.3", "4.22"),
+        ("quay.io/okd/scos-release:4.20.0-okd-scos.ec.3", "4.20"),
+        ("localhost/okd-payload/release:4.19", "4.19"),
+        ("quay.io/okd/scos-release:5.0.0-okd-scos.0", "5.0"),
     ] {
-        let tmp = tempfile::tempdir().unwrap();
-        let args = [
-            "install-config",
-            "--from-example",
-            "compact-3-node",
-            "--release-image",
-            image,
-        ];
-        let out = create_at(tmp.path(), EPOCH, &args).ok("install-config");
-        assert!(
-            !out.stderr.contains("targets OKD"),
-            "{image}: {}",
-            out.stderr
-        );
+        let out = install_config_with(&["--release-image", image]).ok(image);
+        out.stderr_has(&[&format!("is OKD {release} ")]);
     }
+}
+
+#[test]
+fn an_unknown_release_exits_3_and_names_the_flag() {
+    let digest = "quay.io/okd/scos-release@sha256:".to_string() + &"00".repeat(32);
+    let out = install_config_with(&["--release-image", &digest])
+        .expect_code(3, "a digest of no known release");
+    out.stderr_has(&[&digest, "--release-version"]);
+    // With the flag it is fine.
+    install_config_with(&["--release-image", &digest, "--release-version", "4.21"])
+        .ok("the same digest with --release-version")
+        .stderr_has(&["is OKD 4.21 "]);
+}
+
+#[test]
+fn a_release_outside_the_table_is_refused_with_the_supported_list() {
+    for image in [
+        "quay.io/okd/scos-release:4.17.0-0.okd-scos-2024-09-30-101739",
+        "quay.io/okd/scos-release:4.18.0-okd-scos.9",
+    ] {
+        let out = install_config_with(&["--release-image", image]).expect_code(3, image);
+        out.stderr_has(&[
+            "not a release okd-install installs",
+            "supported: 4.19, 4.20, 4.21, 4.22, 5.0",
+        ]);
+    }
+    // A flag that contradicts the tag is refused too.
+    install_config_with(&[
+        "--release-image",
+        "quay.io/okd/scos-release:4.21.0-okd-scos.8",
+        "--release-version",
+        "4.22",
+    ])
+    .expect_code(3, "contradicting flag")
+    .stderr_has(&["contradicts"]);
+}
+
+/// A field a later release introduced is refused on an earlier one, naming that release, with
+/// its field path and exit code 3.
+#[test]
+fn install_config_fields_of_newer_releases_are_refused_on_older_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    create_at(
+        dir,
+        EPOCH,
+        &["install-config", "--from-example", "compact-3-node"],
+    )
+    .ok("install-config");
+    let path = dir.join("install-config.yaml");
+    let text = read(&path);
+    std::fs::write(&path, format!("{text}osImageStream: centos-10\n")).unwrap();
+    let out = create_at(
+        dir,
+        EPOCH,
+        &[
+            "manifests",
+            "--release-image",
+            "quay.io/okd/scos-release:4.22.0-okd-scos.7",
+        ],
+    )
+    .expect_code(3, "osImageStream on 4.22");
+    out.stderr_has(&["osImageStream", "OKD 5.0 and later"]);
+    create_at(
+        dir,
+        EPOCH,
+        &[
+            "manifests",
+            "--release-image",
+            "quay.io/okd/scos-release:5.0.0-okd-scos.0",
+        ],
+    )
+    .ok("osImageStream centos-10 on 5.0");
+    std::fs::write(&path, format!("{text}osImageStream: rhel-10\n")).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    std::fs::copy(&path, other.path().join("install-config.yaml")).unwrap();
+    create_at(
+        other.path(),
+        EPOCH,
+        &[
+            "manifests",
+            "--release-image",
+            "quay.io/okd/scos-release:5.0.0-okd-scos.0",
+        ],
+    )
+    .expect_code(3, "rhel-10 on OKD 5.0")
+    .stderr_has(&["osImageStream", "centos-10"]);
+}
+
+#[test]
+fn the_default_release_is_the_newest_and_version_lists_the_supported_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = crate::support::okd(tmp.path())
+        .arg("version")
+        .output()
+        .unwrap();
+    let text = crate::support::stdout(&out);
+    assert!(out.status.success(), "{text}");
+    for needle in [
+        "release OKD 5.0 (version 5.0.0-okd-scos.0 from the known release digests)",
+        "  4.19: Kubernetes 1.32",
+        "  5.0: Kubernetes 1.36",
+        "Konnectivity",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+    }
+    let out = crate::support::okd(tmp.path())
+        .args(["explain", "releases"])
+        .output()
+        .unwrap();
+    let text = crate::support::stdout(&out);
+    assert!(
+        text.contains("kubelet without --pod-infra-container-image: 4.22"),
+        "{text}"
+    );
 }
 
 /// Secrets never reach the console or the debug log file.
@@ -342,6 +445,69 @@ fn no_password_or_private_key_in_logs_or_console() {
                 !text.contains("PRIVATE KEY"),
                 "{}: key in {what}",
                 g.example
+            );
+        }
+    }
+}
+
+/// `imageDigestSources[].sourcePolicy: NeverContactSource` blocks the source in the bootstrap
+/// host's registries.conf from OKD 4.21; 4.20 refuses the field (exit 3, field path).
+#[test]
+fn never_contact_source_blocks_the_source_in_registries_conf_from_4_21() {
+    let example = read(&crate::support::repo_root().join("examples/disconnected-mirror.yaml"));
+    let edited = example.replacen(
+        "- source: quay.io/okd/scos-release\n  mirrors:",
+        "- source: quay.io/okd/scos-release\n  sourcePolicy: NeverContactSource\n  mirrors:",
+        1,
+    );
+    assert_ne!(edited, example);
+    for (image, ok) in [
+        ("quay.io/okd/scos-release:4.21.0-okd-scos.8", true),
+        ("quay.io/okd/scos-release:4.20.0-okd-scos.16", false),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("install-config.yaml"), &edited).unwrap();
+        let run = create_at(
+            tmp.path(),
+            EPOCH,
+            &["ignition-configs", "--release-image", image],
+        );
+        if !ok {
+            run.expect_code(3, image)
+                .stderr_has(&["imageDigestSources[0].sourcePolicy", "OKD 4.21 and later"]);
+            continue;
+        }
+        run.ok(image);
+        let boot = read(&tmp.path().join("bootstrap.ign"));
+        let conf = crate::support::ign_text(&boot, "/etc/containers/registries.conf");
+        let blocked = "location = \"quay.io/okd/scos-release\"\nmirror-by-digest-only = true\nblocked = true\n";
+        assert!(conf.contains(blocked), "{conf}");
+        assert_eq!(conf.matches("blocked = true").count(), 1, "{conf}");
+    }
+}
+
+/// Every shipped example makes its Ignition configs for every supported release, and each
+/// bootstrap config's bootkube.sh is the one of that release.
+#[test]
+fn every_example_generates_for_every_release() {
+    let images = [
+        ("4.19", "quay.io/okd/scos-release:4.19.0-okd-scos.19"),
+        ("4.20", "quay.io/okd/scos-release:4.20.0-okd-scos.16"),
+        ("4.21", "quay.io/okd/scos-release:4.21.0-okd-scos.8"),
+        ("4.22", "quay.io/okd/scos-release:4.22.0-okd-scos.7"),
+        ("5.0", "quay.io/okd/scos-release:5.0.0-okd-scos.0"),
+    ];
+    for (release, image) in images {
+        for example in crate::common::EXAMPLES {
+            let tmp = tempfile::tempdir().unwrap();
+            let target = crate::common::ignition_target(example);
+            let args = [target, "--from-example", example, "--release-image", image];
+            create_at(tmp.path(), EPOCH, &args).ok(&format!("{example} on OKD {release}"));
+            let boot = read(&tmp.path().join(crate::common::bootstrap_file(example)));
+            let script = crate::support::ign_text(&boot, "/usr/local/bin/bootkube.sh");
+            assert!(
+                script.contains(&format!("TARGET_MINOR='{release}'")),
+                "{example} on {release}"
             );
         }
     }
