@@ -58,7 +58,7 @@ pub(crate) fn check_master_ign(host: &Host) -> Vec<Finding> {
     if let Some(problem) = validate(&ign) {
         return vec![finding(problem)];
     }
-    let root = host.root.parent().unwrap_or(&host.root).join("installed");
+    let root = installed_host(host).root;
     let _ = std::fs::remove_dir_all(&root);
     if let Err(e) = apply(&ign, &root) {
         return vec![finding(format!("Ignition could not apply master.ign: {e}"))];
