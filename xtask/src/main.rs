@@ -8,10 +8,10 @@
 //!   of `create pki`, resolved by the same asset graph, against `openssl genrsa 2048` for the
 //!   same number of keys, two processes at a time, in the same process and run.
 //! * `real-render [EXAMPLE...]`: for each example, runs the generated `bootkube.sh` for real
-//!   against the OKD 4.19 payload stand-in (`../shared/okd-payload-4.19`, or
-//!   `$OKD_PAYLOAD_DIR`): first its renders and the node configs, then the whole bootstrap on
-//!   the payload's real control plane in a sandbox; lists every problem (root and podman
-//!   needed; the payload's load.sh installs podman).
+//!   against every payload stand-in beside the workspace (`../shared/okd-payload-<release>`,
+//!   4.19 today; or `$OKD_PAYLOAD_DIR` alone): first its renders and the node configs, then
+//!   the whole bootstrap on the payload's real control plane in a sandbox; lists every
+//!   problem (root and podman needed; the payload's load.sh installs podman).
 //! * `real-render --example NAME --keep`: the whole bootstrap of one example, left running
 //!   for a person: the last lines say `NETNS=`, `KUBECONFIG=`, `ASSETS=` (and `MASTER_IGN=`
 //!   for single node). `real-render --stop NETNS` takes such a run down.
@@ -119,8 +119,8 @@ fn bench(rounds: usize) -> Result<()> {
 // ---------------------------------------------------------------------------------------
 // real-render
 
-/// Builds okd-install and loads the payload: the binary's path and the payload.
-fn prepare() -> Result<(PathBuf, render_harness::Payload)> {
+/// Builds okd-install: the binary's path.
+fn build_okd_install() -> Result<PathBuf> {
     run_checked(
         cargo().args(["build", "--quiet", "--package", "okd-install"]),
         "cargo build -p okd-install",
@@ -128,11 +128,13 @@ fn prepare() -> Result<(PathBuf, render_harness::Payload)> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target"));
-    let binary = target.join("debug/okd-install");
-    let payload_dir = render_harness::default_payload_dir(&root());
-    println!("loading the payload from {}", payload_dir.display());
-    let payload = render_harness::Payload::load(&payload_dir)?;
-    Ok((binary, payload))
+    Ok(target.join("debug/okd-install"))
+}
+
+/// Imports the payload of `dir` into podman.
+fn load(dir: &Path) -> Result<render_harness::Payload> {
+    println!("loading the payload from {}", dir.display());
+    Ok(render_harness::Payload::load(dir)?)
 }
 
 /// A work directory for `example` that outlives the run.
@@ -143,49 +145,26 @@ fn work_dir(what: &str, example: &str) -> Result<PathBuf> {
         .keep())
 }
 
+/// Every example (or those named) on every payload beside the workspace: the renders, then
+/// the whole bootstrap.
 fn real_render(only: &[&str]) -> Result<()> {
-    let (binary, payload) = prepare()?;
+    let binary = build_okd_install()?;
     let examples: Vec<String> = if only.is_empty() {
         render_harness::shipped_examples(&root())
     } else {
         only.iter().map(|s| s.to_string()).collect()
     };
     let mut failed = Vec::new();
-    for example in &examples {
-        let work = work_dir("real-render", example)?;
-        match render_harness::render_example(&binary, example, &payload, &work) {
-            Ok(report) if report.findings.is_empty() => println!(
-                "{example}: {} stages rendered, every output in place ({})",
-                report.run.stages_done.len(),
-                work.display()
-            ),
-            Ok(report) => {
-                println!("{example}: problems ({}):", work.display());
-                for finding in &report.findings {
-                    println!("  {finding}");
-                }
-                failed.push(example.clone());
+    for dir in render_harness::payload_dirs(&root()) {
+        let payload = load(&dir)?;
+        for example in &examples {
+            let name = format!("{} {example}", payload.release.version);
+            if !renders(&binary, example, &payload)? {
+                failed.push(name.clone());
             }
-            Err(e) => {
-                println!("{example}: {e}");
-                failed.push(example.clone());
+            if !bootstraps(&binary, example, &payload)? {
+                failed.push(format!("{name} (bootstrap)"));
             }
-        }
-        let work = work_dir("real-bootstrap", example)?;
-        let options = render_harness::BootstrapOptions::default();
-        let report =
-            render_harness::bootstrap_example(&binary, example, &payload, &work, &options)?;
-        if report.findings.is_empty() {
-            println!(
-                "{example}: the bootstrap ran to its end ({})",
-                work.display()
-            );
-        } else {
-            println!("{example}: bootstrap problems ({}):", work.display());
-            for finding in &report.findings {
-                println!("  {finding}");
-            }
-            failed.push(format!("{example} (bootstrap)"));
         }
     }
     ensure!(
@@ -196,9 +175,55 @@ fn real_render(only: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// The renders and node configs of `example`; whether all was well.
+fn renders(binary: &Path, example: &str, payload: &render_harness::Payload) -> Result<bool> {
+    let work = work_dir("real-render", example)?;
+    match render_harness::render_example(binary, example, payload, &work) {
+        Ok(report) if report.findings.is_empty() => {
+            println!(
+                "{example}: {} stages rendered, every output in place ({})",
+                report.run.stages_done.len(),
+                work.display()
+            );
+            Ok(true)
+        }
+        Ok(report) => {
+            println!("{example}: problems ({}):", work.display());
+            for finding in &report.findings {
+                println!("  {finding}");
+            }
+            Ok(false)
+        }
+        Err(e) => {
+            println!("{example}: {e}");
+            Ok(false)
+        }
+    }
+}
+
+/// The whole bootstrap of `example`; whether all was well.
+fn bootstraps(binary: &Path, example: &str, payload: &render_harness::Payload) -> Result<bool> {
+    let work = work_dir("real-bootstrap", example)?;
+    let options = render_harness::BootstrapOptions::default();
+    let report = render_harness::bootstrap_example(binary, example, payload, &work, &options)?;
+    if report.findings.is_empty() {
+        println!(
+            "{example}: the bootstrap ran to its end ({})",
+            work.display()
+        );
+        return Ok(true);
+    }
+    println!("{example}: bootstrap problems ({}):", work.display());
+    for finding in &report.findings {
+        println!("  {finding}");
+    }
+    Ok(false)
+}
+
 /// The whole bootstrap of `example`, left running: sandbox, containers, API server.
 fn keep_bootstrap(example: &str) -> Result<()> {
-    let (binary, payload) = prepare()?;
+    let binary = build_okd_install()?;
+    let payload = load(&render_harness::default_payload_dir(&root()))?;
     let work = work_dir("real-bootstrap", example)?;
     let options = render_harness::BootstrapOptions {
         keep: true,

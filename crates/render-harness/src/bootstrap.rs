@@ -21,7 +21,7 @@ use crate::check::read_objects;
 use crate::error::Error;
 use crate::host::output_of;
 
-use crate::kubelet::{BOOTSTRAP_NODE, Journal, Kubelet};
+use crate::kubelet::{BOOTSTRAP_NODE, Kubelet};
 use crate::standins::{Access, ApiStandIns, MASTER_MANIFESTS, MASTERS};
 use crate::tools::Tools;
 use crate::units::{Unit, UnitSpec, UnitState};
@@ -50,7 +50,7 @@ pub struct BootstrapReport {
     /// Everything wrong, each with the step it belongs to (empty when all is well).
     pub findings: Vec<Finding>,
     /// What the kubelet stand-in did.
-    pub kubelet: Journal,
+    pub kubelet: Vec<String>,
     /// What the API stand-ins wrote.
     pub stand_ins: Vec<String>,
     /// The admin kubeconfig that reaches the API server from inside the sandbox.
@@ -526,7 +526,7 @@ impl Run {
 
     /// Stops the units, the stand-ins and the kubelets (their containers keep running until
     /// the sandbox is removed): what the kubelets and the API stand-ins did.
-    fn finish(mut self) -> (Journal, Vec<String>) {
+    fn finish(mut self) -> (Vec<String>, Vec<String>) {
         for unit in &mut self.units {
             unit.stop();
         }

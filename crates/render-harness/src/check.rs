@@ -228,7 +228,7 @@ pub fn check_outputs(host: &Host, payload: &Payload, run: &RenderRun) -> Vec<Fin
         }
     }
     findings.extend(check_controller_config(host, payload));
-    findings.extend(check_invocations(&run.podman_calls));
+    findings.extend(check_invocations(&run.podman_calls, payload.release));
     findings.extend(check_versions(host, payload, &run.podman_calls));
     findings
 }
@@ -260,7 +260,37 @@ fn container_of(stage: &str) -> &'static str {
         .unwrap_or("?")
 }
 
-fn check_invocations(calls: &[Vec<String>]) -> Vec<Finding> {
+/// Flags a release adds to a stage's 4.19 invocation, by the feature of the release table
+/// that turns them on.
+const RELEASE_FLAGS: &[(releases::Feature, &str, &[&str])] = &[
+    (
+        releases::Feature::CvoClusterVersionManifestPath,
+        "cvo-bootstrap",
+        &["--cluster-version-manifest-path"],
+    ),
+    (
+        releases::Feature::EtcdRenderManifestFlags,
+        "etcd-bootstrap",
+        &["--rendered-manifest-files", "--payload-version"],
+    ),
+];
+
+/// The flags `stage` must be given on `release`.
+fn expected_flags(
+    stage: &str,
+    flags: &[&'static str],
+    release: &releases::Release,
+) -> Vec<&'static str> {
+    let mut all = flags.to_vec();
+    for (feature, on, extra) in RELEASE_FLAGS {
+        if *on == stage && release.has(*feature) {
+            all.extend(extra.iter());
+        }
+    }
+    all
+}
+
+fn check_invocations(calls: &[Vec<String>], release: &releases::Release) -> Vec<Finding> {
     let mut findings = Vec::new();
     for (stage, flags) in INVOCATIONS {
         let name = container_of(stage);
@@ -268,11 +298,14 @@ fn check_invocations(calls: &[Vec<String>]) -> Vec<Finding> {
             findings.push(finding(stage, format!("no podman run of container {name}")));
             continue;
         };
-        for flag in *flags {
+        for flag in expected_flags(stage, flags, release) {
             if flag_value(call, flag).is_none() && !call.iter().any(|a| a == flag) {
                 findings.push(finding(
                     stage,
-                    format!("{name} ran without {flag}, which its 4.19 invocation passes"),
+                    format!(
+                        "{name} ran without {flag}, which its {} invocation passes",
+                        release.version
+                    ),
                 ));
             }
         }

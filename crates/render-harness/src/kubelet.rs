@@ -23,14 +23,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::background::{self, Background};
 use crate::{Host, Payload, Sandbox};
 
 /// Label every container of the sandbox carries, so they can be found and removed.
@@ -51,14 +49,8 @@ const BACKOFF_CAP: Duration = Duration::from_secs(300);
 /// A running kubelet stand-in; [`Kubelet::stop`] ends it (the containers stay until the
 /// sandbox is removed).
 pub struct Kubelet {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-    journal: Arc<Mutex<Vec<String>>>,
+    background: Background,
 }
-
-/// What the kubelet stand-in did, in order: one line per pod started or stopped, container
-/// restarted or not run.
-pub(crate) type Journal = Vec<String>;
 
 impl Kubelet {
     /// Starts following the node's `manifests` directory (a node path) of `host` inside
@@ -74,8 +66,7 @@ impl Kubelet {
         placeholders: HashSet<String>,
         log: Option<PathBuf>,
     ) -> Kubelet {
-        let stop = Arc::new(AtomicBool::new(false));
-        let journal = Arc::new(Mutex::new(Vec::new()));
+        let journal = background::Journal::new(log);
         let mut state = State {
             sandbox: sandbox.clone(),
             payload: payload.clone(),
@@ -86,44 +77,21 @@ impl Kubelet {
             placeholders,
             pods: BTreeMap::new(),
             journal: journal.clone(),
-            log,
         };
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                state.sync();
-                std::thread::sleep(TICK);
-            }
-        });
         Kubelet {
-            stop,
-            thread: Some(thread),
-            journal,
+            background: Background::spawn(journal, TICK, move || state.sync()),
         }
     }
 
-    /// What happened so far.
-    pub fn journal(&self) -> Journal {
-        self.journal.lock().map(|j| j.clone()).unwrap_or_default()
+    /// What it did so far, in order: one line per pod started or stopped, container
+    /// restarted or not run.
+    pub fn journal(&self) -> Vec<String> {
+        self.background.journal()
     }
 
     /// Stops following the manifests and returns the journal.
-    pub fn stop(mut self) -> Journal {
-        self.halt();
-        self.journal()
-    }
-
-    fn halt(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for Kubelet {
-    fn drop(&mut self) {
-        self.halt();
+    pub fn stop(self) -> Vec<String> {
+        self.background.stop()
     }
 }
 
@@ -152,9 +120,7 @@ struct State {
     placeholders: HashSet<String>,
     /// By manifest file name.
     pods: BTreeMap<String, PodRun>,
-    journal: Arc<Mutex<Vec<String>>>,
-    /// The journal's file, if any.
-    log: Option<PathBuf>,
+    journal: background::Journal,
 }
 
 /// A container podman knows: its state and exit code.
@@ -173,12 +139,7 @@ impl Seen {
 
 impl State {
     fn note(&self, line: String) {
-        if let Some(log) = &self.log {
-            crate::standins::append_line(log, &line);
-        }
-        if let Ok(mut journal) = self.journal.lock() {
-            journal.push(line);
-        }
+        self.journal.note(line);
     }
 
     /// One look at the manifests and the containers.
@@ -602,7 +563,8 @@ fn list(value: &Value) -> Vec<Value> {
     value.as_array().cloned().unwrap_or_default()
 }
 
-fn strings(value: &Value) -> Vec<&str> {
+/// The strings of a JSON array (a container's command or arguments).
+pub(crate) fn strings(value: &Value) -> Vec<&str> {
     value
         .as_array()
         .into_iter()

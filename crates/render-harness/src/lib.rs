@@ -21,6 +21,7 @@
 //! real-render` for a person.
 
 mod api_objects;
+mod background;
 mod bootstrap;
 mod check;
 mod cluster_mcs;
@@ -47,7 +48,7 @@ pub use kubelet::Kubelet;
 pub use mcc::{RenderedPool, render_pool_configs};
 pub use mcs::{BOOTSTRAP_POD, MCS_PORT, Mcs};
 pub use nodes::{NodeConfig, fetch_local_master};
-pub use payload::{Payload, default_payload_dir};
+pub use payload::{Payload, default_payload_dir, payload_dirs};
 pub use pointer::{AppliedPointer, PointerError, apply_pointer};
 pub use run::{RenderRun, run_renders};
 pub use sandbox::Sandbox;

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::error::{Error, tail};
 use crate::host::{command_line, output_of};
+use crate::kubelet::strings;
 use crate::{Host, Payload, Result};
 
 /// Node path of the bootstrap pod the MCO render leaves.
@@ -189,13 +190,4 @@ fn podman_run(
     cmd.args(&command[command.len().min(1)..]);
     cmd.args(strings(&container["args"]));
     cmd
-}
-
-fn strings(value: &Value) -> Vec<&str> {
-    value
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect()
 }

@@ -1,4 +1,4 @@
-//! The OKD 4.19 payload stand-in in podman.
+//! A payload stand-in in podman: `../shared/okd-payload-<release>` holds one per release.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,6 +18,9 @@ const PLACEHOLDER_ANNOTATION: &str = "okd-payload.stand-in/placeholder";
 pub struct Payload {
     /// Pull spec of the release image (`localhost/okd-payload/release:4.19`).
     pub release_image: String,
+    /// The supported release it is, as okd-install resolves its pull spec: what the
+    /// generated bootstrap targets, and which per-release flags the checks expect.
+    pub release: &'static releases::Release,
     /// The containers.conf `load.sh` wrote; every podman call of the harness uses it.
     pub containers_conf: PathBuf,
     /// `/release-manifests/image-references`, read on first use: every read is a `podman
@@ -27,12 +30,39 @@ pub struct Payload {
     release_metadata: OnceLock<Value>,
 }
 
-/// `$OKD_PAYLOAD_DIR`, or `../shared/okd-payload-4.19` beside the workspace root.
+/// `$OKD_PAYLOAD_DIR`, or `../shared/okd-payload-4.19` beside the workspace root: the payload
+/// CI proves every change on.
 pub fn default_payload_dir(workspace_root: &Path) -> PathBuf {
     match std::env::var_os("OKD_PAYLOAD_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => workspace_root.join("../shared/okd-payload-4.19"),
     }
+}
+
+/// Every payload to run: `$OKD_PAYLOAD_DIR` alone when it is set, else every
+/// `../shared/okd-payload-<release>` directory beside the workspace root that has a
+/// `load.sh`, in release order. A payload of another release dropped beside the 4.19 one is
+/// run with no code change.
+pub fn payload_dirs(workspace_root: &Path) -> Vec<PathBuf> {
+    if let Some(dir) = std::env::var_os("OKD_PAYLOAD_DIR") {
+        return vec![PathBuf::from(dir)];
+    }
+    let shared = workspace_root.join("../shared");
+    let mut dirs: Vec<(Option<releases::Minor>, PathBuf)> = std::fs::read_dir(&shared)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let release = name.strip_prefix("okd-payload-")?;
+            e.path()
+                .join("load.sh")
+                .is_file()
+                .then(|| (releases::Minor::of_version(release), e.path()))
+        })
+        .collect();
+    dirs.sort();
+    dirs.into_iter().map(|(_, dir)| dir).collect()
 }
 
 impl Payload {
@@ -82,8 +112,16 @@ impl Payload {
             .filter(|l| l.contains("/release:"))
             .map(str::to_string)
             .ok_or_else(|| missing("release pull spec as its last line"))?;
+        let release = releases::resolve(&release_image, None)
+            .map_err(|e| Error::LoadOutput {
+                script: script.clone(),
+                what: "release pull spec of a supported release",
+                output: e.to_string(),
+            })?
+            .release;
         Ok(Payload {
             release_image,
+            release,
             containers_conf,
             image_references: OnceLock::new(),
             release_metadata: OnceLock::new(),

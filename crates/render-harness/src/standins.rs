@@ -9,13 +9,11 @@
 
 use std::net::IpAddr;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::background::{Background, Journal};
 use crate::error::Error;
 use crate::host::output_of;
 use crate::{Host, Payload, Result, Sandbox};
@@ -139,9 +137,7 @@ const LEASE_TTL_SECONDS: u64 = 120;
 
 /// Writes the stand-in namespaces, CRDs and status while it runs.
 pub(crate) struct ApiStandIns {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-    journal: Arc<Mutex<Vec<String>>>,
+    background: Background,
 }
 
 /// What [`ApiStandIns`] needs to reach the API server and etcd.
@@ -246,17 +242,15 @@ impl Access {
 
 impl ApiStandIns {
     /// Starts writing; `masters` are the stand-in control-plane addresses (empty for a
-    /// single-node cluster, which waits for none of them).
+    /// single-node cluster, which waits for none of them); the journal also goes to `log`.
     pub(crate) fn start(
         access: Access,
         masters: Vec<IpAddr>,
         log: Option<std::path::PathBuf>,
     ) -> ApiStandIns {
-        let stop = Arc::new(AtomicBool::new(false));
-        let journal = Arc::new(Mutex::new(Vec::new()));
+        let journal = Journal::new(log);
         let mut writer = Writer {
             access,
-            log,
             masters,
             journal: journal.clone(),
             done: Vec::new(),
@@ -264,51 +258,21 @@ impl ApiStandIns {
             blocks: 0,
             bootstrap_api_seen: false,
         };
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                writer.round();
-                std::thread::sleep(TICK);
-            }
-        });
         ApiStandIns {
-            stop,
-            thread: Some(thread),
-            journal,
+            background: Background::spawn(journal, TICK, move || writer.round()),
         }
     }
 
-    /// What was written so far, one line each, in order.
-    pub(crate) fn journal(&self) -> Vec<String> {
-        self.journal.lock().map(|j| j.clone()).unwrap_or_default()
-    }
-
-    /// Stops writing and returns the journal.
-    pub(crate) fn stop(mut self) -> Vec<String> {
-        self.halt();
-        self.journal()
-    }
-
-    fn halt(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for ApiStandIns {
-    fn drop(&mut self) {
-        self.halt();
+    /// Stops writing and returns the journal: what was written, one line each, in order.
+    pub(crate) fn stop(self) -> Vec<String> {
+        self.background.stop()
     }
 }
 
 struct Writer {
     access: Access,
-    /// The journal's file (`stand-ins.log` beside the unit logs).
-    log: Option<std::path::PathBuf>,
     masters: Vec<IpAddr>,
-    journal: Arc<Mutex<Vec<String>>>,
+    journal: Journal,
     /// Steps that are done once and for all.
     done: Vec<&'static str>,
     lease_renewed: Option<Instant>,
@@ -320,18 +284,16 @@ struct Writer {
 
 impl Writer {
     fn note(&self, line: String) {
-        if let Ok(mut journal) = self.journal.lock()
-            && journal.last() != Some(&line)
-        {
-            if let Some(log) = &self.log {
-                append_line(log, &line);
-            }
-            journal.push(line);
-        }
+        self.journal.note(line);
     }
 
     /// One pass over every stand-in: each waits for what its real component would wait for.
     fn round(&mut self) {
+        // The masters' API server is what brings the API back after the teardown, so it
+        // cannot wait for the API to answer.
+        if !self.masters.is_empty() {
+            self.once("masters-api", |w| w.masters_api());
+        }
         let api_up = self
             .access
             .kubectl()
@@ -349,7 +311,6 @@ impl Writer {
             return;
         }
         self.step("masters", |w| w.masters());
-        self.once("masters-api", |w| w.masters_api());
         self.step("ha-operators", |w| w.ha_operators());
         self.step("master-leases", |w| w.master_leases());
         self.once("etcd-running", |w| w.etcd_running());
@@ -686,18 +647,6 @@ fn now_rfc3339() -> String {
         .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
     now.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
-}
-
-/// Appends `line` to the file `log` (a journal a person can follow while the run goes on).
-pub(crate) fn append_line(log: &std::path::Path, line: &str) {
-    use std::io::Write as _;
-    if let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-    {
-        let _ = writeln!(file, "{line}");
-    }
 }
 
 fn last_line(text: &str) -> &str {

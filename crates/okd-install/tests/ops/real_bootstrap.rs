@@ -13,7 +13,7 @@
 
 use render_harness::{BootstrapOptions, BootstrapReport, bootstrap_example};
 
-use crate::real_render::payload;
+use crate::real_render::{listed, payloads};
 use crate::support::bin_path;
 
 /// The examples CI bootstraps to the end (`cargo xtask real-render` does every example).
@@ -34,47 +34,54 @@ const IN_PLACE: &[&str] = &["stop-etcd", "master-ignition"];
 
 #[test]
 fn the_bootstrap_runs_to_its_end_on_the_real_control_plane() {
-    let Some((payload, _one_at_a_time)) = payload() else {
+    let Some((payloads, _one_at_a_time)) = payloads() else {
         return;
     };
     let mut failures = Vec::new();
-    for example in CI_EXAMPLES {
-        let work = tempfile::tempdir().unwrap();
-        // The first example is kept up for the checks below, which need its API server.
-        let keep = *example == "compact-3-node" || *example == "single-node";
-        let options = BootstrapOptions {
-            keep,
-            ..Default::default()
-        };
-        let report = bootstrap_example(&bin_path(), example, &payload, work.path(), &options)
-            .unwrap_or_else(|e| panic!("{example}: {e}"));
-        if report.findings.is_empty() {
-            assert_stages(&report);
-            eprintln!("{example}: the bootstrap ran to its end");
-            if *example == "compact-3-node" {
-                a_manifest_the_api_server_rejects_is_named_with_its_reason(&report, &payload);
+    for payload in &payloads {
+        for example in CI_EXAMPLES {
+            if let Some(failure) = bootstrap(payload, example) {
+                failures.push(failure);
             }
-            if *example == "single-node" {
-                a_wrong_bootstrap_in_place_source_fails_the_pack(&report, &payload);
-            }
-        } else {
-            failures.push(format!(
-                "{example} (logs in {}):\n  {}",
-                report.logs.display(),
-                report
-                    .findings
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("\n  ")
-            ));
-            let _ = work.keep();
-        }
-        if keep {
-            report.sandbox.remove(&payload);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One example's bootstrap on `payload`: `None` when every check passed, else what failed.
+fn bootstrap(payload: &render_harness::Payload, example: &str) -> Option<String> {
+    let release = payload.release.version;
+    let work = tempfile::tempdir().unwrap();
+    // Two are kept up for the checks below, which need their sandbox.
+    let keep = example == "compact-3-node" || example == "single-node";
+    let options = BootstrapOptions {
+        keep,
+        ..Default::default()
+    };
+    let report = bootstrap_example(&bin_path(), example, payload, work.path(), &options)
+        .unwrap_or_else(|e| panic!("{release} {example}: {e}"));
+    let failure = if report.findings.is_empty() {
+        assert_stages(&report);
+        eprintln!("{release} {example}: the bootstrap ran to its end");
+        if example == "compact-3-node" {
+            a_manifest_the_api_server_rejects_is_named_with_its_reason(&report, payload);
+        }
+        if example == "single-node" {
+            a_wrong_bootstrap_in_place_source_fails_the_pack(&report, payload);
+        }
+        None
+    } else {
+        let _ = work.keep();
+        Some(format!(
+            "{release} {example} (logs in {}):\n  {}",
+            report.logs.display(),
+            listed(&report.findings)
+        ))
+    };
+    if keep {
+        report.sandbox.remove(payload);
+    }
+    failure
 }
 
 fn assert_stages(report: &BootstrapReport) {

@@ -21,28 +21,44 @@ use crate::support::bin_path;
 /// this file run their renders one at a time.
 static ONE_HOST_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// The render lock and the payload in podman, or `None` (skip) where this machine cannot run
-/// it. The lock comes first: load.sh itself must not run twice at once (it rewrites its
-/// containers.conf).
+/// The render lock and the payload CI proves every change on (4.19) in podman, or `None`
+/// (skip) where this machine cannot run it. The lock comes first: load.sh itself must not run
+/// twice at once (it rewrites its containers.conf).
 pub(crate) fn payload() -> Option<(Payload, MutexGuard<'static, ()>)> {
+    let (mut payloads, guard) =
+        load_payloads(|root| vec![render_harness::default_payload_dir(root)])?;
+    Some((payloads.remove(0), guard))
+}
+
+/// The render lock and every payload beside the workspace (`render_harness::payload_dirs`:
+/// a payload of another release dropped into `../shared` is run too), or `None` (skip).
+pub(crate) fn payloads() -> Option<(Vec<Payload>, MutexGuard<'static, ()>)> {
+    load_payloads(render_harness::payload_dirs)
+}
+
+fn load_payloads(
+    dirs: impl Fn(&Path) -> Vec<std::path::PathBuf>,
+) -> Option<(Vec<Payload>, MutexGuard<'static, ()>)> {
     let guard = ONE_HOST_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let payload = load_payload()?;
-    Some((payload, guard))
-}
-
-fn load_payload() -> Option<Payload> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let dir = render_harness::default_payload_dir(&root);
+    let dirs = dirs(&root);
     let uid = std::process::Command::new("id").arg("-u").output();
     let is_root = uid.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
     let why = if !is_root {
         "the payload runs under root podman"
-    } else if !dir.join("load.sh").is_file() {
+    } else if dirs.is_empty() || !dirs.iter().all(|d| d.join("load.sh").is_file()) {
         "the payload stand-in is missing (../shared/okd-payload-4.19 or $OKD_PAYLOAD_DIR)"
     } else {
-        return Some(Payload::load(&dir).unwrap_or_else(|e| panic!("loading the payload: {e}")));
+        let payloads = dirs
+            .iter()
+            .map(|dir| {
+                Payload::load(dir)
+                    .unwrap_or_else(|e| panic!("loading the payload {}: {e}", dir.display()))
+            })
+            .collect();
+        return Some((payloads, guard));
     };
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("cannot run the real-render harness: {why}");
@@ -51,9 +67,18 @@ fn load_payload() -> Option<Payload> {
     None
 }
 
+/// Findings one per line, indented under their example.
+pub(crate) fn listed(findings: &[render_harness::Finding]) -> String {
+    findings
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n  ")
+}
+
 #[test]
 fn every_example_renders_with_the_real_4_19_operators() {
-    let Some((payload, _one_at_a_time)) = payload() else {
+    let Some((payloads, _one_at_a_time)) = payloads() else {
         return;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -61,23 +86,21 @@ fn every_example_renders_with_the_real_4_19_operators() {
     assert!(examples.len() >= 8, "examples/ lists {examples:?}");
     let mut failures = Vec::new();
     // One after another: render containers have fixed names on a host, as upstream's do.
-    for example in &examples {
-        let work = tempfile::tempdir().unwrap();
-        match render_example(&bin_path(), example, &payload, work.path()) {
-            Ok(report) if report.findings.is_empty() => {
-                assert_eq!(report.run.stages_done, render_harness::render_stages());
-                eprintln!("{example}: every render stage ran and left its outputs");
+    for payload in &payloads {
+        let release = payload.release.version;
+        for example in &examples {
+            let work = tempfile::tempdir().unwrap();
+            match render_example(&bin_path(), example, payload, work.path()) {
+                Ok(report) if report.findings.is_empty() => {
+                    assert_eq!(report.run.stages_done, render_harness::render_stages());
+                    eprintln!("{release} {example}: every render stage ran and left its outputs");
+                }
+                Ok(report) => failures.push(format!(
+                    "{release} {example}:\n  {}",
+                    listed(&report.findings)
+                )),
+                Err(e) => failures.push(format!("{release} {example}: {e}")),
             }
-            Ok(report) => failures.push(format!(
-                "{example}:\n  {}",
-                report
-                    .findings
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("\n  ")
-            )),
-            Err(e) => failures.push(format!("{example}: {e}")),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
