@@ -111,23 +111,22 @@ impl Sandbox {
                 let _ = Command::new("kill").arg("-KILL").args(&pids).status();
             }
         }
-        if Path::new(&format!("/run/netns/{}", self.name)).exists()
-            && self.mount_namespace().exists()
-        {
-            let mut list = self.podman(payload);
-            list.args(["ps", "--all", "--quiet", "--filter"])
-                .arg(format!("label={SANDBOX_LABEL}={}", self.name));
-            if let Ok(ids) = output_of(&mut list) {
-                let ids: Vec<&str> = ids.split_whitespace().collect();
-                if !ids.is_empty() {
-                    let _ = self
-                        .podman(payload)
-                        .args(["rm", "--force", "--time", "5"])
-                        .args(&ids)
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status();
-                }
+        // From the machine's own namespaces: podman inside the sandbox cannot clean up after
+        // a container whose monitor was just killed, the machine's podman can (the
+        // container's mounts go with the sandbox's mount namespace).
+        let mut list = payload.podman();
+        list.args(["ps", "--all", "--quiet", "--filter"])
+            .arg(format!("label={SANDBOX_LABEL}={}", self.name));
+        if let Ok(ids) = output_of(&mut list) {
+            let ids: Vec<&str> = ids.split_whitespace().collect();
+            if !ids.is_empty() {
+                let _ = payload
+                    .podman()
+                    .args(["rm", "--force", "--time", "5"])
+                    .args(&ids)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
             }
         }
         self.remove_namespaces();
