@@ -489,10 +489,11 @@ impl State {
     /// The podman name of a container of `run` on this node.
     fn container_name(&self, run: &PodRun, container: &Value) -> String {
         format!(
-            "k8s_{}_{}_{}",
+            "k8s_{}_{}_{}_{}",
             str_of(&container["name"]),
             run.key,
-            self.node_name
+            self.node_name,
+            self.sandbox.name
         )
     }
 

@@ -105,31 +105,48 @@ impl Sandbox {
     /// included), removes every container its kubelet stand-in or scripts started, then the
     /// namespaces. Safe to call on a sandbox that is already gone.
     pub fn remove(&self, payload: &Payload) {
+        // First where the containers run, while their monitors live: a clean stop.
+        if Path::new(&format!("/run/netns/{}", self.name)).exists()
+            && self.mount_namespace().exists()
+        {
+            self.remove_containers(|| self.podman(payload));
+        }
         if let Ok(pids) = output_of(Command::new("ip").args(["netns", "pids", &self.name])) {
             let pids: Vec<&str> = pids.split_whitespace().collect();
             if !pids.is_empty() {
                 let _ = Command::new("kill").arg("-KILL").args(&pids).status();
             }
         }
-        // From the machine's own namespaces: podman inside the sandbox cannot clean up after
-        // a container whose monitor was just killed, the machine's podman can (the
-        // container's mounts go with the sandbox's mount namespace).
-        let mut list = payload.podman();
-        list.args(["ps", "--all", "--quiet", "--filter"])
-            .arg(format!("label={SANDBOX_LABEL}={}", self.name));
-        if let Ok(ids) = output_of(&mut list) {
-            let ids: Vec<&str> = ids.split_whitespace().collect();
-            if !ids.is_empty() {
-                let _ = payload
-                    .podman()
-                    .args(["rm", "--force", "--time", "5"])
-                    .args(&ids)
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status();
+        // Then whatever a script started meanwhile, from the machine's own namespaces, until
+        // none is left: podman needs a moment to notice a container whose monitor was killed.
+        for _ in 0..10 {
+            if self.remove_containers(|| payload.podman()) == 0 {
+                break;
             }
+            std::thread::sleep(std::time::Duration::from_secs(1));
         }
         self.remove_namespaces();
+    }
+
+    /// `podman rm --force` of every container labelled with this sandbox, with podman from
+    /// `podman`; how many there were.
+    fn remove_containers(&self, podman: impl Fn() -> Command) -> usize {
+        let mut list = podman();
+        list.args(["ps", "--all", "--quiet", "--filter"])
+            .arg(format!("label={SANDBOX_LABEL}={}", self.name));
+        let Ok(ids) = output_of(&mut list) else {
+            return 0;
+        };
+        let ids: Vec<&str> = ids.split_whitespace().collect();
+        if !ids.is_empty() {
+            let _ = podman()
+                .args(["rm", "--force", "--time", "5"])
+                .args(&ids)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+        ids.len()
     }
 
     fn remove_namespaces(&self) {
