@@ -492,3 +492,46 @@ pub fn dir_of(entry: &ManifestEntry) -> Dir {
         Dir::Manifests
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ManifestEntry, PROXY_MANIFEST, proxy_status_no_proxy};
+
+    fn entry(dir: &str, name: &str, data: &str) -> ManifestEntry {
+        ManifestEntry {
+            dir: dir.into(),
+            name: name.into(),
+            data: data.into(),
+            secret: false,
+        }
+    }
+
+    const PROXY: &str = "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata:\n  \
+                         name: cluster\nspec:\n  httpProxy: http://p:3128\nstatus:\n  \
+                         httpProxy: http://p:3128\n  noProxy: .svc,edited.example.com\n";
+
+    /// Loaded manifests give the bootstrap what the Proxy manifest on disk says, edits included.
+    #[test]
+    fn no_proxy_of_loaded_manifests_is_the_proxy_status_on_disk() {
+        let files = vec![
+            entry("manifests", "cluster-config.yaml", "kind: ConfigMap\n"),
+            entry("manifests", PROXY_MANIFEST, PROXY),
+        ];
+        assert_eq!(
+            proxy_status_no_proxy(&files).unwrap().as_deref(),
+            Some(".svc,edited.example.com")
+        );
+    }
+
+    /// No Proxy manifest, one without a status (no proxy configured), or one in `openshift/`
+    /// (not the cluster Proxy's file): nothing to export.
+    #[test]
+    fn no_proxy_is_none_without_a_proxy_status() {
+        assert_eq!(proxy_status_no_proxy(&[]).unwrap(), None);
+        let bare = "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata:\n  name: cluster\n";
+        let files = [entry("manifests", PROXY_MANIFEST, bare)];
+        assert_eq!(proxy_status_no_proxy(&files).unwrap(), None);
+        let elsewhere = [entry("openshift", PROXY_MANIFEST, PROXY)];
+        assert_eq!(proxy_status_no_proxy(&elsewhere).unwrap(), None);
+    }
+}
