@@ -57,5 +57,5 @@ pointer_asset!(
 /// Where the pointer configs (and the pivoting bootstrap host) find the Machine Config
 /// Server for this install config.
 pub fn pointer_host(ic: &InstallConfig, names: &ClusterNames) -> PointerHost {
-    PointerHost::new(&names.cluster_domain, ic.machine_config_vip().as_deref())
+    PointerHost::new(&names.api_int, ic.machine_config_vip().as_deref())
 }

@@ -6,8 +6,8 @@
 //! reader cannot drift from the writer: the tests of this crate read the templates and fail
 //! when a name here is not what they use.
 //!
-//! This crate is a leaf (no dependencies): a reader names what the node writes without
-//! compiling the templates or the Ignition model.
+//! This crate is a leaf (serde is its only dependency): a reader names what the node writes
+//! without compiling the templates or the Ignition model.
 
 #![deny(missing_docs)]
 
@@ -65,6 +65,38 @@ pub const GATHER_SCRIPT: &str = "/usr/local/bin/installer-gather.sh";
 /// The kubeadmin password in the asset directory: written by `create`, read by `wait-for`
 /// (to print the console login) and `verify` (to check it against the cluster's hash).
 pub const KUBEADMIN_PASSWORD_FILE: &str = "auth/kubeadmin-password";
+
+/// The DNS names of a cluster, derived from `metadata.name` and `baseDomain` in one place:
+/// the certificates' SANs, the manifests, the pointer configs, the bootstrap templates
+/// (`api_server_url`, `api_int_server_url`) and the readers that connect to or check them
+/// (`wait-for`, `verify`) all take them from here, so none can drop the trailing dot of
+/// `baseDomain` differently or spell `api-int.` another way.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClusterNames {
+    /// `baseDomain` without a trailing dot.
+    pub base_domain: String,
+    /// `<metadata.name>.<baseDomain>`: the parent of api, api-int and *.apps.
+    pub cluster_domain: String,
+    /// `api.<cluster domain>`: the API name clients outside the cluster use.
+    pub api: String,
+    /// `api-int.<cluster domain>`: the API name nodes use (and the machine-config server's).
+    pub api_int: String,
+}
+
+impl ClusterNames {
+    /// The names of cluster `name` under `base_domain` (a trailing dot is dropped: the
+    /// names go into certificates and URLs, where a fully-qualified dot does not belong).
+    pub fn new(name: &str, base_domain: &str) -> ClusterNames {
+        let base_domain = base_domain.trim_end_matches('.').to_string();
+        let cluster_domain = format!("{name}.{base_domain}");
+        ClusterNames {
+            api: format!("api.{cluster_domain}"),
+            api_int: format!("api-int.{cluster_domain}"),
+            base_domain,
+            cluster_domain,
+        }
+    }
+}
 
 /// What ends the name of okd-install's OS-image MachineConfig of a pool (image mode).
 pub const OS_IMAGE_CONFIG_SUFFIX: &str = "-okd-install-os-image";
@@ -276,6 +308,16 @@ mod tests {
         let name = Path::new(super::GATHER_SCRIPT).file_name().unwrap();
         let in_place = read("single-node/files/usr/local/bin/bootstrap-in-place.sh");
         assert!(in_place.contains(&format!("${{BIN_DIR}}/{}", name.to_str().unwrap())));
+    }
+
+    #[test]
+    fn cluster_names_drop_the_trailing_dot_of_the_base_domain_once() {
+        let dotted = super::ClusterNames::new("c1", "example.com.");
+        assert_eq!(dotted, super::ClusterNames::new("c1", "example.com"));
+        assert_eq!(dotted.base_domain, "example.com");
+        assert_eq!(dotted.cluster_domain, "c1.example.com");
+        assert_eq!(dotted.api, "api.c1.example.com");
+        assert_eq!(dotted.api_int, "api-int.c1.example.com");
     }
 
     #[test]

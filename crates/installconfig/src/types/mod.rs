@@ -13,6 +13,7 @@ mod vsphere;
 
 use std::collections::BTreeMap;
 
+use contract::ClusterNames;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -590,40 +591,10 @@ impl PlatformSection {
     }
 }
 
-/// The DNS names of a cluster, derived from `metadata.name` and `baseDomain` in one place so
-/// that every consumer (certificates, manifests, the bootstrap templates, the pointer
-/// configs) agrees on them, including on dropping a trailing dot of `baseDomain`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClusterNames {
-    /// `baseDomain` without a trailing dot.
-    pub base_domain: String,
-    /// `<metadata.name>.<baseDomain>`: the parent of api, api-int and *.apps.
-    pub cluster_domain: String,
-    /// `api.<cluster domain>`: the API name clients outside the cluster use.
-    pub api: String,
-    /// `api-int.<cluster domain>`: the API name nodes use (and the machine-config server's).
-    pub api_int: String,
-}
-
-impl ClusterNames {
-    /// The names of cluster `name` under `base_domain` (a trailing dot is dropped: the
-    /// names go into certificates and URLs, where a fully-qualified dot does not belong).
-    pub fn new(name: &str, base_domain: &str) -> ClusterNames {
-        let base_domain = base_domain.trim_end_matches('.').to_string();
-        let cluster_domain = format!("{name}.{base_domain}");
-        ClusterNames {
-            api: format!("api.{cluster_domain}"),
-            api_int: format!("api-int.{cluster_domain}"),
-            base_domain,
-            cluster_domain,
-        }
-    }
-}
-
 impl InstallConfig {
     /// The cluster's DNS names ([`ClusterNames`]).
     pub fn names(&self) -> ClusterNames {
-        ClusterNames::new(&self.metadata.name, &self.base_domain)
+        contract::ClusterNames::new(&self.metadata.name, &self.base_domain)
     }
 
     /// The cluster domain `<metadata.name>.<baseDomain>` used for api, api-int and *.apps.
@@ -710,19 +681,4 @@ pub(crate) fn set_keys(keys: &[(&'static str, bool)]) -> Vec<&'static str> {
         .filter(|(_, set)| *set)
         .map(|(k, _)| *k)
         .collect()
-}
-
-#[cfg(test)]
-mod cluster_names_tests {
-    use super::ClusterNames;
-
-    #[test]
-    fn names_drop_the_trailing_dot_of_the_base_domain_once() {
-        let dotted = ClusterNames::new("c1", "example.com.");
-        assert_eq!(dotted, ClusterNames::new("c1", "example.com"));
-        assert_eq!(dotted.base_domain, "example.com");
-        assert_eq!(dotted.cluster_domain, "c1.example.com");
-        assert_eq!(dotted.api, "api.c1.example.com");
-        assert_eq!(dotted.api_int, "api-int.c1.example.com");
-    }
 }
