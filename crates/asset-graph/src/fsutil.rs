@@ -1,7 +1,6 @@
 //! Filesystem and hashing helpers: atomic writes, safe paths, canonical content hashes.
 
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
@@ -12,7 +11,7 @@ use crate::error::GraphError;
 /// Mode of directories we create: no access for others (the tree holds secrets).
 pub(crate) const DIR_MODE: u32 = 0o750;
 /// Prefix of our temporary files; [`is_backup_or_temp`] recognises it.
-const TEMP_PREFIX: &str = ".okd-tmp-";
+use atomic_file::TEMP_PREFIX;
 /// Marker in the name of a preserved user edit.
 pub(crate) const BACKUP_MARKER: &str = ".user-edit-";
 
@@ -108,33 +107,13 @@ pub(crate) fn create_dirs(dir: &Path) -> Result<(), GraphError> {
         .map_err(|e| GraphError::io(dir, e))
 }
 
-/// Replaces `path` with `data` atomically: temp file in the same dir, exact `mode` (independent
-/// of the umask), fsync, rename, fsync of the directory. A reader sees the old or the new
-/// content, never a mix, and a crash leaves no partial file.
+/// Replaces `path` with `data` through [`atomic_file::write`] (exact `mode`, a reader sees the
+/// old or the new content, a crash leaves no partial file), creating missing parents first.
 pub(crate) fn write_atomic(path: &Path, data: &[u8], mode: u32) -> Result<(), GraphError> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    create_dirs(&dir)?;
-    let io = |e| GraphError::io(path, e);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(&dir)
-        .map_err(io)?;
-    tmp.write_all(data).map_err(io)?;
-    tmp.as_file()
-        .set_permissions(fs::Permissions::from_mode(mode))
-        .map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    sync_dir(&dir)
-}
-
-fn sync_dir(dir: &Path) -> Result<(), GraphError> {
-    fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| GraphError::io(dir, e))
+    if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_dirs(dir)?;
+    }
+    atomic_file::write(path, data, mode).map_err(|e| GraphError::io(path, e))
 }
 
 /// Sets the permission bits of an existing file when they differ from `mode`.

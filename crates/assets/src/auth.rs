@@ -142,7 +142,7 @@ impl std::fmt::Debug for KubeadminPassword {
 }
 
 impl Asset for KubeadminPassword {
-    const ID: &'static str = "auth/kubeadmin-password";
+    const ID: &'static str = contract::KUBEADMIN_PASSWORD_FILE;
     const NAME: &'static str = "Kubeadmin Password";
 
     fn dependencies() -> Vec<Dep> {
@@ -163,7 +163,7 @@ impl Asset for KubeadminPassword {
 
     fn files(&self) -> Vec<File> {
         vec![File::secret(
-            "auth/kubeadmin-password",
+            contract::KUBEADMIN_PASSWORD_FILE,
             self.password.as_bytes(),
         )]
     }

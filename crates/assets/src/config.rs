@@ -8,7 +8,7 @@ use crate::Error;
 use std::net::IpAddr;
 
 use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
-use installconfig::InstallConfig;
+use installconfig::{ClusterNames, InstallConfig};
 use serde::{Deserialize, Serialize};
 
 /// File name of the user's input in the asset directory.
@@ -27,6 +27,10 @@ pub struct InstallConfigAsset {
     /// Warnings found while validating (shown once per run that loads the file).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The cluster's DNS names (cluster domain, `api.`, `api-int.`), derived once here so the
+    /// certificates, the manifests, the pointer configs and the bootstrap templates cannot
+    /// spell them differently.
+    pub names: ClusterNames,
 }
 
 impl InstallConfigAsset {
@@ -34,6 +38,7 @@ impl InstallConfigAsset {
     pub fn parse(raw: String, file: &str) -> Result<Self, installconfig::LoadError> {
         let loaded = installconfig::parse_str(&raw, file)?;
         Ok(InstallConfigAsset {
+            names: loaded.config.names(),
             config: loaded.config,
             warnings: loaded.warnings.iter().map(ToString::to_string).collect(),
             raw,
@@ -79,7 +84,7 @@ pub struct ClusterParamsAsset(pub pki::ClusterParams);
 impl ClusterParamsAsset {
     /// Extracts the certificate-relevant values; the API VIPs (on platforms that serve on
     /// VIPs) are named in the API serving certificates.
-    pub fn from_config(ic: &InstallConfig) -> Result<Self, BoxError> {
+    pub fn from_config(ic: &InstallConfig, names: &ClusterNames) -> Result<Self, BoxError> {
         let api_vips = ic
             .api_vips()
             .iter()
@@ -93,7 +98,7 @@ impl ClusterParamsAsset {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ClusterParamsAsset(pki::ClusterParams {
             cluster_name: ic.metadata.name.clone(),
-            base_domain: ic.base_domain.trim_end_matches('.').to_string(),
+            base_domain: names.base_domain.clone(),
             service_networks: ic
                 .networking()
                 .service_network
@@ -114,7 +119,8 @@ impl Asset for ClusterParamsAsset {
     }
 
     fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
-        ClusterParamsAsset::from_config(&parents.get::<InstallConfigAsset>()?.config)
+        let ic = parents.get::<InstallConfigAsset>()?;
+        ClusterParamsAsset::from_config(&ic.config, &ic.names)
     }
 }
 

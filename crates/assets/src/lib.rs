@@ -7,14 +7,16 @@
 #![deny(missing_docs)]
 
 pub mod auth;
+pub mod bootstrap;
 pub mod cluster_pki;
 pub mod config;
 mod error;
 pub mod export;
-pub mod ignition;
 pub mod lookup;
 pub mod manifests;
+pub mod metadata;
 pub mod options;
+pub mod pointer;
 pub mod time;
 pub mod tls;
 
@@ -44,7 +46,9 @@ pub mod targets {
 
 fn targets() -> Vec<Target> {
     use crate::auth::{Admin, KubeadminPassword, Kubeconfig};
-    use crate::ignition::*;
+    use crate::bootstrap::{BootstrapIgnition, PivotIgnition, SingleNodeIgnition};
+    use crate::metadata::Metadata;
+    use crate::pointer::{MasterPointer, WorkerPointer};
     let auth = || {
         vec![
             Dep::of::<Kubeconfig<Admin>>(),
@@ -115,12 +119,12 @@ pub fn graph() -> Result<Graph, GraphError> {
     b = auth::register_kubeconfigs(b)
         .asset::<auth::KubeadminPassword>()
         .asset::<manifests::ManifestsAsset>()
-        .asset::<ignition::MasterPointer>()
-        .asset::<ignition::WorkerPointer>()
-        .asset::<ignition::BootstrapIgnition>()
-        .asset::<ignition::PivotIgnition>()
-        .asset::<ignition::SingleNodeIgnition>()
-        .asset::<ignition::Metadata>()
+        .asset::<pointer::MasterPointer>()
+        .asset::<pointer::WorkerPointer>()
+        .asset::<bootstrap::BootstrapIgnition>()
+        .asset::<bootstrap::PivotIgnition>()
+        .asset::<bootstrap::SingleNodeIgnition>()
+        .asset::<metadata::Metadata>()
         .asset::<export::RunSeed>()
         .asset::<export::SecretsExport>();
     for t in targets() {

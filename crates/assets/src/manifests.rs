@@ -6,14 +6,14 @@
 
 use crate::Error;
 use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
-use installconfig::{Hyperthreading, InstallConfig, yaml_name};
+use installconfig::{ClusterNames, Hyperthreading, InstallConfig, yaml_name};
 use manifests::{Dir, ManifestInputs};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::KubeadminPassword;
 use crate::config::{ClusterIdAsset, InstallConfigAsset};
-use crate::ignition::{MasterPointer, WorkerPointer};
 use crate::options::ReleaseOptions;
+use crate::pointer::{MasterPointer, WorkerPointer};
 use crate::tls::{Cert, MachineConfigServer, RootCa};
 
 /// One file of `manifests/` or `openshift/`.
@@ -44,6 +44,10 @@ pub struct ManifestsAsset {
     /// Warnings to show the user (e.g. masters made schedulable).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The cluster Proxy's computed `status.noProxy` (`None` without a proxy): the bootstrap
+    /// node exports the same list, so it takes it from here rather than computing it again.
+    #[serde(default)]
+    pub no_proxy: Option<String>,
 }
 
 impl Asset for ManifestsAsset {
@@ -81,6 +85,7 @@ impl Asset for ManifestsAsset {
         Ok(ManifestsAsset {
             files,
             warnings: generated.warnings,
+            no_proxy: manifests::proxy::computed_no_proxy(&inputs),
         })
     }
 
@@ -121,11 +126,38 @@ impl Asset for ManifestsAsset {
             })
             .collect();
         files.sort_by_key(ManifestEntry::rel_path);
+        let no_proxy = proxy_status_no_proxy(&files)?;
         Ok(Some(ManifestsAsset {
             files,
             warnings: outcome.warnings,
+            no_proxy,
         }))
     }
+}
+
+/// `manifests/` file of the cluster Proxy object.
+const PROXY_MANIFEST: &str = "cluster-proxy-01-config.yaml";
+
+/// `status.noProxy` of the Proxy manifest as it is on disk: the user's edit of the manifests
+/// wins here as everywhere else. `None` when the file or the field is absent.
+fn proxy_status_no_proxy(files: &[ManifestEntry]) -> Result<Option<String>, BoxError> {
+    let Some(file) = files
+        .iter()
+        .find(|f| f.dir == Dir::Manifests.as_str() && f.name == PROXY_MANIFEST)
+    else {
+        return Ok(None);
+    };
+    let objects = manifests::user::parse_objects(
+        std::path::Path::new(&file.rel_path()),
+        file.data.as_bytes(),
+    )?;
+    Ok(objects.iter().find_map(|o| {
+        o.value
+            .pointer("/status/noProxy")
+            .and_then(serde_json::Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+    }))
 }
 
 fn entry(f: &manifests::ManifestFile) -> ManifestEntry {
@@ -199,12 +231,15 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
         },
         installer_version: release.installer_version.clone(),
         invoker: release.invoker.clone(),
-        ..map_install_config(ic)?
+        ..map_install_config(ic, &parents.get::<InstallConfigAsset>()?.names)?
     })
 }
 
 /// The install-config part of [`ManifestInputs`]; ids, PKI and pointers are left empty.
-pub fn map_install_config(ic: &InstallConfig) -> Result<ManifestInputs, BoxError> {
+pub fn map_install_config(
+    ic: &InstallConfig,
+    names: &ClusterNames,
+) -> Result<ManifestInputs, BoxError> {
     let net = ic.networking();
     let pool = |p: &installconfig::MachinePool| manifests::inputs::Pool {
         name: p.name.clone(),
@@ -217,7 +252,7 @@ pub fn map_install_config(ic: &InstallConfig) -> Result<ManifestInputs, BoxError
         .ok_or("install-config has no controlPlane after defaulting")?;
     Ok(ManifestInputs {
         cluster_name: ic.metadata.name.clone(),
-        base_domain: ic.base_domain.trim_end_matches('.').to_string(),
+        base_domain: names.base_domain.clone(),
         platform: map_platform(ic)?,
         networking: manifests::inputs::Networking {
             network_type: net.network_type.clone(),
@@ -455,5 +490,48 @@ pub fn dir_of(entry: &ManifestEntry) -> Dir {
         Dir::Openshift
     } else {
         Dir::Manifests
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ManifestEntry, PROXY_MANIFEST, proxy_status_no_proxy};
+
+    fn entry(dir: &str, name: &str, data: &str) -> ManifestEntry {
+        ManifestEntry {
+            dir: dir.into(),
+            name: name.into(),
+            data: data.into(),
+            secret: false,
+        }
+    }
+
+    const PROXY: &str = "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata:\n  \
+                         name: cluster\nspec:\n  httpProxy: http://p:3128\nstatus:\n  \
+                         httpProxy: http://p:3128\n  noProxy: .svc,edited.example.com\n";
+
+    /// Loaded manifests give the bootstrap what the Proxy manifest on disk says, edits included.
+    #[test]
+    fn no_proxy_of_loaded_manifests_is_the_proxy_status_on_disk() {
+        let files = vec![
+            entry("manifests", "cluster-config.yaml", "kind: ConfigMap\n"),
+            entry("manifests", PROXY_MANIFEST, PROXY),
+        ];
+        assert_eq!(
+            proxy_status_no_proxy(&files).unwrap().as_deref(),
+            Some(".svc,edited.example.com")
+        );
+    }
+
+    /// No Proxy manifest, one without a status (no proxy configured), or one in `openshift/`
+    /// (not the cluster Proxy's file): nothing to export.
+    #[test]
+    fn no_proxy_is_none_without_a_proxy_status() {
+        assert_eq!(proxy_status_no_proxy(&[]).unwrap(), None);
+        let bare = "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata:\n  name: cluster\n";
+        let files = [entry("manifests", PROXY_MANIFEST, bare)];
+        assert_eq!(proxy_status_no_proxy(&files).unwrap(), None);
+        let elsewhere = [entry("openshift", PROXY_MANIFEST, PROXY)];
+        assert_eq!(proxy_status_no_proxy(&elsewhere).unwrap(), None);
     }
 }

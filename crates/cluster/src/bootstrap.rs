@@ -178,7 +178,10 @@ struct PivotOutcome {
 
 /// The pivot's ConfigMap, kept as the last known state when it cannot be read.
 async fn read_pivot(rep: &Reporter<'_>, maps: &Api<ConfigMap>, last: PivotState) -> PivotState {
-    match rep.request(maps.get_opt("bootstrap-pivot")).await {
+    match rep
+        .request(maps.get_opt(contract::pivot::CONFIG_MAP_NAME))
+        .await
+    {
         Some(Some(cm)) => {
             let state = PivotState::from_data(&cm.data.unwrap_or_default());
             PivotState {
@@ -195,7 +198,10 @@ async fn read_pivot(rep: &Reporter<'_>, maps: &Api<ConfigMap>, last: PivotState)
 /// override.
 async fn wait_nodes(rep: &Reporter<'_>, want: usize) -> Result<(PivotOutcome, String), String> {
     let nodes: Api<Node> = Api::all(rep.cluster.client.clone());
-    let maps: Api<ConfigMap> = Api::namespaced(rep.cluster.client.clone(), "kube-system");
+    let maps: Api<ConfigMap> = Api::namespaced(
+        rep.cluster.client.clone(),
+        contract::pivot::CONFIG_MAP_NAMESPACE,
+    );
     let mut pivot = PivotState::default();
     let mut approved_csrs = Vec::new();
     let ready = loop {

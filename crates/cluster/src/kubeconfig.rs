@@ -7,7 +7,7 @@
 //! atomically with the old file's mode (it holds a client key, typically 0600).
 
 use std::fs;
-use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
@@ -173,20 +173,11 @@ fn prepend_in_doc(
 /// Write to a temp file in the same directory with the target's current mode, then rename
 /// over the target: readers see the old or the new file, never half of one.
 fn write_atomic_like(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let perms = fs::metadata(path).map_err(io_err(path))?.permissions();
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
-    tmp.write_all(bytes).map_err(io_err(tmp.path()))?;
-    tmp.as_file().sync_all().map_err(io_err(path))?;
-    fs::set_permissions(tmp.path(), perms).map_err(io_err(path))?;
-    tmp.persist(path).map_err(|e| EditError::Io {
-        path: path.to_path_buf(),
-        error: e.error,
-    })?;
-    Ok(())
+    let mode = fs::metadata(path)
+        .map_err(io_err(path))?
+        .permissions()
+        .mode();
+    atomic_file::write(path, bytes, mode & 0o7777).map_err(io_err(path))
 }
 
 #[cfg(test)]

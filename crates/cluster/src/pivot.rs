@@ -25,8 +25,7 @@ pub(crate) const NODE_BOOTSTRAPPER: &str =
     "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper";
 const CLIENT_SIGNER: &str = "kubernetes.io/kube-apiserver-client-kubelet";
 const SERVING_SIGNER: &str = "kubernetes.io/kubelet-serving";
-/// The key the pivot script puts into `spec.unsupportedConfigOverrides`.
-pub(crate) const ETCD_OVERRIDE_KEY: &str = "useUnsupportedUnsafeNonHANonProductionUnstableEtcd";
+use contract::pivot::{ETCD_OVERRIDE_KEY, KEY_FAILURE, KEY_STAGE, PivotStep};
 
 /// What ConfigMap `kube-system/bootstrap-pivot` says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,8 +40,8 @@ impl PivotState {
     pub(crate) fn from_data(data: &BTreeMap<String, String>) -> PivotState {
         let get = |k: &str| data.get(k).filter(|v| !v.is_empty()).cloned();
         PivotState {
-            stage: get("stage"),
-            failure: get("failure"),
+            stage: get(KEY_STAGE),
+            failure: get(KEY_FAILURE),
         }
     }
 
@@ -63,24 +62,24 @@ pub(crate) fn stage_cause(state: &PivotState) -> String {
                 bootstrap-pivot.service runs on it and can reach the API at api-int"
             .to_string();
     };
-    let what = match stage {
-        "pivot-allow-reduced-etcd" => {
+    let what = match PivotStep::from_name(stage) {
+        Some(PivotStep::AllowReducedEtcd) => {
             "it could not set the etcd override (the etcd operator configuration was not \
              there or the API did not answer)"
         }
-        "pivot-wait-for-masters" => "the other control-plane nodes did not become Ready",
-        "pivot-wait-for-bootkube" => "bootkube.service on it did not finish",
-        "pivot-pointer-config" => "it could not write its master pointer config",
-        "pivot-coreos-installer" => {
+        Some(PivotStep::WaitForMasters) => "the other control-plane nodes did not become Ready",
+        Some(PivotStep::WaitForBootkube) => "bootkube.service on it did not finish",
+        Some(PivotStep::PointerConfig) => "it could not write its master pointer config",
+        Some(PivotStep::CoreosInstaller) => {
             "coreos-installer did not write the OS to the installation disk (check \
              bootstrapPivot.installationDisk and the host's console)"
         }
-        "reboot" => {
+        Some(PivotStep::Reboot) => {
             "it rebooted into the installed system but its kubelet has not joined as a Ready \
              node (can it reach the machine-config server on api-int:22623? are its \
              certificate requests approved?)"
         }
-        _ => "it stopped at a step this installer does not know",
+        None => "it stopped at a step this installer does not know",
     };
     let failed = state
         .failure

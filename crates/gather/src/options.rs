@@ -9,7 +9,7 @@ use time::macros::format_description;
 use crate::GatherError;
 
 /// The gather script upstream bootstrap images install; ours installs it at the same path.
-pub const DEFAULT_REMOTE_COMMAND: &str = "/usr/local/bin/installer-gather.sh";
+pub const DEFAULT_REMOTE_COMMAND: &str = contract::GATHER_SCRIPT;
 
 /// Everything [`gather_bootstrap`](crate::gather_bootstrap) needs. Plain data: the binary
 /// fills it from flags, the state file and the environment.

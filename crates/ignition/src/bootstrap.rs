@@ -4,24 +4,10 @@ use ignition_config::v3_2::{
     Dropin, File, NodeUser, Passwd, Resource, Storage, Systemd, Unit, User,
 };
 
+use contract::ENABLED_UNITS;
+
 use crate::render::{RenderedFile, RenderedUnit, TemplateTree, embedded_templates, upsert_by};
 use crate::{Config, Result, TemplateContext, encode_data_url};
-
-/// Units that are enabled when the processed template directories contain them; all
-/// other units only run when something pulls them in (e.g. `bootkube.service` via Wants).
-pub const ENABLED_UNITS: [&str; 11] = [
-    "progress.service",
-    "kubelet.service",
-    "approve-csr.service",
-    "chown-gatewayd-key.service",
-    "systemd-journal-gatewayd.socket",
-    "install-to-disk.service",
-    "bootstrap-pivot.service",
-    "keepalived.service",
-    "coredns.service",
-    "ironic.service",
-    "master-bmh-update.service",
-];
 
 /// Which bootstrap config to build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

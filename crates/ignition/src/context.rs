@@ -249,17 +249,17 @@ impl TemplateContext {
     /// Used by tests (here and in the template tests) and documentation, so that they all
     /// render the templates against the same well-formed values.
     pub fn example() -> Self {
-        let cluster_domain = "demo.example.com".to_string();
+        let names = contract::ClusterNames::new("demo", "example.com");
         Self {
             release_image: "quay.io/okd/scos-release@sha256:\
                 0000000000000000000000000000000000000000000000000000000000000000"
                 .into(),
             cluster_name: "demo".into(),
-            base_domain: "example.com".into(),
-            api_server_url: format!("api.{cluster_domain}"),
-            api_int_server_url: format!("api-int.{cluster_domain}"),
-            machine_config_host: format!("api-int.{cluster_domain}"),
-            cluster_domain,
+            base_domain: names.base_domain,
+            api_server_url: names.api,
+            machine_config_host: names.api_int.clone(),
+            api_int_server_url: names.api_int,
+            cluster_domain: names.cluster_domain,
             pull_secret: r#"{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}"#.into(),
             ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExample0 user@example"
                 .into(),

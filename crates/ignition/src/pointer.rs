@@ -14,7 +14,7 @@ pub const MCS_PORT: u16 = 22623;
 /// The host part of the merge source URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PointerHost {
-    /// `api-int.<cluster domain>`; holds the cluster domain.
+    /// `api-int.<cluster domain>`, the name itself ([`contract::ClusterNames::api_int`]).
     ApiInt(String),
     /// An API virtual IP (written in brackets if IPv6).
     Vip(IpAddr),
@@ -26,17 +26,17 @@ pub enum PointerHost {
 impl PointerHost {
     /// The API VIP machines reach the Machine Config Server through, when the platform
     /// has one (the install config decides: machines on VIP platforms boot before cluster
-    /// DNS answers), else `api-int.<cluster_domain>`.
+    /// DNS answers), else `api_int`, the cluster's `api-int.<cluster domain>` name.
     ///
     /// A VIP that is not an IP address is used verbatim (install-config validation reports
     /// it separately).
-    pub fn new(cluster_domain: &str, api_vip: Option<&str>) -> Self {
+    pub fn new(api_int: &str, api_vip: Option<&str>) -> Self {
         match api_vip {
             Some(vip) => match vip.parse::<IpAddr>() {
                 Ok(ip) => PointerHost::Vip(ip),
                 Err(_) => PointerHost::Literal(vip.to_string()),
             },
-            None => PointerHost::ApiInt(cluster_domain.to_string()),
+            None => PointerHost::ApiInt(api_int.to_string()),
         }
     }
 }
@@ -44,7 +44,7 @@ impl PointerHost {
 impl fmt::Display for PointerHost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PointerHost::ApiInt(domain) => write!(f, "api-int.{domain}"),
+            PointerHost::ApiInt(name) => f.write_str(name),
             PointerHost::Vip(IpAddr::V6(ip)) => write!(f, "[{ip}]"),
             PointerHost::Vip(IpAddr::V4(ip)) => write!(f, "{ip}"),
             PointerHost::Literal(host) => f.write_str(host),

@@ -20,15 +20,7 @@ use ignition::{TemplateContext, TemplateTree, Variant, embedded_templates, rende
 use serde_json::Value;
 
 /// Units the renderer enables; every other unit must come without an `[Install]` section.
-const ENABLED_UNITS: [&str; 7] = [
-    "progress.service",
-    "kubelet.service",
-    "approve-csr.service",
-    "chown-gatewayd-key.service",
-    "systemd-journal-gatewayd.socket",
-    "install-to-disk.service",
-    "bootstrap-pivot.service",
-];
+use contract::ENABLED_UNITS;
 
 /// Programs units may run that come with the OS rather than with the bootstrap config.
 const OS_PROGRAMS: [&str; 8] = [

@@ -36,6 +36,7 @@ pub use explain::{ExplainError, explain};
 pub fn json_schema() -> serde_json::Value {
     walk::root_schema().clone()
 }
+pub use contract::ClusterNames;
 pub use load::{Loaded, load, parse_str};
 pub use types::*;
 pub use validate::{

@@ -345,13 +345,14 @@ pub struct ReleaseInfo {
 }
 
 impl ManifestInputs {
+    /// The cluster's DNS names, made by the one function that makes them for every output.
+    pub fn names(&self) -> contract::ClusterNames {
+        contract::ClusterNames::new(&self.cluster_name, &self.base_domain)
+    }
+
     /// `<cluster_name>.<base_domain>`.
     pub fn cluster_domain(&self) -> String {
-        format!(
-            "{}.{}",
-            self.cluster_name,
-            self.base_domain.trim_end_matches('.')
-        )
+        self.names().cluster_domain
     }
 
     /// Sum of replicas over all compute pools.

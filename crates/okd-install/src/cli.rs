@@ -264,7 +264,7 @@ pub(crate) struct GatherArgs {
     /// Remote gather script (for labs with a custom image).
     #[arg(
         long,
-        default_value = "/usr/local/bin/installer-gather.sh",
+        default_value = contract::GATHER_SCRIPT,
         hide = true
     )]
     pub remote_command: String,

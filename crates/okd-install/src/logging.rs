@@ -31,7 +31,9 @@ pub(crate) const LOG_FILE: &str = ".okd-install.log";
 const OUR_CRATES: &[&str] = &[
     "asset_graph",
     "assets",
+    "atomic_file",
     "cluster",
+    "contract",
     "gather",
     "ignition",
     "installconfig",

@@ -43,19 +43,24 @@ const SERVICE_NAMES: &[&str] = &[
 ];
 
 impl ClusterParams {
+    /// The cluster's DNS names, made by the one function that makes them for every output.
+    pub fn names(&self) -> contract::ClusterNames {
+        contract::ClusterNames::new(&self.cluster_name, &self.base_domain)
+    }
+
     /// `<cluster_name>.<base_domain>`.
     pub fn cluster_domain(&self) -> String {
-        format!("{}.{}", self.cluster_name, self.base_domain)
+        self.names().cluster_domain
     }
 
     /// `api.<cluster-domain>`, the external API name.
     pub fn api_host(&self) -> String {
-        format!("api.{}", self.cluster_domain())
+        self.names().api
     }
 
     /// `api-int.<cluster-domain>`, the internal API name.
     pub fn api_int_host(&self) -> String {
-        format!("api-int.{}", self.cluster_domain())
+        self.names().api_int
     }
 
     /// The SANs `rule` yields for this cluster: DNS names first, then IPs, the order Go's

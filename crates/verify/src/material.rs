@@ -167,7 +167,7 @@ impl Material {
         let stored = load_state(dir, report);
         let install_config = load_install_config(dir, stored.install_config.as_ref(), report);
         let params = install_config.as_ref().and_then(|ic| {
-            match assets::config::ClusterParamsAsset::from_config(ic) {
+            match assets::config::ClusterParamsAsset::from_config(ic, &ic.names()) {
                 Ok(p) => Some(p.0),
                 Err(e) => {
                     report.error("config.params", "install-config.yaml", e.to_string());

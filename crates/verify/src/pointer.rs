@@ -104,7 +104,7 @@ fn check_url(
 fn host_problems(m: &Material, host: &str, mcs: Option<&(String, Vec<u8>)>) -> Vec<String> {
     let mut problems = Vec::new();
     if let Some(ic) = &m.install_config {
-        let want = assets::ignition::pointer_host(ic).to_string();
+        let want = assets::pointer::pointer_host(ic, &ic.names()).to_string();
         let want = want.trim_start_matches('[').trim_end_matches(']');
         if want != host {
             problems.push(format!(

@@ -183,7 +183,7 @@ fn node_image(ev: &Evidence, verdict: &Verdict) -> Option<Cause> {
 
 fn render_stage(ev: &Evidence, pos: &Position) -> Option<Cause> {
     let stage = pos.stage.as_deref()?;
-    let (_, name) = ignition::BOOTKUBE_RENDER_STAGES
+    let (_, name) = contract::BOOTKUBE_RENDER_STAGES
         .iter()
         .find(|(s, _)| *s == stage)?;
     let mut evidence = vec![format!("bootkube.service {}", pos.said)];
@@ -506,15 +506,15 @@ mod tests {
 
     #[test]
     fn every_render_stage_has_its_own_container() {
-        let mut names: Vec<&str> = ignition::BOOTKUBE_RENDER_STAGES
+        let mut names: Vec<&str> = contract::BOOTKUBE_RENDER_STAGES
             .iter()
             .map(|(_, c)| *c)
             .collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), ignition::BOOTKUBE_RENDER_STAGES.len());
+        assert_eq!(names.len(), contract::BOOTKUBE_RENDER_STAGES.len());
         assert!(
-            ignition::BOOTKUBE_RENDER_STAGES
+            contract::BOOTKUBE_RENDER_STAGES
                 .iter()
                 .all(|(s, c)| s.ends_with("-bootstrap") && c.ends_with("-render"))
         );

@@ -27,7 +27,7 @@ use super::extras::{MachineOsState, host_of, items};
 use super::image_ref::ImageRef;
 
 /// Suffix of the name of okd-install's OS-image MachineConfig, `99-<pool>-okd-install-os-image`.
-pub(crate) const OS_IMAGE_CONFIG_SUFFIX: &str = "-okd-install-os-image";
+pub(crate) use contract::OS_IMAGE_CONFIG_SUFFIX;
 
 /// The label that ties a MachineConfig to its pool.
 const ROLE_LABEL: &str = "machineconfiguration.openshift.io/role";

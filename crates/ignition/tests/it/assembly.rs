@@ -401,3 +401,38 @@ fn parent_asset_modes() {
         assert_eq!(NodeFile::asset(path, "x").mode, mode, "{path}");
     }
 }
+
+/// bootstrap.ign and its variants enable only units whose unit file they carry (a unit that
+/// is only a drop-in lives on the OS image and is started by whatever ships it), and every
+/// unit the contract says is enabled is enabled by some variant: a name in the list without a
+/// template would make a reader believe the bootstrap runs a piece it does not have.
+#[test]
+fn configs_enable_only_units_they_carry() {
+    let mut seen = std::collections::BTreeSet::new();
+    for variant in Variant::ALL {
+        for on_prem in [false, true] {
+            let mut ctx = context_for(variant);
+            ctx.on_prem = on_prem;
+            let config = bootstrap_config(variant, &ctx, vec![], vec![]).expect("renders");
+            for unit in units(&config) {
+                if unit.enabled != Some(true) {
+                    continue;
+                }
+                let has_file = unit.contents.as_deref().is_some_and(|c| !c.is_empty());
+                assert!(
+                    has_file,
+                    "{}: {} is enabled but has no unit file",
+                    variant.file_name(),
+                    unit.name
+                );
+                seen.insert(unit.name.clone());
+            }
+        }
+    }
+    let listed: std::collections::BTreeSet<String> =
+        contract::ENABLED_UNITS.map(String::from).into();
+    assert_eq!(
+        seen, listed,
+        "enabled by some config vs the contract's list"
+    );
+}

@@ -77,7 +77,7 @@ fn gzip_contents_are_shown_decompressed() {
 fn explains_pointer_configs_and_rejects_garbage() {
     let json = pointer_config(
         "master",
-        PointerHost::ApiInt("c.example.com".into()),
+        PointerHost::ApiInt("api-int.c.example.com".into()),
         "PEM\n",
     );
     assert_eq!(

@@ -16,8 +16,8 @@ fn expected(source: &str) -> String {
 
 #[test]
 fn api_int_without_an_api_vip() {
-    let host = PointerHost::new("demo.example.com", None);
-    assert_eq!(host, PointerHost::ApiInt("demo.example.com".into()));
+    let host = PointerHost::new("api-int.demo.example.com", None);
+    assert_eq!(host, PointerHost::ApiInt("api-int.demo.example.com".into()));
     let json = pointer_config("master", host, CA);
     assert_eq!(
         json,

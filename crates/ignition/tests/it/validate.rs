@@ -58,7 +58,7 @@ fn generated_configs_pass_ignition_validate() {
     }
     let ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
     let hosts = [
-        PointerHost::ApiInt("c.example.com".into()),
+        PointerHost::ApiInt("api-int.c.example.com".into()),
         PointerHost::new("c", Some("192.168.1.5")),
         PointerHost::new("c", Some("fd00::5")),
     ];

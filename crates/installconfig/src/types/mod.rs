@@ -13,6 +13,7 @@ mod vsphere;
 
 use std::collections::BTreeMap;
 
+use contract::ClusterNames;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -591,10 +592,14 @@ impl PlatformSection {
 }
 
 impl InstallConfig {
+    /// The cluster's DNS names ([`ClusterNames`]).
+    pub fn names(&self) -> ClusterNames {
+        contract::ClusterNames::new(&self.metadata.name, &self.base_domain)
+    }
+
     /// The cluster domain `<metadata.name>.<baseDomain>` used for api, api-int and *.apps.
     pub fn cluster_domain(&self) -> String {
-        let base = self.base_domain.trim_end_matches('.');
-        format!("{}.{}", self.metadata.name, base)
+        self.names().cluster_domain
     }
 
     /// The platform name ("none", "baremetal", "vsphere", ...), "" when unset: for messages,

@@ -84,7 +84,7 @@ fn platform_type(platform: &Platform) -> &'static str {
 }
 
 fn infrastructure(inputs: &ManifestInputs) -> Infrastructure {
-    let domain = inputs.cluster_domain();
+    let names = inputs.names();
     let spec = infrastructure_spec(inputs);
     let mut obj = Object::cluster_scoped(CONFIG_V1, "Infrastructure", "cluster", spec);
     let partitioning = if inputs.cpu_partitioning_all_nodes {
@@ -94,8 +94,8 @@ fn infrastructure(inputs: &ManifestInputs) -> Infrastructure {
     };
     obj.status = Some(InfrastructureStatus {
         infrastructure_name: inputs.infra_id.clone(),
-        api_server_url: format!("https://api.{domain}:6443"),
-        api_server_internal_uri: format!("https://api-int.{domain}:6443"),
+        api_server_url: format!("https://{}:6443", names.api),
+        api_server_internal_uri: format!("https://{}:6443", names.api_int),
         platform: platform_type(&inputs.platform).to_string(),
         platform_status: platform_status(inputs),
         control_plane_topology: topology::control_plane_topology(inputs).to_string(),

@@ -56,7 +56,7 @@ pub fn skeleton_name(pool: &str) -> String {
 
 /// Name of the MachineConfig that sets the OS image of `pool`.
 pub fn os_image_config_name(pool: &str) -> String {
-    format!("99-{pool}-okd-install-os-image")
+    contract::os_image_config_name(pool)
 }
 
 /// File name of that MachineConfig in `openshift/`.

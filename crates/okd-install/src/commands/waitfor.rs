@@ -138,7 +138,7 @@ fn print_install_done(dir: &Path, kubeconfig: &Path, summary: &Summary, print_pa
     if let Some(url) = &summary.console_url {
         tracing::info!("web console: {url}");
     }
-    let pw_path = dir.join("auth/kubeadmin-password");
+    let pw_path = dir.join(contract::KUBEADMIN_PASSWORD_FILE);
     match (print_password, std::fs::read_to_string(&pw_path)) {
         (true, Ok(pw)) => tracing::info!("log in as kubeadmin with password: {}", pw.trim()),
         _ => tracing::info!(

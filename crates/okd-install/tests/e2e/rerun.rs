@@ -233,3 +233,39 @@ fn every_secret_manifest_is_private_when_written_and_when_loaded_back() {
         }
     }
 }
+
+/// The bootstrap host exports the Proxy manifest's `status.noProxy`: the computed list when
+/// manifests are generated and loaded unchanged, the user's version once it is edited.
+#[test]
+fn bootstrap_no_proxy_follows_the_proxy_manifest() {
+    const PROXY: &str = "manifests/cluster-proxy-01-config.yaml";
+    const PROFILE: &str = "/etc/profile.d/proxy.sh";
+    let one_step = tempfile::tempdir().unwrap();
+    create_at(
+        one_step.path(),
+        EPOCH,
+        &["ignition-configs", "--from-example", "proxy-trust-bundle"],
+    )
+    .ok("create ignition-configs");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    create_at(
+        dir,
+        EPOCH,
+        &["manifests", "--from-example", "proxy-trust-bundle"],
+    )
+    .ok("create manifests");
+    ignition_configs(dir);
+    let exported = |d: &Path| ign_text(&read(&d.join("bootstrap.ign")), PROFILE);
+    let computed = exported(one_step.path());
+    assert!(computed.contains("api-int."), "{computed}");
+    assert_eq!(exported(dir), computed, "loaded manifests changed noProxy");
+
+    let manifest = read(&dir.join(PROXY));
+    let edited = manifest.replace("noProxy: .cluster.local,", "noProxy: .edited.example.com,");
+    assert_ne!(edited, manifest, "{manifest}");
+    std::fs::write(dir.join(PROXY), edited).unwrap();
+    ignition_configs(dir);
+    let now = exported(dir);
+    assert!(now.contains("NO_PROXY='.edited.example.com,"), "{now}");
+}

@@ -1,62 +1,19 @@
-//! The Ignition outputs: pointer configs, the bootstrap configs and metadata.json.
+//! `bootstrap.ign` and its pivot and single-node variants: the rendered templates plus the
+//! manifests, TLS files and kubeconfigs of the other assets.
 
 use crate::Error;
 use asset_graph::{Asset, BoxError, Context, Dep, File, Parents};
-use ignition::{NodeFile, PointerHost, TemplateContext, Variant};
+use ignition::{NodeFile, TemplateContext, Variant};
 use installconfig::{InstallConfig, Platform};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{node_kubeconfig_deps, node_kubeconfigs};
-use crate::config::{ClusterIdAsset, InstallConfigAsset};
+use crate::config::InstallConfigAsset;
 use crate::manifests::{ManifestsAsset, manifest_pairs, mirror_sources};
+use crate::metadata::feature_set_name;
 use crate::options::{IgnitionOptions, ReleaseOptions};
-use crate::tls::{BootstrapSshKeyPair, Cert, RootCa, TlsTree};
-
-macro_rules! pointer_asset {
-    ($ty:ident, $role:literal, $id:literal, $name:literal) => {
-        #[doc = concat!("`", $role, ".ign`: a pointer to `/config/", $role, "` on the Machine Config Server.")]
-        #[derive(Clone, Debug, Serialize, Deserialize)]
-        pub struct $ty(pub String);
-
-        impl Asset for $ty {
-            const ID: &'static str = $id;
-            const NAME: &'static str = $name;
-
-            fn dependencies() -> Vec<Dep> {
-                vec![Dep::of::<InstallConfigAsset>(), Dep::of::<Cert<RootCa>>()]
-            }
-
-            fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
-                let ic = &parents.get::<InstallConfigAsset>()?.config;
-                let root = parents.get::<Cert<RootCa>>()?.0.leaf_pem()?;
-                Ok($ty(ignition::pointer_config($role, pointer_host(ic), &root)))
-            }
-
-            fn files(&self) -> Vec<File> {
-                vec![File::new(concat!($role, ".ign"), self.0.as_bytes())]
-            }
-        }
-    };
-}
-
-pointer_asset!(
-    MasterPointer,
-    "master",
-    "ignition/master",
-    "Master Ignition Config"
-);
-pointer_asset!(
-    WorkerPointer,
-    "worker",
-    "ignition/worker",
-    "Worker Ignition Config"
-);
-
-/// Where the pointer configs (and the pivoting bootstrap host) find the Machine Config
-/// Server for this install config.
-pub fn pointer_host(ic: &InstallConfig) -> PointerHost {
-    PointerHost::new(&ic.cluster_domain(), ic.machine_config_vip().as_deref())
-}
+use crate::pointer::pointer_host;
+use crate::tls::{BootstrapSshKeyPair, TlsTree};
 
 /// The inputs every bootstrap variant is assembled from.
 fn bootstrap_deps() -> Vec<Dep> {
@@ -78,10 +35,16 @@ fn bootstrap_deps() -> Vec<Dep> {
 
 /// Assembles one bootstrap variant and serializes it (compressed when asked).
 fn build_bootstrap(parents: &Parents, variant: Variant) -> Result<String, BoxError> {
-    let ic = &parents.get::<InstallConfigAsset>()?.config;
+    let install_config = parents.get::<InstallConfigAsset>()?;
+    let ic = &install_config.config;
     let manifests = parents.get::<ManifestsAsset>()?;
     check_image_mode(ic, manifests, parents.get::<ReleaseOptions>()?.release()?)?;
-    let ctx = template_context(ic, parents.get::<ReleaseOptions>()?, variant)?;
+    let ctx = template_context(
+        install_config,
+        manifests,
+        parents.get::<ReleaseOptions>()?,
+        variant,
+    )?;
     let mut files = manifest_node_files(manifests)?;
     files.extend(auth_node_files(parents)?);
     files.extend(tls_node_files(parents.get::<TlsTree>()?));
@@ -190,11 +153,18 @@ fn tls_node_files(tls: &TlsTree) -> Vec<NodeFile> {
 }
 
 /// The values the bootstrap templates may use.
+///
+/// The cluster's names come from the install-config asset and the proxy's `noProxy` from the
+/// manifests asset (the Proxy object's status the cluster gets), so the bootstrap node exports
+/// exactly what the cluster is told.
 pub fn template_context(
-    ic: &InstallConfig,
+    install_config: &InstallConfigAsset,
+    manifests: &ManifestsAsset,
     release: &ReleaseOptions,
     variant: Variant,
 ) -> Result<TemplateContext, BoxError> {
+    let ic = &install_config.config;
+    let names = &install_config.names;
     let net = ic.networking();
     let first_v6 = net.service_network.first().is_some_and(|c| !c.is_ipv4());
     let families = net
@@ -204,20 +174,17 @@ pub fn template_context(
         .collect::<Vec<_>>();
     let dual = families.contains(&true) && families.contains(&false);
     let proxy = ic.proxy.clone().unwrap_or_default();
-    let no_proxy = crate::manifests::map_install_config(ic)
-        .ok()
-        .and_then(|inputs| manifests::proxy::computed_no_proxy(&inputs))
-        .unwrap_or_default();
+    let no_proxy = manifests.no_proxy.clone().unwrap_or_default();
     let disk = |d: &str| ignition::InstallationDisk {
         installation_disk: d.to_string(),
     };
     Ok(TemplateContext {
         release_image: release.release_image.clone(),
         cluster_name: ic.metadata.name.clone(),
-        base_domain: ic.base_domain.trim_end_matches('.').to_string(),
-        cluster_domain: ic.cluster_domain(),
-        api_server_url: format!("api.{}", ic.cluster_domain()),
-        api_int_server_url: format!("api-int.{}", ic.cluster_domain()),
+        base_domain: names.base_domain.clone(),
+        cluster_domain: names.cluster_domain.clone(),
+        api_server_url: names.api.clone(),
+        api_int_server_url: names.api_int.clone(),
         pull_secret: ic.pull_secret.clone(),
         ssh_key: ic.ssh_key.clone(),
         additional_trust_bundle: ic.additional_trust_bundle.clone().unwrap_or_default(),
@@ -253,7 +220,7 @@ pub fn template_context(
         bootstrap_node_ip: release.bootstrap_node_ip.clone(),
         use_ipv6_for_node_ip: first_v6,
         use_dual_for_node_ip: dual,
-        machine_config_host: pointer_host(ic).to_string(),
+        machine_config_host: pointer_host(ic, names).to_string(),
         on_prem: ic.machine_config_vip().is_some(),
         hostname_from_dhcp_only: ic
             .platform_kind()
@@ -272,13 +239,6 @@ pub fn template_context(
             &installconfig::os_image_stream(ic, release.release()?),
         ),
     })
-}
-
-/// The feature set as written in install-config (`""` for the default set).
-fn feature_set_name(ic: &InstallConfig) -> String {
-    Some(installconfig::yaml_name(&ic.feature_set))
-        .filter(|s| s != "Default")
-        .unwrap_or_default()
 }
 
 /// The MachineConfig the bootstrap host's first-boot logic reads: FIPS and kernel arguments.
@@ -357,59 +317,3 @@ bootstrap_asset!(
         }
     }
 );
-
-/// `metadata.json`: the cluster's identity for later commands.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Metadata(pub String);
-
-impl Asset for Metadata {
-    const ID: &'static str = "metadata";
-    const NAME: &'static str = "Metadata";
-
-    fn dependencies() -> Vec<Dep> {
-        vec![Dep::of::<InstallConfigAsset>(), Dep::of::<ClusterIdAsset>()]
-    }
-
-    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
-        let ic = &parents.get::<InstallConfigAsset>()?.config;
-        let ids = parents.get::<ClusterIdAsset>()?;
-        let platform = if let Some(vs) = &ic.platform.vsphere {
-            ignition::MetadataPlatform::VSphere(
-                vs.vcenters
-                    .iter()
-                    .map(|v| ignition::VCenterMetadata {
-                        vcenter: v.server.clone(),
-                        username: v.user.clone(),
-                        password: None,
-                    })
-                    .collect(),
-            )
-        } else if let Some(bm) = &ic.platform.baremetal {
-            ignition::MetadataPlatform::BareMetal {
-                libvirt_uri: bm.libvirt_uri.clone().unwrap_or_default(),
-                bootstrap_provisioning_ip: bm
-                    .bootstrap_provisioning_ip
-                    .as_ref()
-                    .map(|ip| ip.0.clone())
-                    .unwrap_or_default(),
-            }
-        } else {
-            ignition::MetadataPlatform::None
-        };
-        let feature_set = feature_set_name(ic);
-        Ok(Metadata(ignition::metadata_json(
-            &ignition::ClusterMetadata {
-                cluster_name: ic.metadata.name.clone(),
-                cluster_id: ids.cluster_id.clone(),
-                infra_id: ids.infra_id.clone(),
-                platform,
-                feature_set,
-                custom_feature_set: None,
-            },
-        )))
-    }
-
-    fn files(&self) -> Vec<File> {
-        vec![File::new("metadata.json", self.0.as_bytes())]
-    }
-}

@@ -1,0 +1,343 @@
+//! The names the bootstrap node's scripts and okd-install's readers share.
+//!
+//! `templates/bootstrap/` writes stage markers, service records, a ConfigMap and a log bundle
+//! on the node; `wait-for`, `gather`, `verify` and the real-render harness read them back, and
+//! the assets write files those readers open again. Each such name is defined here once, so a
+//! reader cannot drift from the writer: the tests of this crate read the templates and fail
+//! when a name here is not what they use.
+//!
+//! This crate is a leaf (serde is its only dependency): a reader names what the node writes
+//! without compiling the templates or the Ignition model.
+
+#![deny(missing_docs)]
+
+/// Each render stage of the bootstrap's `bootkube.sh`, in run order, with the podman container
+/// (`--name`) its render runs in: the stage names mark `<stage>.done` and the service records,
+/// the container names the output a failed stage leaves. One table for the gather analysis and
+/// the real-render harness.
+pub const BOOTKUBE_RENDER_STAGES: &[(&str, &str)] = &[
+    ("api-bootstrap", "api-render"),
+    ("auth-api-bootstrap", "auth-api-render"),
+    ("config-bootstrap", "config-render"),
+    ("cvo-bootstrap", "cvo-render"),
+    ("etcd-bootstrap", "etcd-render"),
+    ("kube-apiserver-bootstrap", "kube-apiserver-render"),
+    (
+        "kube-controller-manager-bootstrap",
+        "kube-controller-render",
+    ),
+    ("kube-scheduler-bootstrap", "kube-scheduler-render"),
+    ("ingress-operator-bootstrap", "ingress-render"),
+    ("node-tuning-bootstrap", "node-tuning-render"),
+    ("mco-bootstrap", "mco-render"),
+    ("cco-bootstrap", "cco-render"),
+];
+
+/// The stage `bootkube.sh` runs before the renders: it copies `openshift/` into `manifests/`.
+pub const BOOTKUBE_MANIFESTS_STAGE: &str = "openshift-manifests";
+
+/// `bootkube.sh`'s stages before cluster-bootstrap, in run order: the manifests copy, then the
+/// renders of [`BOOTKUBE_RENDER_STAGES`]. What the real-render harness replays and the first
+/// part of what a gathered bootstrap host records.
+pub fn bootkube_stages_to_render() -> Vec<&'static str> {
+    std::iter::once(BOOTKUBE_MANIFESTS_STAGE)
+        .chain(BOOTKUBE_RENDER_STAGES.iter().map(|(stage, _)| *stage))
+        .collect()
+}
+
+/// Units `bootstrap.ign` (and its variants) enables when a processed template directory
+/// provides them; every other unit only runs when an enabled one pulls it in (bootkube.service
+/// through progress.service's Wants, say). Only units the templates ship belong here: a name
+/// without a unit file would tell a reader the bootstrap has a piece it does not.
+pub const ENABLED_UNITS: [&str; 7] = [
+    "progress.service",
+    "kubelet.service",
+    "approve-csr.service",
+    "chown-gatewayd-key.service",
+    "systemd-journal-gatewayd.socket",
+    "install-to-disk.service",
+    "bootstrap-pivot.service",
+];
+
+/// Where the bootstrap config puts the log-bundle script; `gather` runs it over SSH.
+pub const GATHER_SCRIPT: &str = "/usr/local/bin/installer-gather.sh";
+
+/// The kubeadmin password in the asset directory: written by `create`, read by `wait-for`
+/// (to print the console login) and `verify` (to check it against the cluster's hash).
+pub const KUBEADMIN_PASSWORD_FILE: &str = "auth/kubeadmin-password";
+
+/// The DNS names of a cluster, derived from `metadata.name` and `baseDomain` in one place:
+/// the certificates' SANs, the manifests, the pointer configs, the bootstrap templates
+/// (`api_server_url`, `api_int_server_url`) and the readers that connect to or check them
+/// (`wait-for`, `verify`) all take them from here, so none can drop the trailing dot of
+/// `baseDomain` differently or spell `api-int.` another way.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClusterNames {
+    /// `baseDomain` without a trailing dot.
+    pub base_domain: String,
+    /// `<metadata.name>.<baseDomain>`: the parent of api, api-int and *.apps.
+    pub cluster_domain: String,
+    /// `api.<cluster domain>`: the API name clients outside the cluster use.
+    pub api: String,
+    /// `api-int.<cluster domain>`: the API name nodes use (and the machine-config server's).
+    pub api_int: String,
+}
+
+impl ClusterNames {
+    /// The names of cluster `name` under `base_domain` (a trailing dot is dropped: the
+    /// names go into certificates and URLs, where a fully-qualified dot does not belong).
+    pub fn new(name: &str, base_domain: &str) -> ClusterNames {
+        let base_domain = base_domain.trim_end_matches('.').to_string();
+        let cluster_domain = format!("{name}.{base_domain}");
+        ClusterNames {
+            api: format!("api.{cluster_domain}"),
+            api_int: format!("api-int.{cluster_domain}"),
+            base_domain,
+            cluster_domain,
+        }
+    }
+}
+
+/// What ends the name of okd-install's OS-image MachineConfig of a pool (image mode).
+pub const OS_IMAGE_CONFIG_SUFFIX: &str = "-okd-install-os-image";
+
+/// Name of the MachineConfig that sets the OS image of `pool` in image mode:
+/// `99-<pool>-okd-install-os-image`. The `99-` prefix sorts it after the release's own
+/// MachineConfigs, so the machine-config controller lets its `osImageURL` win.
+pub fn os_image_config_name(pool: &str) -> String {
+    format!("99-{pool}{OS_IMAGE_CONFIG_SUFFIX}")
+}
+
+/// The pool an OS-image MachineConfig name is for, or `None` when `name` is not one.
+pub fn os_image_config_pool(name: &str) -> Option<&str> {
+    name.strip_prefix("99-")?
+        .strip_suffix(OS_IMAGE_CONFIG_SUFFIX)
+        .filter(|pool| !pool.is_empty())
+}
+
+/// The pivoting bootstrap host's steps and the ConfigMap it publishes them in
+/// (`bootstrap-pivot.sh`), which `wait-for bootstrap-complete` reads.
+pub mod pivot {
+    /// Namespace of the ConfigMap the pivot script publishes its step in.
+    pub const CONFIG_MAP_NAMESPACE: &str = "kube-system";
+    /// Name of that ConfigMap.
+    pub const CONFIG_MAP_NAME: &str = "bootstrap-pivot";
+    /// Its key holding the running (or failed) step's name.
+    pub const KEY_STAGE: &str = "stage";
+    /// Its key holding `<step>: exit status N` while a step has failed, empty otherwise.
+    pub const KEY_FAILURE: &str = "failure";
+    /// Its key set to `set` once the etcd override is applied.
+    pub const KEY_ETCD_OVERRIDE: &str = "etcdOverride";
+    /// The key the script puts into the etcd operator's `spec.unsupportedConfigOverrides`;
+    /// `wait-for` removes it once three control-plane nodes are Ready.
+    pub const ETCD_OVERRIDE_KEY: &str = "useUnsupportedUnsafeNonHANonProductionUnstableEtcd";
+
+    /// One step of the pivot, in run order; each also names its `<step>.done` marker and its
+    /// service-record stage.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum PivotStep {
+        /// Let etcd run with fewer members than HA needs.
+        AllowReducedEtcd,
+        /// Wait until the other control-plane nodes are Ready.
+        WaitForMasters,
+        /// Wait until bootkube.sh is done.
+        WaitForBootkube,
+        /// Write the master pointer config.
+        PointerConfig,
+        /// Install the OS to the installation disk.
+        CoreosInstaller,
+        /// Reboot into the installed system.
+        Reboot,
+    }
+
+    impl PivotStep {
+        /// Every step, in the order the script runs them.
+        pub const ALL: [PivotStep; 6] = [
+            PivotStep::AllowReducedEtcd,
+            PivotStep::WaitForMasters,
+            PivotStep::WaitForBootkube,
+            PivotStep::PointerConfig,
+            PivotStep::CoreosInstaller,
+            PivotStep::Reboot,
+        ];
+
+        /// The name the script publishes and records.
+        pub const fn name(self) -> &'static str {
+            match self {
+                PivotStep::AllowReducedEtcd => "pivot-allow-reduced-etcd",
+                PivotStep::WaitForMasters => "pivot-wait-for-masters",
+                PivotStep::WaitForBootkube => "pivot-wait-for-bootkube",
+                PivotStep::PointerConfig => "pivot-pointer-config",
+                PivotStep::CoreosInstaller => "pivot-coreos-installer",
+                PivotStep::Reboot => "reboot",
+            }
+        }
+
+        /// The step a published name stands for; `None` for a name this build does not know
+        /// (a script from another version, say).
+        pub fn from_name(name: &str) -> Option<PivotStep> {
+            PivotStep::ALL.into_iter().find(|s| s.name() == name)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::pivot::{self, PivotStep};
+
+    fn templates() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../templates/bootstrap")
+    }
+
+    fn read(rel: &str) -> String {
+        let path = templates().join(rel);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// The template directories `bootstrap.ign` and its variants are built from.
+    const DIRS: [&str; 4] = ["common", "on-prem", "single-node", "pivot"];
+
+    /// Every stage runs in this order in bootkube.sh, its function starts the named container.
+    #[test]
+    fn the_render_stages_are_what_bootkube_sh_runs() {
+        let script = read("common/files/usr/local/bin/bootkube.sh.j2");
+        assert!(script.contains(&format!("\nrun_stage {} ", super::BOOTKUBE_MANIFESTS_STAGE)));
+        let mut from = 0;
+        for (stage, container) in super::BOOTKUBE_RENDER_STAGES {
+            let call = format!("\nrun_stage {stage} stage_");
+            let at = script[from..]
+                .find(&call)
+                .unwrap_or_else(|| panic!("{call:?} missing or out of order"));
+            from += at + call.len();
+            let function = format!("stage_{}() {{", stage.replace('-', "_"));
+            let body_at = script
+                .find(&function)
+                .unwrap_or_else(|| panic!("{function} missing"));
+            let body_end = body_at + script[body_at..].find("\n}\n").unwrap();
+            assert!(
+                script[body_at..body_end].contains(&format!("--name {container} ")),
+                "{function} does not run container {container}"
+            );
+        }
+        let stages = super::bootkube_stages_to_render();
+        assert_eq!(stages[0], super::BOOTKUBE_MANIFESTS_STAGE);
+        assert_eq!(stages.len(), super::BOOTKUBE_RENDER_STAGES.len() + 1);
+    }
+
+    /// The steps run in this order, and nothing else runs as a step.
+    #[test]
+    fn the_pivot_steps_are_what_bootstrap_pivot_sh_runs() {
+        let script = read("pivot/files/usr/local/bin/bootstrap-pivot.sh.j2");
+        let run: Vec<&str> = script
+            .lines()
+            .filter_map(|l| l.strip_prefix("run_once "))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .collect();
+        let ours: Vec<&str> = PivotStep::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(run, ours);
+        for step in PivotStep::ALL {
+            assert_eq!(PivotStep::from_name(step.name()), Some(step));
+        }
+        assert_eq!(PivotStep::from_name("pivot-something-else"), None);
+    }
+
+    /// The ConfigMap, its keys and the etcd override key are the ones the script writes.
+    #[test]
+    fn the_pivot_config_map_is_what_bootstrap_pivot_sh_publishes() {
+        let script = read("pivot/files/usr/local/bin/bootstrap-pivot.sh.j2");
+        for wanted in [
+            format!(
+                "configmap/{} --namespace {}",
+                pivot::CONFIG_MAP_NAME,
+                pivot::CONFIG_MAP_NAMESPACE
+            ),
+            format!(
+                "create configmap {} --namespace {}",
+                pivot::CONFIG_MAP_NAME,
+                pivot::CONFIG_MAP_NAMESPACE
+            ),
+            format!("\"{}=${{name}}\"", pivot::KEY_STAGE),
+            format!("\"{}=${{name}}: exit status", pivot::KEY_FAILURE),
+            format!("\"{}=set\"", pivot::KEY_ETCD_OVERRIDE),
+            format!("{{\"{}\":true}}", pivot::ETCD_OVERRIDE_KEY),
+        ] {
+            assert!(
+                script.contains(&wanted),
+                "bootstrap-pivot.sh lacks {wanted}"
+            );
+        }
+    }
+
+    /// Each enabled unit has a unit file in a template directory, and that file can be
+    /// enabled (an `[Install]` section); no other template unit has one.
+    #[test]
+    fn enabled_units_are_the_template_units_that_install() {
+        let mut installable = Vec::new();
+        for dir in DIRS {
+            let units = templates().join(dir).join("units");
+            let Ok(entries) = std::fs::read_dir(&units) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let file = path.file_name().unwrap().to_str().unwrap();
+                let name = file.strip_suffix(".j2").unwrap_or(file).to_string();
+                if text.lines().any(|l| l.trim() == "[Install]") {
+                    installable.push(name);
+                }
+            }
+        }
+        installable.sort();
+        let mut enabled: Vec<String> = super::ENABLED_UNITS.map(String::from).to_vec();
+        enabled.sort();
+        assert_eq!(enabled, installable);
+    }
+
+    /// The gather script is a template file at that node path, and the single-node bootstrap
+    /// runs it from there.
+    #[test]
+    fn the_gather_script_is_where_the_templates_put_it() {
+        let rel = format!("common/files{}.j2", super::GATHER_SCRIPT);
+        assert!(templates().join(&rel).is_file(), "{rel}");
+        let name = Path::new(super::GATHER_SCRIPT).file_name().unwrap();
+        let in_place = read("single-node/files/usr/local/bin/bootstrap-in-place.sh");
+        assert!(in_place.contains(&format!("${{BIN_DIR}}/{}", name.to_str().unwrap())));
+    }
+
+    #[test]
+    fn cluster_names_drop_the_trailing_dot_of_the_base_domain_once() {
+        let dotted = super::ClusterNames::new("c1", "example.com.");
+        assert_eq!(dotted, super::ClusterNames::new("c1", "example.com"));
+        assert_eq!(dotted.base_domain, "example.com");
+        assert_eq!(dotted.cluster_domain, "c1.example.com");
+        assert_eq!(dotted.api, "api.c1.example.com");
+        assert_eq!(dotted.api_int, "api-int.c1.example.com");
+    }
+
+    #[test]
+    fn os_image_config_names_round_trip() {
+        assert_eq!(
+            super::os_image_config_name("worker"),
+            "99-worker-okd-install-os-image"
+        );
+        assert_eq!(
+            super::os_image_config_pool("99-infra-okd-install-os-image"),
+            Some("infra")
+        );
+        assert_eq!(
+            super::os_image_config_pool("99--okd-install-os-image"),
+            None
+        );
+        assert_eq!(super::os_image_config_pool("99-master-ssh"), None);
+        assert_eq!(
+            super::os_image_config_pool("10-master-okd-install-os-image"),
+            None
+        );
+    }
+}
