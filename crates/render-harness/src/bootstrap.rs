@@ -245,18 +245,14 @@ impl Plan {
         } else {
             Vec::new()
         };
-        let domain = format!(
-            "{}.{}",
+        let names = contract::ClusterNames::new(
             config["metadata"]["name"].as_str().unwrap_or_default(),
-            config["baseDomain"]
-                .as_str()
-                .unwrap_or_default()
-                .trim_end_matches('.')
+            config["baseDomain"].as_str().unwrap_or_default(),
         );
         Ok(Plan {
             bootstrap,
             masters,
-            api_names: [format!("api.{domain}"), format!("api-int.{domain}")],
+            api_names: [names.api, names.api_int],
         })
     }
 

@@ -212,14 +212,11 @@ fn applied_problems(stage: &'static str, applied: &AppliedPointer, pool: &str) -
 
 /// `api-int.<name>.<baseDomain>` of the install-config `config`.
 fn api_int_host(config: &serde_json::Value) -> String {
-    format!(
-        "api-int.{}.{}",
+    contract::ClusterNames::new(
         config["metadata"]["name"].as_str().unwrap_or_default(),
-        config["baseDomain"]
-            .as_str()
-            .unwrap_or_default()
-            .trim_end_matches('.')
+        config["baseDomain"].as_str().unwrap_or_default(),
     )
+    .api_int
 }
 
 /// The names of the examples in `examples/` of the workspace, sorted.
