@@ -440,17 +440,7 @@ fn rendered_scripts_pass_shellcheck() {
             sample.name,
             scripts.len()
         );
-        let output = Command::new("shellcheck")
-            .args(["-S", "warning", "-s", "bash"])
-            .args(&scripts)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}: shellcheck found problems:\n{}",
-            sample.name,
-            String::from_utf8_lossy(&output.stdout)
-        );
+        assert_shellcheck_clean(&sample.name, &scripts);
     }
 }
 
@@ -2310,17 +2300,7 @@ fn every_release_renders_and_its_scripts_pass_shellcheck() {
         if !have_tool("shellcheck") {
             continue;
         }
-        let output = Command::new("shellcheck")
-            .args(["-S", "warning", "-s", "bash"])
-            .args(shell_scripts(&rendered))
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}: shellcheck found problems:\n{}",
-            sample.name,
-            String::from_utf8_lossy(&output.stdout)
-        );
+        assert_shellcheck_clean(&sample.name, &shell_scripts(&rendered));
     }
 }
 
@@ -2551,5 +2531,19 @@ fn node_image_pull_of_5_0_asks_the_osimagestream_helper() {
     assert!(
         !log.contains("image stream-coreos") && !log.contains("image rhel-coreos"),
         "{log}"
+    );
+}
+
+/// shellcheck (warnings and worse, as bash) passes on `scripts` of the sample `name`.
+fn assert_shellcheck_clean(name: &str, scripts: &[std::path::PathBuf]) {
+    let output = Command::new("shellcheck")
+        .args(["-S", "warning", "-s", "bash"])
+        .args(scripts)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{name}: shellcheck found problems:\n{}",
+        String::from_utf8_lossy(&output.stdout)
     );
 }

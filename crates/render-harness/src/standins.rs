@@ -35,8 +35,9 @@ pub const STAND_INS: &[StandIn] = &[
                       started again 5 s after a failure (Restart=on-failure) until .bootkube.done exists",
     },
     StandIn {
-        component: "release-image, crio-configure, node-image-pull/overlay units",
-        replaced_by: "not run: the payload images are in podman already and there is no node OS image",
+        component: "release-image, crio-configure, node-image-pull/overlay units; bootstrap-pivot.service",
+        replaced_by: "not run: the payload images are in podman already, there is no node OS image, \
+                      and the pivot installs the machine itself to a disk",
     },
     StandIn {
         component: "kubelet",
