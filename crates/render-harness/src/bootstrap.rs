@@ -157,6 +157,7 @@ pub fn bootstrap_example(
     let run =
         Run::start(payload, &host, &sandbox, &plan, work, &logs, single_node).map(|run| Run {
             okd_install: okd_install.to_path_buf(),
+            keep: options.keep,
             ..run
         });
     let mut report = BootstrapReport {
