@@ -262,7 +262,9 @@ fn stop_bootstrap(netns: &str) -> Result<()> {
         name: netns.to_string(),
         addresses: Vec::new(),
     };
-    sandbox.remove(&payload);
-    println!("removed {netns}: its containers and namespaces");
+    sandbox.remove_run(&payload);
+    println!(
+        "removed {netns} (and its installed node's sandbox, if any): its processes, containers and namespaces"
+    );
     Ok(())
 }

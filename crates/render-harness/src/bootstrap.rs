@@ -191,7 +191,7 @@ pub fn bootstrap_example(
         }),
     }
     if !options.keep {
-        sandbox.remove(payload);
+        sandbox.remove_run(payload);
     }
     Ok(report)
 }
@@ -425,7 +425,7 @@ impl Run {
                     &crate::single_node::installed_host(&self.host),
                     &self.payload,
                     (
-                        &format!("{}-i", self.access.sandbox.name),
+                        &self.access.sandbox.installed_node().name,
                         &self.plan.bootstrap,
                         &self.plan.hosts(),
                     ),

@@ -70,6 +70,21 @@ impl Sandbox {
         Ok(sandbox)
     }
 
+    /// The sandbox a single node's installed system boots in, beside this one.
+    pub fn installed_node(&self) -> Sandbox {
+        Sandbox {
+            name: format!("{}-i", self.name),
+            addresses: self.addresses.clone(),
+        }
+    }
+
+    /// Removes this sandbox and the installed node's beside it, if there is one: what a run
+    /// left.
+    pub fn remove_run(&self, payload: &Payload) {
+        self.remove(payload);
+        self.installed_node().remove(payload);
+    }
+
     /// The file that holds the mount namespace.
     pub fn mount_namespace(&self) -> PathBuf {
         Path::new(STATE_DIR).join(format!("{}.mnt", self.name))

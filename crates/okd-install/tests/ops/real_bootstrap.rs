@@ -79,7 +79,7 @@ fn bootstrap(payload: &render_harness::Payload, example: &str) -> Option<String>
         ))
     };
     if keep {
-        report.sandbox.remove(payload);
+        report.sandbox.remove_run(payload);
     }
     failure
 }
