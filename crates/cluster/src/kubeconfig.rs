@@ -18,7 +18,7 @@ use serde_json::Value;
 
 /// `<dir>/auth/kubeconfig`, the file every cluster-facing command uses by default.
 pub fn default_path(dir: &Path) -> PathBuf {
-    dir.join("auth").join("kubeconfig")
+    dir.join(contract::ADMIN_KUBECONFIG_FILE)
 }
 
 /// Why the kubeconfig could not be updated.

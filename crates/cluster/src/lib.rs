@@ -52,9 +52,6 @@ mod probe;
 mod report;
 mod watch;
 
-#[cfg(feature = "test-support")]
-pub mod test_support;
-
 pub use bootstrap::{BootstrapWaitOptions, wait_bootstrap_complete};
 pub use client::Cluster;
 pub use conditions::UnhealthyCondition;

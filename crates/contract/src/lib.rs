@@ -62,6 +62,10 @@ pub const ENABLED_UNITS: [&str; 7] = [
 /// Where the bootstrap config puts the log-bundle script; `gather` runs it over SSH.
 pub const GATHER_SCRIPT: &str = "/usr/local/bin/installer-gather.sh";
 
+/// The admin kubeconfig in the asset directory: written by `create` (the PKI's kubeconfig
+/// table), read by `wait-for` when no `--kubeconfig` is given.
+pub const ADMIN_KUBECONFIG_FILE: &str = "auth/kubeconfig";
+
 /// The kubeadmin password in the asset directory: written by `create`, read by `wait-for`
 /// (to print the console login) and `verify` (to check it against the cluster's hash).
 pub const KUBEADMIN_PASSWORD_FILE: &str = "auth/kubeadmin-password";

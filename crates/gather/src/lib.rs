@@ -39,8 +39,6 @@ mod keys;
 mod options;
 mod remote;
 mod session;
-#[cfg(feature = "test-support")]
-pub mod test_support;
 
 pub use analysis::{
     Analysis, Cause, Component, CrashLoop, FailedUnit, Failure, HostOsImage, ImageModeProblem,

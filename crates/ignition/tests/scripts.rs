@@ -210,24 +210,6 @@ fn write_file(dest: &Path, contents: &[u8]) {
     fs::write(dest, contents).unwrap();
 }
 
-/// Whether a test tool is installed. Missing tools fail the test in CI and skip it locally.
-fn have_tool(tool: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .stdout(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{tool} is required in CI (apt-get install {tool})"
-        );
-        eprintln!("SKIPPED: {tool} is not installed");
-    }
-    found
-}
-
 #[test]
 fn every_template_directory_is_processed_by_some_variant() {
     let on_disk: BTreeSet<String> = fs::read_dir(templates_dir())
@@ -407,7 +389,7 @@ fn shell_scripts(rendered: &Rendered) -> Vec<PathBuf> {
 
 #[test]
 fn rendered_scripts_pass_shellcheck() {
-    if !have_tool("shellcheck") {
+    if !testkit::require_tool("shellcheck", "shellcheck") {
         return;
     }
     for sample in samples() {
@@ -2015,7 +1997,7 @@ fn run_node_image(host: &Host, script: &str, live: bool) -> ExitStatus {
 
 #[test]
 fn node_image_pull_on_disk_checks_out_into_the_system_repo() {
-    if !have_tool("jq") {
+    if !testkit::require_tool("jq", "jq") {
         return;
     }
     // No stream-coreos in this release: the next candidate is used.
@@ -2081,7 +2063,7 @@ fn node_image_pull_on_disk_checks_out_into_the_system_repo() {
 
 #[test]
 fn node_image_pull_on_a_live_system_uses_the_tmpfs_and_frees_it_for_the_assisted_installer() {
-    if !have_tool("jq") {
+    if !testkit::require_tool("jq", "jq") {
         return;
     }
     let host = node_image_host(&[]);
@@ -2297,7 +2279,7 @@ fn every_release_renders_and_its_scripts_pass_shellcheck() {
             "{}",
             sample.name
         );
-        if !have_tool("shellcheck") {
+        if !testkit::require_tool("shellcheck", "shellcheck") {
             continue;
         }
         assert_shellcheck_clean(&sample.name, &shell_scripts(&rendered));
@@ -2433,7 +2415,7 @@ fn each_release_difference_starts_at_its_release_and_not_one_earlier() {
 /// first render, naming both versions.
 #[test]
 fn bootkube_stops_on_a_payload_of_another_release() {
-    if !have_tool("jq") {
+    if !testkit::require_tool("jq", "jq") {
         return;
     }
     // The stand-in payload says it is 4.19.0-okd-scos.7.
@@ -2484,7 +2466,7 @@ fn etcd_manifest_flags_follow_the_feature() {
         ),
         "{etcd}"
     );
-    if have_tool("shellcheck") {
+    if testkit::require_tool("shellcheck", "shellcheck") {
         let output = Command::new("shellcheck")
             .args(["-S", "warning", "-s", "bash"])
             .arg(rendered.path("/usr/local/bin/bootkube.sh"))
@@ -2503,7 +2485,7 @@ fn etcd_manifest_flags_follow_the_feature() {
 /// that, and removes the helper's container.
 #[test]
 fn node_image_pull_of_5_0_asks_the_osimagestream_helper() {
-    if !have_tool("jq") {
+    if !testkit::require_tool("jq", "jq") {
         return;
     }
     let host = node_image_host_for(&release_sample("5.0"), &[]);

@@ -111,7 +111,7 @@ impl KubeconfigId {
         }
         match self {
             KubeconfigId::Admin => row(
-                InstallDir("auth/kubeconfig"),
+                InstallDir(contract::ADMIN_KUBECONFIG_FILE),
                 "admin",
                 KubeApiserverCompleteServerCa,
                 AdminKubeconfigClient,

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use base64::Engine as _;
-use cluster::test_support::TestApiServer;
 use serde_json::Value;
+use testkit::api::TestApiServer;
 
 use crate::check::read_objects;
 use crate::error::Error;

@@ -55,19 +55,12 @@ pub(crate) fn parse(der: &[u8]) -> X509Certificate<'_> {
     X509Certificate::from_der(der).expect("x509").1
 }
 
-/// Runs a tool; `None` (with a skip line) when it is not installed and CI is not set. Under
-/// CI=true a missing tool fails the test.
-pub(crate) fn run(tool: &str, args: &[&str], dir: &Path) -> Option<Output> {
-    match Command::new(tool).args(args).current_dir(dir).output() {
-        Ok(out) => Some(out),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "{tool} is required under CI (install the Debian package that provides it)"
-            );
-            eprintln!("SKIP: {tool} not installed");
-            None
-        }
-        Err(e) => panic!("running {tool}: {e}"),
+/// Runs `tool` of the Debian `package`; `None` when it is not installed
+/// ([`testkit::require_tool`]: a skip line locally, a failed test under CI=true).
+pub(crate) fn run(tool: &str, package: &str, args: &[&str], dir: &Path) -> Option<Output> {
+    if !testkit::require_tool(tool, package) {
+        return None;
     }
+    let out = Command::new(tool).args(args).current_dir(dir).output();
+    Some(out.unwrap_or_else(|e| panic!("running {tool}: {e}")))
 }

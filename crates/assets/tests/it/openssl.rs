@@ -45,7 +45,7 @@ fn openssl_verifies_every_leaf_against_its_issuer() {
             &ca,
             &leaf,
         ];
-        let Some(out) = run("openssl", &args, dir.path()) else {
+        let Some(out) = run("openssl", "openssl", &args, dir.path()) else {
             return;
         };
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -75,7 +75,7 @@ fn openssl_accepts_signers_as_roots_and_keys_as_pkcs1() {
             &ca,
             &ca,
         ];
-        let Some(out) = run("openssl", &args, dir.path()) else {
+        let Some(out) = run("openssl", "openssl", &args, dir.path()) else {
             return;
         };
         assert!(
@@ -85,6 +85,7 @@ fn openssl_accepts_signers_as_roots_and_keys_as_pkcs1() {
         );
         let key = write(dir.path(), &format!("{id}.key"), pki().cert(id).key_pem());
         let Some(out) = run(
+            "openssl",
             "openssl",
             &["rsa", "-check", "-noout", "-in", &key],
             dir.path(),
@@ -112,7 +113,12 @@ fn openssl_rejects_a_leaf_checked_against_the_wrong_signer() {
         "leaf.crt",
         pki().cert(CertId::AdminKubeconfigClient).cert_pem(),
     );
-    let Some(out) = run("openssl", &["verify", "-CAfile", &ca, &leaf], dir.path()) else {
+    let Some(out) = run(
+        "openssl",
+        "openssl",
+        &["verify", "-CAfile", &ca, &leaf],
+        dir.path(),
+    ) else {
         return;
     };
     assert!(!out.status.success());

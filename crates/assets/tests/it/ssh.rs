@@ -9,7 +9,12 @@ fn ssh_keygen_reads_the_public_key_and_derives_it_from_the_private_key() {
     let dir = tempfile::tempdir().expect("tempdir");
     let key = pki().bootstrap_ssh();
     std::fs::write(dir.path().join("id.pub"), &key.public_key).unwrap();
-    let Some(out) = run("ssh-keygen", &["-l", "-f", "id.pub"], dir.path()) else {
+    let Some(out) = run(
+        "ssh-keygen",
+        "openssh-client",
+        &["-l", "-f", "id.pub"],
+        dir.path(),
+    ) else {
         return;
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -26,7 +31,12 @@ fn ssh_keygen_reads_the_public_key_and_derives_it_from_the_private_key() {
     let private = dir.path().join("id");
     std::fs::write(&private, &key.key_pem).unwrap();
     std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let Some(out) = run("ssh-keygen", &["-y", "-f", "id"], dir.path()) else {
+    let Some(out) = run(
+        "ssh-keygen",
+        "openssh-client",
+        &["-y", "-f", "id"],
+        dir.path(),
+    ) else {
         return;
     };
     assert!(

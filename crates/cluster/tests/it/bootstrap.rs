@@ -2,12 +2,12 @@
 
 use std::time::{Duration, Instant};
 
-use cluster::test_support::Action;
-use cluster::test_support::objects::{
+use cluster::{Event, Phase, WaitError, wait_bootstrap_complete};
+use testkit::api::Action;
+use testkit::api::objects::{
     NODE_BOOTSTRAPPER, cluster_operator, condition, configmap, csr, etcd, etcd_with_pivot_override,
     master_node, stable_operator,
 };
-use cluster::{Event, Phase, WaitError, wait_bootstrap_complete};
 
 use crate::support::{Fixture, Recorder, never};
 
@@ -446,7 +446,7 @@ fn pivot_cm(stage: &str, extra: &[(&str, &str)]) -> serde_json::Value {
 
 const CLIENT_SIGNER: &str = "kubernetes.io/kube-apiserver-client-kubelet";
 
-fn approved(server: &cluster::test_support::TestApiServer, name: &str) -> bool {
+fn approved(server: &testkit::api::TestApiServer, name: &str) -> bool {
     server
         .object("certificatesigningrequests", "", name)
         .and_then(|c| c["status"]["conditions"].as_array().cloned())

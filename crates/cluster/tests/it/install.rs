@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use cluster::test_support::objects::{
+use cluster::{Phase, WaitError, wait_install_complete};
+use testkit::api::objects::{
     cluster_operator, cluster_version, condition, configmap, console_route, stable_operator,
 };
-use cluster::test_support::{Action, Signer};
-use cluster::{Phase, WaitError, wait_install_complete};
+use testkit::api::{Action, Signer};
 
 use crate::support::{Fixture, Recorder, never};
 

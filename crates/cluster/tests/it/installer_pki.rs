@@ -6,12 +6,12 @@
 use assets::RunSettings;
 use assets::cluster_pki::ClusterPki;
 use assets::config::InstallConfigAsset;
-use cluster::test_support::TestApiServer;
-use cluster::test_support::objects::{configmap, etcd};
-use cluster::test_support::pki::write_kubeconfig;
 use cluster::{Cluster, Phase, wait_bootstrap_complete};
 use pki::{CertId, KubeconfigId};
 use serde_json::Value;
+use testkit::api::TestApiServer;
+use testkit::api::objects::{configmap, etcd};
+use testkit::api::pki::write_kubeconfig;
 
 use crate::support::{Recorder, never};
 

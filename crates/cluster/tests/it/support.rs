@@ -4,9 +4,9 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use cluster::test_support::pki::write_kubeconfig;
-use cluster::test_support::{TestApiServer, TestPki};
 use cluster::{BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Phase};
+use testkit::api::pki::write_kubeconfig;
+use testkit::api::{TestApiServer, TestPki};
 
 pub(crate) struct Fixture {
     pub pki: TestPki,

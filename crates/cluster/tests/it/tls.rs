@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use cluster::test_support::Signer;
-use cluster::test_support::objects::configmap;
-use cluster::test_support::pki::kubeconfig_yaml;
 use cluster::{Phase, WaitError, wait_bootstrap_complete};
+use testkit::api::Signer;
+use testkit::api::objects::configmap;
+use testkit::api::pki::kubeconfig_yaml;
 
 use crate::support::{Fixture, Recorder, never};
 
@@ -144,13 +144,13 @@ async fn kubeconfig_without_ca_is_refused_before_connecting() {
 
 #[tokio::test]
 async fn expired_server_certificate_says_when() {
-    let pki = cluster::test_support::TestPki::generate("test.example.com");
+    let pki = testkit::api::TestPki::generate("test.example.com");
     let expired = pki.server_ca.issue_expired_server(
         "api.test.example.com",
         &["api.test.example.com"],
         &["127.0.0.1".parse().expect("ip")],
     );
-    let server = cluster::test_support::TestApiServer::start(
+    let server = testkit::api::TestApiServer::start(
         &expired.cert_pem,
         &expired.key_pem,
         &pki.client_ca.cert_pem(),

@@ -1,5 +1,5 @@
 //! Helpers of the end-to-end tests alone: the deterministic settings, runs of `create`, the
-//! files each example produces. What `tests/ops` needs too is in `tests/support`.
+//! files each example produces. What `tests/ops` needs too is in `testkit::cli`.
 
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;

@@ -17,5 +17,4 @@ mod redact;
 mod rerun;
 mod secrets;
 // Helpers both test binaries use (running the binary, its output, reading .ign files).
-#[path = "../support/mod.rs"]
-mod support;
+use testkit::cli as support;

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ::gather::test_support::scenario::{
+use testkit::gather::scenario::{
     MASTER_OS_IMAGE, STOCK_OS_IMAGE, bootc_status_json, os_image_config_path, os_image_config_yaml,
     rpm_ostree_status_json,
 };

@@ -1,30 +1,10 @@
-//! Helpers of the operational tests alone: checking for external tools, JSON output lines,
-//! the `.ign` files of a directory, interrupting a run. What `tests/e2e` needs too is in
-//! `tests/support`.
+//! Helpers of the operational tests alone: JSON output lines, the `.ign` files of a directory,
+//! interrupting a run. What `tests/e2e` needs too is in `testkit::cli`.
 
 use std::path::Path;
 use std::process::Output;
 
 use crate::support::{both, stdout};
-
-/// Whether `program` can be run. When it cannot, a test fails in CI (CI=true) and prints a
-/// skip line elsewhere, naming the Debian package to install.
-pub(crate) fn tool_available(program: &str, package: &str) -> bool {
-    let runs = std::process::Command::new(program)
-        .arg("-h")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok();
-    if runs {
-        return true;
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{program} is missing: install the Debian package {package}");
-    }
-    eprintln!("skipping: {program} is not installed (apt-get install {package})");
-    false
-}
 
 /// Every line of standard output parsed as one JSON object; panics on any other line.
 pub(crate) fn json_lines(out: &Output) -> Vec<serde_json::Value> {

@@ -13,16 +13,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 
-use ::gather::test_support::evidence::Container;
-use ::gather::test_support::host::{CORE, FakeHost, core_with_sudo};
-use ::gather::test_support::scenario::{
+use serde_json::json;
+use testkit::gather::evidence::Container;
+use testkit::gather::host::{CORE, FakeHost, core_with_sudo};
+use testkit::gather::scenario::{
     Ending, MASTER_OS_IMAGE, STOCK_OS_IMAGE, WORKER_OS_IMAGE, bootc_status_json, bootkube_journal,
     bootkube_run, bootkube_stages, control_plane_with, crash_looping, csr_json, etcd_members,
     kube_apiserver, kube_controller_manager, list, machine_config, machine_config_pools_json,
     nodes_json, os_image_config_path, os_image_config_yaml, renders_before, rpm_ostree_status_json,
     served_config_yaml, served_pool_yaml,
 };
-use serde_json::json;
 
 use crate::bundle::succeeded;
 use crate::sshd::{Sshd, keygen, run};

@@ -3,7 +3,7 @@
 //! renders, and for the CI examples the whole bootstrap on the real control plane),
 //! `gather bootstrap` against a real OpenSSH server (also running the real gather scripts as
 //! core with sudo on a simulated bootstrap host), `analyze` on bundles built here,
-//! both waits against the cluster crate's TLS test API server, `create pki` checked with the
+//! both waits against testkit's TLS test API server, `create pki` checked with the
 //! real openssl CLI, user-supplied certificates, and Ctrl-C ending a run with exit code 8.
 //!
 //! Every test drives the built binary as a separate process, so flags, exit codes and the
@@ -18,10 +18,7 @@ mod pki;
 mod real_bootstrap;
 mod real_render;
 mod waitfor;
-// Helpers both test binaries use (running the binary, its output, reading .ign files).
-#[path = "../support/mod.rs"]
-mod support;
-
-// The real-sshd and log-bundle harness comes from gather's `test-support` feature (`::`:
-// the crate, not the local `gather` test module).
-use ::gather::test_support::{bundle, sshd};
+// Helpers both test binaries use (running the binary, its output, reading .ign files), the
+// real-sshd and the log-bundle harness.
+use testkit::cli as support;
+use testkit::gather::{bundle, sshd};

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use pki::CertId;
 
-use crate::common::{ign_files, tool_available};
+use crate::common::ign_files;
 use crate::support::{both, ign_file, okd, read, stderr};
 
 const MCS_CERT_ON_NODE: &str = "/opt/openshift/tls/machine-config-server.crt";
@@ -93,7 +93,7 @@ fn openssl_verify(tls: &Path, signer: &str, cert: &str) -> Output {
 
 #[test]
 fn create_pki_writes_every_pair_and_openssl_verifies_each_against_its_signer() {
-    if !tool_available("openssl", "openssl") {
+    if !testkit::require_tool("openssl", "openssl") {
         return;
     }
     let dir = shared_pki();

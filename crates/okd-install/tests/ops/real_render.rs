@@ -60,10 +60,7 @@ fn load_payloads(
             .collect();
         return Some((payloads, guard));
     };
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("cannot run the real-render harness: {why}");
-    }
-    eprintln!("skipping the real-render harness: {why}");
+    testkit::require(false, &format!("the real-render harness cannot run: {why}"));
     None
 }
 

@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use cluster::test_support::objects::{
+use serde_json::Value;
+use testkit::api::objects::{
     cluster_operator, cluster_version, condition, configmap, console_route, etcd, stable_operator,
 };
-use cluster::test_support::{Action, Signer, TestApiServer, TestPki};
-use serde_json::Value;
+use testkit::api::{Action, Signer, TestApiServer, TestPki};
 
 use crate::common::json_lines;
 use crate::support::{both, okd, stderr};

@@ -182,7 +182,7 @@ pub fn kubeconfig_yaml(
 
 /// Write `<dir>/auth/kubeconfig` with mode 0600 and return its path.
 pub fn write_kubeconfig(dir: &Path, yaml: &str) -> PathBuf {
-    let path = crate::kubeconfig::default_path(dir);
+    let path = dir.join(contract::ADMIN_KUBECONFIG_FILE);
     std::fs::create_dir_all(path.parent().expect("auth dir")).expect("create auth dir");
     std::fs::write(&path, yaml).expect("write kubeconfig");
     #[cfg(unix)]

@@ -54,14 +54,6 @@ const SUDOERS_FILE: &str = "/etc/sudoers.d/90-okd-install-tests-core";
 /// Passwordless sudo for core, and its PATH kept (the stand-ins are found through it).
 const SUDOERS: &str = "core ALL=(ALL) NOPASSWD: ALL\nDefaults:core !secure_path\n";
 
-fn skip_or_fail(reason: &str) -> bool {
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{reason}");
-    }
-    eprintln!("skipping: {reason}");
-    false
-}
-
 fn succeeds(cmd: &mut Command) -> bool {
     cmd.output().is_ok_and(|o| o.status.success())
 }
@@ -72,12 +64,16 @@ fn succeeds(cmd: &mut Command) -> bool {
 pub fn core_with_sudo() -> bool {
     let uid = super::sshd::run(Command::new("id").arg("-u"));
     if uid.trim() != "0" {
-        return skip_or_fail(
+        return crate::require(
+            false,
             "the gather-as-core tests create the user core with passwordless sudo and need root",
         );
     }
-    if !Path::new("/usr/bin/sudo").exists() {
-        return skip_or_fail("sudo is missing: install the Debian package sudo");
+    if !crate::require(
+        Path::new("/usr/bin/sudo").exists(),
+        "sudo is missing: install the Debian package sudo",
+    ) {
+        return false;
     }
     if !succeeds(Command::new("getent").args(["passwd", CORE])) {
         super::sshd::run(Command::new("useradd").args([

@@ -1,11 +1,6 @@
-//! Helpers both integration test binaries (`tests/e2e` and `tests/ops`) use: running the
-//! built binary in a clean environment, its output as text, and reading files back out of a
-//! generated Ignition config. Each binary includes this file with
-//! `#[path = "../support/mod.rs"] mod support;`, so every helper is written once.
-
-// Each binary compiles its own copy of this module and neither uses every helper, so the ones
-// a binary leaves unused would otherwise warn in that binary.
-#![allow(dead_code)]
+//! What the binary's tests (`tests/e2e`, `tests/ops`) share: running the built `okd-install`
+//! in a clean environment, its output as text, and reading files back out of a generated
+//! Ignition config.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -25,18 +20,18 @@ const ISOLATED_ENV: &[&str] = &[
     "SSH_AUTH_SOCK",
 ];
 
-/// The repository root (two levels above this crate).
-pub(crate) fn repo_root() -> PathBuf {
+/// The repository root (two levels above this crate's directory).
+pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Path of the built `okd-install` (Cargo builds it before running integration tests).
-pub(crate) fn bin_path() -> PathBuf {
+pub fn bin_path() -> PathBuf {
     assert_cmd::cargo::cargo_bin("okd-install")
 }
 
 /// The built `okd-install`, with `--dir dir` and a clean environment.
-pub(crate) fn okd(dir: &Path) -> Command {
+pub fn okd(dir: &Path) -> Command {
     let mut cmd = Command::new(bin_path());
     for var in ISOLATED_ENV {
         cmd.env_remove(var);
@@ -46,17 +41,17 @@ pub(crate) fn okd(dir: &Path) -> Command {
 }
 
 /// Standard output as text.
-pub(crate) fn stdout(out: &Output) -> String {
+pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Standard error as text.
-pub(crate) fn stderr(out: &Output) -> String {
+pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Exit code and both streams, for assertion messages.
-pub(crate) fn both(out: &Output) -> String {
+pub fn both(out: &Output) -> String {
     format!(
         "exit: {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
         out.status.code(),
@@ -66,13 +61,13 @@ pub(crate) fn both(out: &Output) -> String {
 }
 
 /// Reads a file as text, naming it on failure.
-pub(crate) fn read(path: &Path) -> String {
+pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
 /// The contents of `path` inside the Ignition config text `ign` (None when absent or remote),
 /// decoded the way the binary itself decodes them ([`ignition::inline_contents`]).
-pub(crate) fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
+pub fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
     let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
     let files = value.pointer("/storage/files")?.as_array()?;
     let file = files.iter().find(|f| f["path"] == path)?;
@@ -81,7 +76,7 @@ pub(crate) fn ign_file(ign: &str, path: &str) -> Option<Vec<u8>> {
 
 /// Every file of the Ignition config text `ign` that has inline contents, decoded like
 /// [`ign_file`], in config order; the config is parsed once.
-pub(crate) fn ign_files(ign: &str) -> Vec<(String, Vec<u8>)> {
+pub fn ign_files(ign: &str) -> Vec<(String, Vec<u8>)> {
     let value: serde_json::Value = serde_json::from_str(ign).expect("Ignition JSON");
     let files = value["storage"]["files"]
         .as_array()
@@ -97,7 +92,7 @@ pub(crate) fn ign_files(ign: &str) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Like [`ign_file`], as text, panicking when the path is missing.
-pub(crate) fn ign_text(ign: &str, path: &str) -> String {
+pub fn ign_text(ign: &str, path: &str) -> String {
     let data = ign_file(ign, path).unwrap_or_else(|| panic!("{path} is not in the config"));
     String::from_utf8(data).expect("UTF-8 contents")
 }

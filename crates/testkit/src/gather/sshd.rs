@@ -73,25 +73,11 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Whether sshd and ssh-keygen are installed. With `CI=true` a missing tool panics, so the
-/// test fails instead of passing by skipping; otherwise it prints why the test is skipped.
+/// Whether sshd and ssh-keygen are installed ([`crate::require_tool`]: a skip line locally, a
+/// failed test under `CI=true`).
 pub fn available() -> bool {
-    let keygen = Command::new("ssh-keygen")
-        .arg("-?")
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    if Path::new(SSHD).exists() && keygen {
-        return true;
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "{SSHD} or ssh-keygen is missing: install the Debian packages openssh-server and \
-             openssh-client"
-        );
-    }
-    eprintln!("skipping: OpenSSH is not installed (apt-get install openssh-server openssh-client)");
-    false
+    crate::require_tool(SSHD, "openssh-server")
+        && crate::require_tool("ssh-keygen", "openssh-client")
 }
 
 /// A running sshd on 127.0.0.1; killed when dropped.
