@@ -140,7 +140,11 @@ fn read_calls(host: &Host) -> Vec<Vec<String>> {
 /// Ends the script's process group and any container it left running.
 fn stop(child: &mut Child, payload: &Payload) {
     let group = format!("-{}", child.id());
-    let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+    // The group may be gone already (bootkube.sh ended on its own): not worth a line.
+    let _ = Command::new("kill")
+        .args(["-TERM", "--", &group])
+        .stderr(Stdio::null())
+        .status();
     if child.wait().is_err() {
         let _ = child.kill();
     }
