@@ -29,6 +29,7 @@ mod metadata;
 mod pointer;
 mod render;
 mod size;
+mod systemd;
 
 pub use bootstrap::{
     NodeFile, Variant, asset_file_mode, bootstrap_config, bootstrap_config_from, core_user,
@@ -49,6 +50,7 @@ pub use render::{
     render_template,
 };
 pub use size::{PlatformLimit, SizeLine, platform_limit, platform_limits, size_report};
+pub use systemd::mount_unit_name;
 
 /// The Ignition config model okd-install writes: spec 3.2.0 as typed by `ignition-config`.
 pub type Config = ignition_config::v3_2::Config;
