@@ -27,6 +27,7 @@ mod explain;
 mod json;
 mod metadata;
 mod pointer;
+mod registries;
 mod render;
 mod size;
 mod systemd;
@@ -45,6 +46,7 @@ pub use explain::{ExplainOptions, explain_ignition, explain_ignition_with};
 pub use json::{Parsed, core_authorized_keys, parse, to_json, to_json_pretty};
 pub use metadata::{ClusterMetadata, MetadataPlatform, VCenterMetadata, metadata_json};
 pub use pointer::{MCS_PORT, PointerHost, pointer_config};
+pub use registries::{MirrorEntry, MirrorGroup, NEVER_CONTACT_SOURCE, mirror_groups, registries};
 pub use render::{
     RenderedDirs, RenderedFile, RenderedUnit, TemplateTree, embedded_templates, file_mode,
     render_template,

@@ -129,8 +129,9 @@ pub enum Feature {
     /// bootkube.sh copies the payload's image-references into /etc/mcc/bootstrap: the 4.21+
     /// bootstrap controller reads the payload ImageStream there.
     MccImageReferences,
-    /// `imageDigestSources[].sourcePolicy` is accepted, and `NeverContactSource` writes
-    /// `blocked = true` for the source in registries.conf.
+    /// `imageDigestSources[].sourcePolicy` is accepted, `NeverContactSource` writes
+    /// `blocked = true` for the source in registries.conf, and mirror entries are merged per
+    /// source and policy instead of per source (one upstream change, 4.21).
     RegistrySourcePolicy,
     /// The MCO bootstrap applies a MachineOSConfig carrying a pre-built image annotation, so
     /// image mode is written the upstream way (a MachineOSConfig per pool).
@@ -196,7 +197,8 @@ impl Feature {
                 "bootkube.sh copies image-references into /etc/mcc/bootstrap"
             }
             Feature::RegistrySourcePolicy => {
-                "imageDigestSources[].sourcePolicy (NeverContactSource blocks the source)"
+                "imageDigestSources[].sourcePolicy (NeverContactSource blocks the source; \
+                 mirror entries merge per source and policy)"
             }
             Feature::MachineOsConfigBootstrap => {
                 "image mode by MachineOSConfig with the pre-built-image annotation"
