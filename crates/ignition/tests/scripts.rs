@@ -2592,7 +2592,7 @@ fn etcd_manifest_flags_follow_the_feature() {
 
 /// OKD 5.0 names no node image tag: node-image-pull.sh copies the machine-config-osimagestream
 /// helper out of the release's MCO image, asks it for the image of the OS image stream, pulls
-/// that, and removes the helper's container.
+/// that, and removes the helper's container but keeps the image bootkube.sh runs later.
 #[test]
 fn node_image_pull_of_5_0_asks_the_osimagestream_helper() {
     if !have_tool("jq") {
@@ -2624,6 +2624,9 @@ fn node_image_pull_of_5_0_asks_the_osimagestream_helper() {
         !log.contains("image stream-coreos") && !log.contains("image rhel-coreos"),
         "{log}"
     );
+    // The operator image stays for bootkube.sh's machine-config render (upstream removes it).
+    let removals = ["podman rmi", "podman image rm", "podman image prune"];
+    assert!(!removals.iter().any(|r| log.contains(r)), "{log}");
 }
 
 /// shellcheck (warnings and worse, as bash) passes on `scripts` of the sample `name`.

@@ -67,6 +67,11 @@ pub(crate) fn supported_text() -> String {
          renders\n",
     );
     out.push_str(
+        "  kept on 5.0 by choice: the machine-config-operator image after the \
+         machine-config-osimagestream helper ran (upstream removes it; bootkube.sh runs that \
+         image for the machine-config render)\n",
+    );
+    out.push_str(
         "A release image's version comes from its tag (4.22.0-okd-scos.7, 5.0.0-okd-scos.0, \
          4.19), a known digest, or --release-version.\n",
     );
