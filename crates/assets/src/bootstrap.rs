@@ -194,15 +194,7 @@ pub fn template_context(
             https_proxy: proxy.https_proxy,
             no_proxy,
         },
-        registries: mirror_sources(ic)
-            .into_iter()
-            .filter(|s| !s.mirrors.is_empty())
-            .map(|s| ignition::RegistryContext {
-                blocked: s.source_policy.as_deref() == Some("NeverContactSource"),
-                source: s.source,
-                mirrors: s.mirrors,
-            })
-            .collect(),
+        registries: registries(ic, release.release()?),
         bootstrap_in_place: match variant {
             Variant::SingleNode => ic
                 .bootstrap_in_place
@@ -239,6 +231,21 @@ pub fn template_context(
             &installconfig::os_image_stream(ic, release.release()?),
         ),
     })
+}
+
+/// registries.conf's entries: the install-config's mirror entries merged as `release` merges
+/// them (see [`ignition::registries`]).
+fn registries(ic: &InstallConfig, release: &releases::Release) -> Vec<ignition::RegistryContext> {
+    let sources = mirror_sources(ic);
+    let entries: Vec<ignition::MirrorEntry<'_>> = sources
+        .iter()
+        .map(|s| ignition::MirrorEntry {
+            source: &s.source,
+            mirrors: &s.mirrors,
+            source_policy: s.source_policy.as_deref(),
+        })
+        .collect();
+    ignition::registries(&entries, release)
 }
 
 /// The MachineConfig the bootstrap host's first-boot logic reads: FIPS and kernel arguments.

@@ -97,6 +97,15 @@ pub struct ReleaseContext {
     pub node_image_finish_kill_mode_none: bool,
     /// The node-image overlay keeps the booted /etc/crypto-policies.
     pub overlay_excludes_crypto_policies: bool,
+    /// The node-image overlay try-restarts sshd afterwards.
+    pub overlay_restarts_sshd: bool,
+    /// The tmpfs a live system pulls the node image into.
+    pub node_image_live_dir: String,
+    /// The mount unit of that tmpfs (systemd's escaped form of the path, so it may hold a
+    /// backslash: `var-ostree\x2dcontainer.mount`).
+    pub node_image_live_unit: String,
+    /// The tmpfs mount is skipped when `/etc/no-var-tmpfs` exists.
+    pub no_var_tmpfs_condition: bool,
     /// How the node image is found: `first-listed`, `tag` or `stream-helper`.
     pub node_image: String,
     /// The payload tag of the node image.
@@ -124,6 +133,10 @@ impl ReleaseContext {
             kubelet_without_pod_infra_image: release.has(Feature::KubeletWithoutPodInfraImage),
             node_image_finish_kill_mode_none: release.has(Feature::NodeImageFinishKillModeNone),
             overlay_excludes_crypto_policies: release.has(Feature::OverlayExcludesCryptoPolicies),
+            overlay_restarts_sshd: release.overlay_restarts_sshd(),
+            node_image_live_dir: release.node_image_live_dir().into(),
+            node_image_live_unit: crate::mount_unit_name(release.node_image_live_dir()),
+            no_var_tmpfs_condition: release.has(Feature::NoVarTmpfsCondition),
             node_image: node_image.into(),
             node_image_tag: release.node_image_tag.clone(),
             os_image_stream: match release.node_image {
@@ -209,6 +222,10 @@ impl TemplateContext {
             (
                 "release.os_image_stream".into(),
                 &self.release.os_image_stream,
+            ),
+            (
+                "release.node_image_live_dir".into(),
+                &self.release.node_image_live_dir,
             ),
             ("proxy.http_proxy".into(), &self.proxy.http_proxy),
             ("proxy.https_proxy".into(), &self.proxy.https_proxy),

@@ -27,8 +27,10 @@ mod explain;
 mod json;
 mod metadata;
 mod pointer;
+mod registries;
 mod render;
 mod size;
+mod systemd;
 
 pub use bootstrap::{
     NodeFile, Variant, asset_file_mode, bootstrap_config, bootstrap_config_from, core_user,
@@ -44,11 +46,13 @@ pub use explain::{ExplainOptions, explain_ignition, explain_ignition_with};
 pub use json::{Parsed, core_authorized_keys, parse, to_json, to_json_pretty};
 pub use metadata::{ClusterMetadata, MetadataPlatform, VCenterMetadata, metadata_json};
 pub use pointer::{MCS_PORT, PointerHost, pointer_config};
+pub use registries::{MirrorEntry, MirrorGroup, NEVER_CONTACT_SOURCE, mirror_groups, registries};
 pub use render::{
     RenderedDirs, RenderedFile, RenderedUnit, TemplateTree, embedded_templates, file_mode,
     render_template,
 };
 pub use size::{PlatformLimit, SizeLine, platform_limit, platform_limits, size_report};
+pub use systemd::mount_unit_name;
 
 /// The Ignition config model okd-install writes: spec 3.2.0 as typed by `ignition-config`.
 pub type Config = ignition_config::v3_2::Config;

@@ -1,7 +1,8 @@
 //! Reading the bootstrap template tree and rendering its `.j2` files.
 //!
 //! Layout (per variant directory `common`, `single-node`, `pivot`):
-//! `files/<node path>[.j2]`, `units/<unit>[.j2]`, `units/<unit>.d/<name>.conf[.j2]`.
+//! `files/<node path>[.j2]`, `units/<unit>[.j2]`, `units/<unit>.d/<name>.conf[.j2]`; the name
+//! of a `.j2` entry may hold `{{ … }}` expressions, rendered like its contents.
 //! Files named `README.md` or `CONTEXT.md` document the tree and are never shipped.
 
 use std::path::{Path, PathBuf};
@@ -160,8 +161,8 @@ impl TemplateTree {
         Ok(out)
     }
 
-    /// Rendered units of one variant directory, sorted by name; drop-in directories are
-    /// merged into the entry of their unit.
+    /// Rendered units of one variant directory, sorted by (rendered) name; drop-in directories
+    /// are merged into the entry of their unit.
     pub fn render_units(&self, variant: &str, ctx: &TemplateContext) -> Result<Vec<RenderedUnit>> {
         self.require(variant)?;
         let entries = self.list(&format!("{variant}/units"))?.unwrap_or_default();
@@ -174,6 +175,8 @@ impl TemplateTree {
             })?;
             add_unit_part(&mut units, &tree_path, &target, text)?;
         }
+        // A templated name sorts by its source text in the tree, not by the name it gets.
+        units.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(units)
     }
 
@@ -304,13 +307,50 @@ fn render_entry(
     ctx: &TemplateContext,
 ) -> Result<(String, Vec<u8>)> {
     let Some(target) = rel.strip_suffix(TEMPLATE_SUFFIX) else {
+        if rel.contains(NAME_EXPRESSION) {
+            return Err(layout(
+                tree_path,
+                "only a .j2 entry may have a templated name",
+            ));
+        }
         return Ok((rel.to_string(), bytes));
     };
+    let target = render_name(tree_path, target, ctx)?;
     let source = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
         path: tree_path.to_string(),
     })?;
     let text = render_template(tree_path, &source, ctx)?;
-    Ok((target.to_string(), text.into_bytes()))
+    Ok((target, text.into_bytes()))
+}
+
+/// What marks the name of a `.j2` entry as a template itself.
+const NAME_EXPRESSION: &str = "{{";
+
+/// The target name of a `.j2` entry whose name is a template, such as
+/// `units/{{release.node_image_live_unit}}.j2`: a mount unit is named after its path, and the
+/// path is a release's choice. The rendered name keeps the entry's place in the tree (the same
+/// number of non-empty components, no `.` or `..`), so a value cannot move a file elsewhere.
+fn render_name(tree_path: &str, name: &str, ctx: &TemplateContext) -> Result<String> {
+    if !name.contains(NAME_EXPRESSION) {
+        return Ok(name.to_string());
+    }
+    let rendered = render_template(&format!("{tree_path} (name)"), name, ctx)?;
+    let depth = |n: &str| n.split('/').count();
+    let bad_part = rendered
+        .split('/')
+        .any(|p| p.is_empty() || p == "." || p == ".." || p.contains(['\n', '\r']));
+    if bad_part || depth(&rendered) != depth(name) {
+        let message = format!("the name renders to {rendered:?}, not a name at the same place");
+        return Err(layout(tree_path, &message));
+    }
+    Ok(rendered)
+}
+
+fn layout(tree_path: &str, message: &str) -> Error {
+    Error::Layout {
+        path: tree_path.to_string(),
+        message: message.to_string(),
+    }
 }
 
 /// File `units/<unit>` sets the unit text; `units/<unit>.d/<name>` adds a drop-in.
@@ -320,10 +360,7 @@ fn add_unit_part(
     target: &str,
     text: String,
 ) -> Result<()> {
-    let layout = |message: &str| Error::Layout {
-        path: tree_path.to_string(),
-        message: message.to_string(),
-    };
+    let layout = |message: &str| layout(tree_path, message);
     let (name, dropin) = match target.split_once('/') {
         None => (target, None),
         Some((dir, file)) => {
@@ -383,5 +420,24 @@ mod tests {
         assert!(err.to_string().contains("t.j2"), "{err}");
         let out = render_template("x.json.j2", "{{ pull_secret }}", &ctx).unwrap();
         assert_eq!(out, ctx.pull_secret, "no JSON auto-escaping");
+    }
+
+    #[test]
+    fn a_template_name_renders_in_its_place_only() {
+        let ctx = TemplateContext::example();
+        let unit = &ctx.release.node_image_live_unit;
+        let entry = |rel: &str| render_entry("t/units", rel, b"x".to_vec(), &ctx);
+        let (name, _) = entry("{{release.node_image_live_unit}}.j2").unwrap();
+        assert_eq!(&name, unit);
+        let (name, _) = entry("{{release.node_image_live_unit}}.d/a.conf.j2").unwrap();
+        assert_eq!(name, format!("{unit}.d/a.conf"));
+        // A value with slashes would move the entry; a plain file's name is never rendered.
+        for bad in [
+            "{{release.node_image_live_dir}}.j2",
+            "{{cluster_name}}.service",
+        ] {
+            let err = entry(bad).unwrap_err();
+            assert!(matches!(err, Error::Layout { .. }), "{bad}: {err}");
+        }
     }
 }

@@ -588,7 +588,7 @@ fn units_parse_and_run_shipped_programs() {
             "bootkube.service",
             "node-image-pull.service",
             "node-image-overlay.target",
-            "var-ostreecontainer.mount",
+            sample.ctx.release.node_image_live_unit.as_str(),
             "certs.conf",
             "systemd-journal-gatewayd.socket",
         ] {
@@ -2109,10 +2109,31 @@ fn node_image_pull_on_a_live_system_uses_the_tmpfs_and_frees_it_for_the_assisted
     assert!(!live.join("repo").exists());
 }
 
+/// The overlay of 4.19 and of 4.22, the one release that also restarts sshd.
 #[test]
 fn node_image_overlay_mounts_the_checkout_over_usr() {
-    let host = node_image_host(&[]);
-    let missing = run_node_image(&host, "node-image-overlay.sh", false);
+    for minor in ["4.19", "4.22"] {
+        let sample = release_sample(minor);
+        let restarts_sshd = sample.ctx.release.overlay_restarts_sshd;
+        let log = overlay_log(&node_image_host_for(&sample, &[]));
+        assert_eq!(
+            log.contains("systemctl --no-block try-restart sshd.service\n"),
+            restarts_sshd,
+            "{minor}: {log}"
+        );
+        if restarts_sshd {
+            assert_in_order(
+                &log,
+                &["semodule -R", "systemctl --no-block try-restart sshd"],
+            );
+        }
+    }
+}
+
+/// Runs the overlay without a checkout (it fails, recording the stage), then with one, and
+/// checks the mounts and the /etc copy; the log of the second run is returned.
+fn overlay_log(host: &Host) -> String {
+    let missing = run_node_image(host, "node-image-overlay.sh", false);
     assert!(!missing.success());
     let records = host.records("node-image-overlay");
     let failed: Vec<&Value> = records
@@ -2128,7 +2149,7 @@ fn node_image_overlay_mounts_the_checkout_over_usr() {
     fs::create_dir_all(checkout.join("usr/lib/modules")).unwrap();
     fs::create_dir_all(checkout.join("usr/etc")).unwrap();
     host.mark_log("checked out");
-    let status = run_node_image(&host, "node-image-overlay.sh", false);
+    let status = run_node_image(host, "node-image-overlay.sh", false);
     assert!(status.success(), "{}", host.output("node-image-overlay"));
     let log = host.log();
     let (_, second) = log.split_once("=== checked out").unwrap();
@@ -2151,9 +2172,9 @@ fn node_image_overlay_mounts_the_checkout_over_usr() {
                 host.dir("host-etc").display()
             ),
             "semodule -R",
-            "systemctl --no-block try-restart sshd.service",
         ],
     );
+    second.to_string()
 }
 
 #[test]
@@ -2302,6 +2323,11 @@ struct Gate {
 #[test]
 fn each_release_difference_starts_at_its_release_and_not_one_earlier() {
     const UNIT: &str = "units/node-image-finish.service";
+    const PULL_UNIT: &str = "units/node-image-pull.service";
+    const NEW_TMPFS: &str = "units/var-ostreecontainer.mount";
+    const OLD_TMPFS: &str = r"units/var-ostree\x2dcontainer.mount";
+    const OVERLAY: &str = "/usr/local/bin/node-image-overlay.sh";
+    const SSHD: &str = "\nsystemctl --no-block try-restart sshd.service\n";
     let gates = [
         Gate {
             first: "4.21",
@@ -2309,6 +2335,71 @@ fn each_release_difference_starts_at_its_release_and_not_one_earlier() {
             file: "/usr/local/bin/bootkube.sh",
             text: "cp image-references \"${HOST_ETC}/mcc/bootstrap/image-references\"",
             removed: false,
+        },
+        // The live-system tmpfs: its unit (absent means not shipped), who wants it, and the
+        // paths of both scripts.
+        Gate {
+            first: "4.21",
+            before: "4.20",
+            file: NEW_TMPFS,
+            text: "\nWhere=/var/ostreecontainer\nType=tmpfs\nOptions=size=5G\n",
+            removed: false,
+        },
+        Gate {
+            first: "4.21",
+            before: "4.20",
+            file: OLD_TMPFS,
+            text: "\nWhere=/var/ostree-container\nType=tmpfs\nOptions=size=5G\n",
+            removed: true,
+        },
+        Gate {
+            first: "4.21",
+            before: "4.20",
+            file: PULL_UNIT,
+            text: "\nWants=var-ostreecontainer.mount\n",
+            removed: false,
+        },
+        Gate {
+            first: "4.21",
+            before: "4.20",
+            file: PULL_UNIT,
+            text: "After=network.target var-ostree\\x2dcontainer.mount\n",
+            removed: true,
+        },
+        Gate {
+            first: "4.21",
+            before: "4.20",
+            file: "/usr/local/bin/node-image-pull.sh",
+            text: "LIVE_DIR=\"${NODE_IMAGE_LIVE_DIR:-/var/ostreecontainer}\"",
+            removed: false,
+        },
+        Gate {
+            first: "4.21",
+            before: "4.20",
+            file: OVERLAY,
+            text: "LIVE_DIR=\"${NODE_IMAGE_LIVE_DIR:-/var/ostree-container}\"",
+            removed: true,
+        },
+        Gate {
+            first: "4.22",
+            before: "4.21",
+            file: NEW_TMPFS,
+            text: "\nConditionPathExists=!/etc/no-var-tmpfs\n",
+            removed: false,
+        },
+        Gate {
+            first: "4.22",
+            before: "4.21",
+            file: OVERLAY,
+            text: SSHD,
+            removed: false,
+        },
+        Gate {
+            first: "5.0",
+            before: "4.22",
+            file: OVERLAY,
+            text: SSHD,
+            removed: true,
         },
         Gate {
             first: "4.22",
@@ -2371,8 +2462,9 @@ fn each_release_difference_starts_at_its_release_and_not_one_earlier() {
         let sample = release_sample(minor);
         let tmp = tempfile::tempdir().unwrap();
         let rendered = render_tree(&sample.ctx, &sample.template_dirs(), tmp.path());
+        // A unit the release does not ship reads as empty: its text is absent.
         match file.strip_prefix("units/") {
-            Some(unit) => fs::read_to_string(rendered.units.join(unit)).unwrap(),
+            Some(unit) => fs::read_to_string(rendered.units.join(unit)).unwrap_or_default(),
             None => rendered.text(file),
         }
     };
@@ -2482,7 +2574,7 @@ fn etcd_manifest_flags_follow_the_feature() {
 
 /// OKD 5.0 names no node image tag: node-image-pull.sh copies the machine-config-osimagestream
 /// helper out of the release's MCO image, asks it for the image of the OS image stream, pulls
-/// that, and removes the helper's container.
+/// that, and removes the helper's container but keeps the image bootkube.sh runs later.
 #[test]
 fn node_image_pull_of_5_0_asks_the_osimagestream_helper() {
     if !testkit::require_tool("jq", "jq") {
@@ -2514,6 +2606,9 @@ fn node_image_pull_of_5_0_asks_the_osimagestream_helper() {
         !log.contains("image stream-coreos") && !log.contains("image rhel-coreos"),
         "{log}"
     );
+    // The operator image stays for bootkube.sh's machine-config render (upstream removes it).
+    let removals = ["podman rmi", "podman image rm", "podman image prune"];
+    assert!(!removals.iter().any(|r| log.contains(r)), "{log}");
 }
 
 /// shellcheck (warnings and worse, as bash) passes on `scripts` of the sample `name`.

@@ -64,10 +64,12 @@ pub(crate) fn supported_text() -> String {
     );
     out.push_str(
         "  kept on every release by choice: podman --replace --log-driver=k8s-file for the \
-         renders, the sshd try-restart after the node-image overlay, and the \
-         var-ostreecontainer.mount tmpfs for live systems (the unit name and path upstream uses \
-         from 4.21; nothing outside the bootstrap host refers to them) with its \
-         ConditionPathExists=!/etc/no-var-tmpfs\n",
+         renders\n",
+    );
+    out.push_str(
+        "  kept on 5.0 by choice: the machine-config-operator image after the \
+         machine-config-osimagestream helper ran (upstream removes it; bootkube.sh runs that \
+         image for the machine-config render)\n",
     );
     out.push_str(
         "A release image's version comes from its tag (4.22.0-okd-scos.7, 5.0.0-okd-scos.0, \
@@ -98,5 +100,20 @@ mod tests {
             text.contains("CVO render with --cluster-version-manifest-path: 4.22"),
             "{text}"
         );
+    }
+
+    /// The node-image differences name the release of each variant.
+    #[test]
+    fn the_listing_says_which_release_has_which_tmpfs_and_sshd_restart() {
+        let text = super::supported_text();
+        for line in [
+            "var-ostreecontainer.mount at /var/ostreecontainer (earlier releases: \
+             var-ostree\\x2dcontainer.mount at /var/ostree-container): 4.21\n",
+            "tmpfs skipped when /etc/no-var-tmpfs exists: 4.22\n",
+            "sshd try-restart after the node-image overlay: 4.22\n",
+            "sshd try-restart after the node-image overlay dropped again: 5.0\n",
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
     }
 }

@@ -129,8 +129,9 @@ pub enum Feature {
     /// bootkube.sh copies the payload's image-references into /etc/mcc/bootstrap: the 4.21+
     /// bootstrap controller reads the payload ImageStream there.
     MccImageReferences,
-    /// `imageDigestSources[].sourcePolicy` is accepted, and `NeverContactSource` writes
-    /// `blocked = true` for the source in registries.conf.
+    /// `imageDigestSources[].sourcePolicy` is accepted, `NeverContactSource` writes
+    /// `blocked = true` for the source in registries.conf, and mirror entries are merged per
+    /// source and policy instead of per source (one upstream change, 4.21).
     RegistrySourcePolicy,
     /// The MCO bootstrap applies a MachineOSConfig carrying a pre-built image annotation, so
     /// image mode is written the upstream way (a MachineOSConfig per pool).
@@ -147,6 +148,21 @@ pub enum Feature {
     NodeImageFinishKillModeNone,
     /// The node-image overlay leaves /etc/crypto-policies as booted.
     OverlayExcludesCryptoPolicies,
+    /// A live system keeps the node image in a tmpfs at `/var/ostreecontainer`
+    /// (`var-ostreecontainer.mount`); before, the z-stream backports of 4.19 and 4.20 named
+    /// it `/var/ostree-container`. Only the bootstrap host refers to the path, but it is the
+    /// release's own name, and people debugging a host look for that one.
+    VarOstreecontainerMount,
+    /// The live-system tmpfs is skipped when `/etc/no-var-tmpfs` exists: upstream's baremetal
+    /// bootstrap VM boots the live ISO with a real disk for /var and writes that file.
+    NoVarTmpfsCondition,
+    /// The node-image overlay try-restarts sshd, whose binary the node image may have
+    /// replaced (upstream 4.22, for an sshd upgrade within RHEL 9).
+    OverlayRestartsSshd,
+    /// The sshd try-restart after the overlay is gone again (upstream 5.0). A feature of its
+    /// own because features only ever turn on: the restart is done by releases that have
+    /// [`Feature::OverlayRestartsSshd`] and not this one, see [`Release::overlay_restarts_sshd`].
+    OverlayWithoutSshdRestart,
     /// A fencing credential may name its host by `macAddress`.
     FencingMacAddress,
     /// The etcd render takes `--rendered-manifest-files` and `--payload-version`. No release's
@@ -166,6 +182,10 @@ impl Feature {
         Feature::KubeletWithoutPodInfraImage,
         Feature::NodeImageFinishKillModeNone,
         Feature::OverlayExcludesCryptoPolicies,
+        Feature::VarOstreecontainerMount,
+        Feature::NoVarTmpfsCondition,
+        Feature::OverlayRestartsSshd,
+        Feature::OverlayWithoutSshdRestart,
         Feature::FencingMacAddress,
         Feature::EtcdRenderManifestFlags,
     ];
@@ -177,7 +197,8 @@ impl Feature {
                 "bootkube.sh copies image-references into /etc/mcc/bootstrap"
             }
             Feature::RegistrySourcePolicy => {
-                "imageDigestSources[].sourcePolicy (NeverContactSource blocks the source)"
+                "imageDigestSources[].sourcePolicy (NeverContactSource blocks the source; \
+                 mirror entries merge per source and policy)"
             }
             Feature::MachineOsConfigBootstrap => {
                 "image mode by MachineOSConfig with the pre-built-image annotation"
@@ -190,6 +211,17 @@ impl Feature {
             Feature::NodeImageFinishKillModeNone => "node-image-finish.service KillMode=none",
             Feature::OverlayExcludesCryptoPolicies => {
                 "node-image overlay keeps /etc/crypto-policies"
+            }
+            Feature::VarOstreecontainerMount => {
+                "live-system node-image tmpfs var-ostreecontainer.mount at /var/ostreecontainer \
+                 (earlier releases: var-ostree\\x2dcontainer.mount at /var/ostree-container)"
+            }
+            Feature::NoVarTmpfsCondition => {
+                "live-system tmpfs skipped when /etc/no-var-tmpfs exists"
+            }
+            Feature::OverlayRestartsSshd => "sshd try-restart after the node-image overlay",
+            Feature::OverlayWithoutSshdRestart => {
+                "sshd try-restart after the node-image overlay dropped again"
             }
             Feature::FencingMacAddress => "controlPlane.fencing.credentials[].macAddress",
             Feature::EtcdRenderManifestFlags => {
@@ -236,6 +268,22 @@ impl Release {
     /// Whether this release turns `feature` on.
     pub fn has(&self, feature: Feature) -> bool {
         self.features.contains(&feature)
+    }
+
+    /// The tmpfs in which a live system keeps the node image's repository and checkout
+    /// ([`Feature::VarOstreecontainerMount`]).
+    pub fn node_image_live_dir(&self) -> &'static str {
+        if self.has(Feature::VarOstreecontainerMount) {
+            "/var/ostreecontainer"
+        } else {
+            "/var/ostree-container"
+        }
+    }
+
+    /// Whether the node-image overlay try-restarts sshd: upstream did so in one release only,
+    /// which the table says with a feature that turns it on and one that turns it off again.
+    pub fn overlay_restarts_sshd(&self) -> bool {
+        self.has(Feature::OverlayRestartsSshd) && !self.has(Feature::OverlayWithoutSshdRestart)
     }
 }
 
@@ -541,6 +589,16 @@ mod tests {
             first(Feature::OverlayExcludesCryptoPolicies).as_deref(),
             Some("5.0")
         );
+        assert_eq!(
+            first(Feature::VarOstreecontainerMount).as_deref(),
+            Some("4.21")
+        );
+        assert_eq!(first(Feature::NoVarTmpfsCondition).as_deref(), Some("4.22"));
+        assert_eq!(first(Feature::OverlayRestartsSshd).as_deref(), Some("4.22"));
+        assert_eq!(
+            first(Feature::OverlayWithoutSshdRestart).as_deref(),
+            Some("5.0")
+        );
         assert_eq!(first(Feature::FencingMacAddress).as_deref(), Some("5.0"));
         assert_eq!(first(Feature::EtcdRenderManifestFlags), None);
         assert_eq!(
@@ -548,6 +606,24 @@ mod tests {
                 .map(|r| r.version.to_string()),
             Some("5.0".into())
         );
+    }
+
+    /// The values derived from features, per release (reference/releases.md §1, §2: the
+    /// z-stream backports of 4.19/4.20, the 4.21 rename, the sshd restart of 4.22 only).
+    #[test]
+    fn derived_values_follow_the_releases() {
+        let t = table();
+        let at = |v: &str| t.get(m(v)).unwrap();
+        for (v, dir, sshd) in [
+            ("4.19", "/var/ostree-container", false),
+            ("4.20", "/var/ostree-container", false),
+            ("4.21", "/var/ostreecontainer", false),
+            ("4.22", "/var/ostreecontainer", true),
+            ("5.0", "/var/ostreecontainer", false),
+        ] {
+            assert_eq!(at(v).node_image_live_dir(), dir, "{v}");
+            assert_eq!(at(v).overlay_restarts_sshd(), sshd, "{v}");
+        }
     }
 
     #[test]

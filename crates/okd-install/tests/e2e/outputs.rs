@@ -486,6 +486,71 @@ fn never_contact_source_blocks_the_source_in_registries_conf_from_4_21() {
     }
 }
 
+/// A source given again, once under `NeverContactSource`: registries.conf has the source once,
+/// with the mirrors of all its entries in upstream's group order (from 4.21 the entries without
+/// a policy first, then the blocked one's) and blocked from 4.21. On 4.20, which has no
+/// sourcePolicy, the same entries without it merge per source and block nothing.
+#[test]
+fn a_source_under_two_policies_is_one_registry_entry() {
+    let example = read(&crate::support::repo_root().join("examples/disconnected-mirror.yaml"));
+    let more = |policy: &str| {
+        format!(
+            "- source: quay.io/okd/scos-release\n{policy}  mirrors:\n  - backup.example.com/okd\n\
+             - source: quay.io/okd/scos-release\n  mirrors:\n  - registry.example.com:5000/okd/scos-release\n\
+             - source: quay.io/okd/scos-release\n  mirrors:\n  - late.example.com/okd\n"
+        )
+    };
+    let never = "  sourcePolicy: NeverContactSource\n";
+    for (image, policy, mirrors, blocked) in [
+        (
+            "quay.io/okd/scos-release:4.21.0-okd-scos.8",
+            never,
+            [
+                "registry.example.com:5000/okd/scos-release",
+                "late.example.com/okd",
+                "backup.example.com/okd",
+            ],
+            "blocked = true\n",
+        ),
+        (
+            "quay.io/okd/scos-release:4.20.0-okd-scos.16",
+            "",
+            [
+                "registry.example.com:5000/okd/scos-release",
+                "backup.example.com/okd",
+                "late.example.com/okd",
+            ],
+            "",
+        ),
+    ] {
+        let edited = example.replacen("pullSecret:", &format!("{}pullSecret:", more(policy)), 1);
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("install-config.yaml"), &edited).unwrap();
+        create_at(
+            tmp.path(),
+            EPOCH,
+            &["ignition-configs", "--release-image", image],
+        )
+        .ok(image);
+        let boot = read(&tmp.path().join("bootstrap.ign"));
+        let conf = crate::support::ign_text(&boot, "/etc/containers/registries.conf");
+        let mirrors: String = mirrors
+            .iter()
+            .map(|m| format!("\n[[registry.mirror]]\nlocation = \"{m}\"\n"))
+            .collect();
+        let entry = format!(
+            "location = \"quay.io/okd/scos-release\"\nmirror-by-digest-only = true\n{blocked}{mirrors}"
+        );
+        assert!(conf.contains(&entry), "{image}:\n{conf}");
+        assert_eq!(
+            conf.matches("location = \"quay.io/okd/scos-release\"")
+                .count(),
+            1,
+            "{conf}"
+        );
+    }
+}
+
 /// Every shipped example makes its Ignition configs for every supported release, and each
 /// bootstrap config's bootkube.sh is the one of that release.
 #[test]
