@@ -42,6 +42,7 @@ const OUR_CRATES: &[&str] = &[
     "pki",
     "releases",
     "render_harness",
+    "testkit",
     "tls_peer",
     "verify",
 ];
