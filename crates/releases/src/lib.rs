@@ -165,6 +165,14 @@ pub enum Feature {
     OverlayWithoutSshdRestart,
     /// A fencing credential may name its host by `macAddress`.
     FencingMacAddress,
+    /// A fencing credential may turn off the verification of its BMC's certificate
+    /// (`certificateVerification`).
+    FencingCertificateVerification,
+    /// Bare metal and vSphere take `dnsRecordsType`, and bare metal's Infrastructure status
+    /// carries it for the machine-config operator.
+    DnsRecordsType,
+    /// Bare metal takes `provisioningNetworkGateway`, passed to the metal3 Provisioning.
+    ProvisioningNetworkGateway,
     /// The etcd render takes `--rendered-manifest-files` and `--payload-version`. No release's
     /// etcd operator accepts them yet (upstream's installer passes them from 2026-07, the
     /// operator of 5.0 does not define them), so no release lists it.
@@ -187,6 +195,9 @@ impl Feature {
         Feature::OverlayRestartsSshd,
         Feature::OverlayWithoutSshdRestart,
         Feature::FencingMacAddress,
+        Feature::FencingCertificateVerification,
+        Feature::DnsRecordsType,
+        Feature::ProvisioningNetworkGateway,
         Feature::EtcdRenderManifestFlags,
     ];
 
@@ -224,6 +235,15 @@ impl Feature {
                 "sshd try-restart after the node-image overlay dropped again"
             }
             Feature::FencingMacAddress => "controlPlane.fencing.credentials[].macAddress",
+            Feature::FencingCertificateVerification => {
+                "controlPlane.fencing.credentials[].certificateVerification"
+            }
+            Feature::DnsRecordsType => {
+                "platform.baremetal/vsphere.dnsRecordsType (bare metal: also in the Infrastructure status)"
+            }
+            Feature::ProvisioningNetworkGateway => {
+                "platform.baremetal.provisioningNetworkGateway (metal3 Provisioning)"
+            }
             Feature::EtcdRenderManifestFlags => {
                 "etcd render with --rendered-manifest-files/--payload-version"
             }
@@ -600,6 +620,15 @@ mod tests {
             Some("5.0")
         );
         assert_eq!(first(Feature::FencingMacAddress).as_deref(), Some("5.0"));
+        assert_eq!(
+            first(Feature::FencingCertificateVerification).as_deref(),
+            Some("4.20")
+        );
+        assert_eq!(first(Feature::DnsRecordsType).as_deref(), Some("4.21"));
+        assert_eq!(
+            first(Feature::ProvisioningNetworkGateway).as_deref(),
+            Some("4.22")
+        );
         assert_eq!(first(Feature::EtcdRenderManifestFlags), None);
         assert_eq!(
             t.first_with_os_image_stream()

@@ -124,9 +124,21 @@ pub struct FencingCredential {
     /// BMC address (redfish URL).
     #[serde(default)]
     pub address: String,
-    /// `Enabled` or `Disabled` certificate verification of the BMC.
+    /// Whether the fencing agent verifies the BMC's TLS certificate (OKD 4.20 and later).
+    /// `Disabled` is for BMCs with self-signed certificates; unset means `Enabled`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub certificate_verification: Option<String>,
+    #[schemars(extend("default" = "Enabled"))]
+    pub certificate_verification: Option<CertificateVerification>,
+}
+
+/// Whether a BMC's TLS certificate is verified. A closed set, so that a misspelt value is
+/// reported while parsing with the allowed ones instead of reaching the fencing secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum CertificateVerification {
+    /// The certificate must chain to a trusted CA.
+    Enabled,
+    /// Any certificate is accepted (self-signed BMCs).
+    Disabled,
 }
 
 /// Platform-specific machine pool settings.

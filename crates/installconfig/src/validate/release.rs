@@ -56,6 +56,18 @@ pub fn validate_for_release(cfg: &InstallConfig, release: &Release) -> Vec<Field
             Feature::BmcVerifyCa,
         ));
     }
+    fencing_rules(cfg, release, &refused, &mut errors);
+    errors
+}
+
+/// The fencing credential fields of later releases: `certificateVerification` (4.20) and
+/// `macAddress` (5.0), which also makes `hostName` optional.
+fn fencing_rules(
+    cfg: &InstallConfig,
+    release: &Release,
+    refused: &dyn Fn(String, Feature) -> FieldError,
+    errors: &mut Vec<FieldError>,
+) {
     let credentials = cfg
         .control_plane()
         .and_then(|cp| cp.fencing.as_ref())
@@ -63,6 +75,10 @@ pub fn validate_for_release(cfg: &InstallConfig, release: &Release) -> Vec<Field
         .unwrap_or_default();
     for (i, c) in credentials.iter().enumerate() {
         let path = format!("controlPlane.fencing.credentials[{i}]");
+        let verify = Feature::FencingCertificateVerification;
+        if c.certificate_verification.is_some() && !release.has(verify) {
+            errors.push(refused(format!("{path}.certificateVerification"), verify));
+        }
         match &c.mac_address {
             Some(_) if !release.has(Feature::FencingMacAddress) => {
                 errors.push(refused(
@@ -86,7 +102,6 @@ pub fn validate_for_release(cfg: &InstallConfig, release: &Release) -> Vec<Field
             _ => {}
         }
     }
-    errors
 }
 
 fn os_image_stream_rules(cfg: &InstallConfig, release: &Release, errors: &mut Vec<FieldError>) {

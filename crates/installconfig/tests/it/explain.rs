@@ -160,3 +160,14 @@ fn list_of_enums_and_nested_defaults() {
     let out = explain("installconfig.compute.platform.vsphere.osDisk").unwrap();
     assert!(out.contains("    diskSizeGB <integer>"), "{out}");
 }
+
+#[test]
+fn fencing_certificate_verification_is_explained_with_values_and_default() {
+    let out = explain("installconfig.controlPlane.fencing.credentials.certificateVerification")
+        .unwrap();
+    assert!(out.contains("RESOURCE: certificateVerification <string>"), "{out}");
+    assert!(out.contains(r#"Valid Values: "Enabled", "Disabled""#), "{out}");
+    assert!(out.contains(r#"Default: "Enabled""#), "{out}");
+    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("(OKD 4.20 and later)"), "{out}");
+}

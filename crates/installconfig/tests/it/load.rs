@@ -392,3 +392,35 @@ fn closed_value_sets_are_checked_while_parsing() {
     }
     assert_eq!(errs.len(), 6, "{errs:#?}");
 }
+
+/// A misspelt certificateVerification is refused while parsing, at its path, with the two
+/// values it may take; a correct one is read.
+#[test]
+fn fencing_certificate_verification_is_a_closed_set() {
+    let credential = |value: &str| {
+        fixture_text("none-sno.yaml").replace(
+            "name: master",
+            &format!(
+                "name: master\n  fencing:\n    credentials:\n    - hostName: m0\n      certificateVerification: {value}"
+            ),
+        )
+    };
+    let errs = errors(&credential("disabled"));
+    let e = errs
+        .iter()
+        .find(|e| e.path == "controlPlane.fencing.credentials[0].certificateVerification")
+        .unwrap_or_else(|| panic!("{errs:#?}"));
+    assert_eq!(e.kind, ErrorKind::NotSupported, "{e}");
+    assert!(e.detail.contains("\"Enabled\", \"Disabled\""), "{e}");
+    assert!(e.detail.contains("did you mean \"Disabled\"?"), "{e}");
+    // The right spelling gets past parsing (the single-node fixture then fails the
+    // topology rules, which are not what this test is about).
+    let errs = match parse_str(&credential("Disabled"), "install-config.yaml") {
+        Err(LoadError::Invalid { errors, .. }) => errors,
+        other => panic!("expected the topology errors, got {other:?}"),
+    };
+    assert!(
+        !errs.iter().any(|e| e.path.ends_with("certificateVerification")),
+        "{errs:#?}"
+    );
+}

@@ -98,6 +98,27 @@ fn fencing_mac_address_starts_at_5_0() {
 }
 
 #[test]
+fn fencing_certificate_verification_starts_at_4_20() {
+    let mut c = bm();
+    c.control_plane.as_mut().unwrap().fencing = Some(Fencing {
+        credentials: vec![FencingCredential {
+            host_name: "master-0".into(),
+            mac_address: None,
+            username: "admin".into(),
+            password: "secret".into(),
+            address: "redfish+https://192.0.2.10:8000/redfish/v1/Systems/1".into(),
+            certificate_verification: Some(CertificateVerification::Disabled),
+        }],
+    });
+    starts_at(
+        &c,
+        "controlPlane.fencing.credentials[0].certificateVerification",
+        "4.20",
+        "4.19",
+    );
+}
+
+#[test]
 fn os_image_stream_starts_at_5_0_with_the_okd_stream_only() {
     let mut c = none();
     c.os_image_stream = Some("centos-10".into());
