@@ -213,7 +213,7 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
         }
         .into());
     }
-    Ok(ManifestInputs {
+    let mut inputs = ManifestInputs {
         cluster_id: ids.cluster_id.clone(),
         infra_id: ids.infra_id.clone(),
         tls: manifests::inputs::TlsInputs {
@@ -232,7 +232,24 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
         installer_version: release.installer_version.clone(),
         invoker: release.invoker.clone(),
         ..map_install_config(ic, &parents.get::<InstallConfigAsset>()?.names)?
-    })
+    };
+    dns_records_for_release(&mut inputs.platform, release.release()?);
+    Ok(inputs)
+}
+
+/// Bare metal's Infrastructure status names its DNS records type from the release that
+/// introduced the field (4.21), defaulted to `Internal` as upstream defaults it; earlier
+/// releases' status has no such field (a value set there was refused by validation).
+fn dns_records_for_release(
+    platform: &mut manifests::inputs::Platform,
+    release: &releases::Release,
+) {
+    if let manifests::inputs::Platform::BareMetal(bm) = platform {
+        bm.dns_records_type = release.has(releases::Feature::DnsRecordsType).then(|| {
+            bm.dns_records_type
+                .unwrap_or(manifests::inputs::DnsRecordsType::Internal)
+        });
+    }
 }
 
 /// The install-config part of [`ManifestInputs`]; ids, PKI and pointers are left empty.
@@ -411,6 +428,10 @@ fn map_baremetal(
         api_vips: parse_ips(ic.api_vips())?,
         ingress_vips: parse_ips(ic.ingress_vips())?,
         load_balancer: load_balancer(&bm.load_balancer),
+        dns_records_type: bm.dns_records_type.map(|d| match d {
+            installconfig::DnsRecordsType::Internal => manifests::inputs::DnsRecordsType::Internal,
+            installconfig::DnsRecordsType::External => manifests::inputs::DnsRecordsType::External,
+        }),
         provisioning: manifests::inputs::BareMetalProvisioning {
             network,
             network_cidr: bm.provisioning_network_cidr.map(|c| c.0),
@@ -533,5 +554,31 @@ mod tests {
         assert_eq!(proxy_status_no_proxy(&files).unwrap(), None);
         let elsewhere = [entry("openshift", PROXY_MANIFEST, PROXY)];
         assert_eq!(proxy_status_no_proxy(&elsewhere).unwrap(), None);
+    }
+
+    /// The bare-metal DNS records type is written from 4.21 on, defaulted to Internal, and
+    /// never before; a user's External is kept.
+    #[test]
+    fn dns_records_type_follows_the_release() {
+        use manifests::inputs::{BareMetal, DnsRecordsType, Platform};
+        let release = |v: &str| releases::table().get(v.parse().unwrap()).unwrap();
+        let run = |chosen: Option<DnsRecordsType>, v: &str| {
+            let mut p = Platform::BareMetal(BareMetal {
+                api_vips: vec![],
+                ingress_vips: vec![],
+                load_balancer: None,
+                dns_records_type: chosen,
+                provisioning: Default::default(),
+            });
+            super::dns_records_for_release(&mut p, release(v));
+            match p {
+                Platform::BareMetal(bm) => bm.dns_records_type,
+                _ => unreachable!(),
+            }
+        };
+        assert_eq!(run(None, "4.20"), None);
+        assert_eq!(run(None, "4.21"), Some(DnsRecordsType::Internal));
+        let external = Some(DnsRecordsType::External);
+        assert_eq!(run(external, "5.0"), external);
     }
 }

@@ -108,6 +108,10 @@ pub struct BareMetal {
     /// `loadBalancer.type`, when the user set it.
     #[serde(default)]
     pub load_balancer: Option<LoadBalancerType>,
+    /// `dnsRecordsType` for the Infrastructure status: set (defaulted to `Internal`) on
+    /// releases that have the field, `None` before, where the status has no such field.
+    #[serde(default)]
+    pub dns_records_type: Option<DnsRecordsType>,
     /// Provisioning-network settings for the metal3 `Provisioning` object.
     #[serde(default)]
     pub provisioning: BareMetalProvisioning,
@@ -120,6 +124,15 @@ pub enum LoadBalancerType {
     OpenShiftManagedDefault,
     /// The user's own load balancer; the MCO must not run keepalived/haproxy.
     UserManaged,
+}
+
+/// Who serves the api, api-int and ingress DNS records (`platform.<p>.dnsRecordsType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DnsRecordsType {
+    /// The nodes' own CoreDNS, rendered by the MCO.
+    Internal,
+    /// The user's DNS server; the MCO leaves the records out.
+    External,
 }
 
 /// `provisioningNetwork` modes.

@@ -250,6 +250,10 @@ pub struct VipStatus {
     /// All API VIPs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub api_server_internal_i_ps: Vec<String>,
+    /// `Internal` or `External`: whether the nodes serve the api, api-int and ingress
+    /// records themselves (bare metal from OKD 4.21; the machine-config operator reads it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dns_records_type: Option<String>,
     /// First ingress VIP (deprecated singular field).
     #[serde(rename = "ingressIP", default, skip_serializing_if = "Option::is_none")]
     pub ingress_ip: Option<String>,

@@ -138,6 +138,12 @@ pub struct BaremetalPlatform {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub additional_ntp_servers: Vec<String>,
+    /// Who serves the api, api-int and ingress DNS records (OKD 4.21 and later). `External`
+    /// turns off the records the nodes serve themselves, so the user's DNS server must
+    /// have them; it needs a UserManaged load balancer and the OnPremDNSRecords feature gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "Internal"))]
+    pub dns_records_type: Option<DnsRecordsType>,
     /// PEM CA bundle used to verify the BMCs' certificates (OKD 4.21 and later).
     #[serde(
         default,
@@ -178,6 +184,16 @@ pub enum LoadBalancerType {
     OpenShiftManagedDefault,
     /// The user provides the load balancer; VIP checks are relaxed.
     UserManaged,
+}
+
+/// Who provides the api, api-int and ingress DNS records of an on-premises platform.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum DnsRecordsType {
+    /// The nodes serve the records themselves (CoreDNS next to keepalived).
+    #[default]
+    Internal,
+    /// A DNS server outside the cluster has the records and the nodes use it.
+    External,
 }
 
 impl LoadBalancer {

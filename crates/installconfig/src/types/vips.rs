@@ -6,7 +6,7 @@
 //! trait lets conversion, validation and the accessors handle the two platforms with one
 //! piece of code each.
 
-use super::baremetal::{BaremetalPlatform, LoadBalancer};
+use super::baremetal::{BaremetalPlatform, DnsRecordsType, LoadBalancer};
 use super::cidr::IpAddrString;
 use super::platform::Platform;
 use super::vsphere::VspherePlatform;
@@ -21,6 +21,8 @@ pub trait VipPlatform {
     fn ingress_vips(&self) -> &[IpAddrString];
     /// `loadBalancer`.
     fn load_balancer(&self) -> &Option<LoadBalancer>;
+    /// `dnsRecordsType`, as written (unset means `Internal`).
+    fn dns_records_type(&self) -> Option<DnsRecordsType>;
     /// The deprecated single VIPs, each with its field name and the list it converts into
     /// (API first, then ingress).
     fn deprecated_vips_mut(&mut self) -> [DeprecatedVip<'_>; 2];
@@ -47,6 +49,9 @@ macro_rules! impl_vip_platform {
             }
             fn load_balancer(&self) -> &Option<LoadBalancer> {
                 &self.load_balancer
+            }
+            fn dns_records_type(&self) -> Option<DnsRecordsType> {
+                self.dns_records_type
             }
             fn deprecated_vips_mut(&mut self) -> [DeprecatedVip<'_>; 2] {
                 [

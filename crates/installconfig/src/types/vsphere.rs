@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::baremetal::LoadBalancer;
+use super::baremetal::{DnsRecordsType, LoadBalancer};
 use super::cidr::IpAddrString;
 
 /// Default vCenter port.
@@ -31,6 +31,12 @@ pub struct VspherePlatform {
     /// API/ingress load balancer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_balancer: Option<LoadBalancer>,
+    /// Who serves the api, api-int and ingress DNS records (OKD 4.21 and later). `External`
+    /// turns off the records the nodes serve themselves, so the user's DNS server must
+    /// have them; it needs a UserManaged load balancer and the OnPremDNSRecords feature gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "Internal"))]
+    pub dns_records_type: Option<DnsRecordsType>,
     /// OS image (OVA) URL used for the virtual machines.
     #[serde(
         default,

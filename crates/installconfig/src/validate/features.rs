@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use super::Validation;
 use crate::errors::FieldError;
 use crate::types::{
-    BaselineCapabilitySet as B, Capability as C, FeatureSet, InstallConfig, Platform, ZoneType,
-    yaml_name,
+    BaselineCapabilitySet as B, Capability as C, DnsRecordsType, FeatureSet, InstallConfig,
+    Platform, ZoneType, yaml_name,
 };
 
 /// The feature gates whose state changes what okd-install accepts or writes. Each is off in
@@ -24,6 +24,9 @@ pub enum FeatureGate {
     VSphereHostVmGroupZonal,
     /// Additional data disks on vSphere machines.
     VSphereMultiDisk,
+    /// DNS records for api, api-int and ingress served outside the cluster (OKD 4.21 and
+    /// later; the gate does not exist before).
+    OnPremDnsRecords,
 }
 
 impl FeatureGate {
@@ -35,6 +38,7 @@ impl FeatureGate {
             FeatureGate::VSphereMultiNetworks => "VSphereMultiNetworks",
             FeatureGate::VSphereHostVmGroupZonal => "VSphereHostVMGroupZonal",
             FeatureGate::VSphereMultiDisk => "VSphereMultiDisk",
+            FeatureGate::OnPremDnsRecords => "OnPremDNSRecords",
         }
     }
 
@@ -214,6 +218,14 @@ fn gates(cfg: &InstallConfig, v: &mut Validation) {
 /// Install-config fields that only work when a feature gate is on: (path, gate, used).
 fn gated_field_uses(cfg: &InstallConfig) -> Vec<(String, FeatureGate)> {
     let mut uses = Vec::new();
+    if let Some(p) = cfg.platform.vip_platform()
+        && p.dns_records_type() == Some(DnsRecordsType::External)
+    {
+        uses.push((
+            format!("platform.{}.dnsRecordsType", p.key()),
+            FeatureGate::OnPremDnsRecords,
+        ));
+    }
     let Some(vs) = &cfg.platform.vsphere else {
         return uses;
     };

@@ -56,6 +56,13 @@ pub fn validate_for_release(cfg: &InstallConfig, release: &Release) -> Vec<Field
             Feature::BmcVerifyCa,
         ));
     }
+    if let Some(p) = cfg.platform.vip_platform()
+        && p.dns_records_type().is_some()
+        && !release.has(Feature::DnsRecordsType)
+    {
+        let path = format!("platform.{}.dnsRecordsType", p.key());
+        errors.push(refused(path, Feature::DnsRecordsType));
+    }
     fencing_rules(cfg, release, &refused, &mut errors);
     errors
 }

@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use super::Validation;
 use super::network::{is_dual_stack, primary_is_v4};
 use crate::errors::FieldError;
-use crate::types::{InstallConfig, IpAddrString, LoadBalancer, VipPlatform};
+use crate::types::{DnsRecordsType, InstallConfig, IpAddrString, LoadBalancer, VipPlatform};
 
 struct VipSet<'a> {
     platform: &'static str,
@@ -36,6 +36,7 @@ pub(super) fn vips(cfg: &InstallConfig, v: &mut Validation) {
         in_machine_network: required && !um,
     };
     let base = format!("platform.{}", set.platform);
+    external_dns_records(p, um, &base, v);
     let api_path = format!("{base}.apiVIPs");
     let ing_path = format!("{base}.ingressVIPs");
     presence(&set, &api_path, &ing_path, v);
@@ -51,6 +52,22 @@ pub(super) fn vips(cfg: &InstallConfig, v: &mut Validation) {
                 ));
             }
         }
+    }
+}
+
+/// With `External` DNS records the nodes stop answering for api and api-int, and the
+/// keepalived VIPs that those names would point at are only announced by an
+/// OpenShift-managed load balancer; upstream therefore allows External only with a
+/// UserManaged one, whose addresses the user's DNS server knows.
+fn external_dns_records(p: &dyn VipPlatform, user_managed: bool, base: &str, v: &mut Validation) {
+    if p.dns_records_type() == Some(DnsRecordsType::External) && !user_managed {
+        v.err(FieldError::invalid(
+            format!("{base}.dnsRecordsType"),
+            "External",
+            format!(
+                "external DNS records need a load balancer you run yourself; set {base}.loadBalancer.type: UserManaged, or use Internal"
+            ),
+        ));
     }
 }
 

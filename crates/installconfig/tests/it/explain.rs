@@ -163,11 +163,32 @@ fn list_of_enums_and_nested_defaults() {
 
 #[test]
 fn fencing_certificate_verification_is_explained_with_values_and_default() {
-    let out = explain("installconfig.controlPlane.fencing.credentials.certificateVerification")
-        .unwrap();
-    assert!(out.contains("RESOURCE: certificateVerification <string>"), "{out}");
-    assert!(out.contains(r#"Valid Values: "Enabled", "Disabled""#), "{out}");
+    let out =
+        explain("installconfig.controlPlane.fencing.credentials.certificateVerification").unwrap();
+    assert!(
+        out.contains("RESOURCE: certificateVerification <string>"),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"Valid Values: "Enabled", "Disabled""#),
+        "{out}"
+    );
     assert!(out.contains(r#"Default: "Enabled""#), "{out}");
     let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("(OKD 4.20 and later)"), "{out}");
+}
+
+#[test]
+fn dns_records_type_is_explained_on_both_platforms() {
+    for platform in ["baremetal", "vsphere"] {
+        let out = explain(&format!("installconfig.platform.{platform}.dnsRecordsType")).unwrap();
+        assert!(
+            out.contains(r#"Valid Values: "Internal", "External""#),
+            "{out}"
+        );
+        assert!(out.contains(r#"Default: "Internal""#), "{out}");
+        let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("(OKD 4.21 and later)"), "{out}");
+        assert!(words.contains("UserManaged load balancer"), "{out}");
+    }
 }

@@ -420,7 +420,9 @@ fn fencing_certificate_verification_is_a_closed_set() {
         other => panic!("expected the topology errors, got {other:?}"),
     };
     assert!(
-        !errs.iter().any(|e| e.path.ends_with("certificateVerification")),
+        !errs
+            .iter()
+            .any(|e| e.path.ends_with("certificateVerification")),
         "{errs:#?}"
     );
 }

@@ -64,6 +64,16 @@ fn bmc_verify_ca_starts_at_4_21() {
 }
 
 #[test]
+fn dns_records_type_starts_at_4_21_on_both_platforms() {
+    let mut c = bm();
+    c.platform.baremetal.as_mut().unwrap().dns_records_type = Some(DnsRecordsType::Internal);
+    starts_at(&c, "platform.baremetal.dnsRecordsType", "4.21", "4.20");
+    let mut c = crate::validate::vs();
+    c.platform.vsphere.as_mut().unwrap().dns_records_type = Some(DnsRecordsType::Internal);
+    starts_at(&c, "platform.vsphere.dnsRecordsType", "4.21", "4.20");
+}
+
+#[test]
 fn fencing_mac_address_starts_at_5_0() {
     let mut c = bm();
     let credential = |host: &str, mac: Option<&str>| FencingCredential {

@@ -1069,3 +1069,36 @@ fn json_schema_is_the_explain_source() {
             .starts_with("okd-install extension")
     );
 }
+
+/// External DNS records: only with a user-managed load balancer, and only with the
+/// OnPremDNSRecords gate (a TechPreview gate upstream); both platforms, one rule each.
+#[test]
+fn external_dns_records_need_a_user_managed_lb_and_the_gate() {
+    let external = Some(DnsRecordsType::External);
+    let user_managed = Some(LoadBalancer {
+        lb_type: LoadBalancerType::UserManaged,
+    });
+    let mut b = bm();
+    b.platform.baremetal.as_mut().unwrap().dns_records_type = external;
+    let path = "platform.baremetal.dnsRecordsType";
+    let e = bad(&b, path, ErrorKind::Invalid);
+    assert!(e.detail.contains("loadBalancer.type: UserManaged"), "{e}");
+    let e = bad(&b, path, ErrorKind::Forbidden);
+    assert!(e.detail.contains("OnPremDNSRecords"), "{e}");
+    b.platform.baremetal.as_mut().unwrap().load_balancer = user_managed.clone();
+    b.feature_set = FeatureSet::TechPreviewNoUpgrade;
+    ok(&b);
+    // Internal needs neither.
+    let mut b = bm();
+    b.platform.baremetal.as_mut().unwrap().dns_records_type = Some(DnsRecordsType::Internal);
+    ok(&b);
+
+    let mut v = vs();
+    v.platform.vsphere.as_mut().unwrap().dns_records_type = external;
+    let path = "platform.vsphere.dnsRecordsType";
+    bad(&v, path, ErrorKind::Invalid);
+    v.platform.vsphere.as_mut().unwrap().load_balancer = user_managed;
+    v.feature_set = FeatureSet::CustomNoUpgrade;
+    v.feature_gates = vec!["OnPremDNSRecords=true".into()];
+    ok(&v);
+}

@@ -8,7 +8,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{Dir, Out};
 use crate::error::Error;
-use crate::inputs::{LoadBalancerType, ManifestInputs, Platform, TrustBundlePolicy, VSphere};
+use crate::inputs::{
+    DnsRecordsType, LoadBalancerType, ManifestInputs, Platform, TrustBundlePolicy, VSphere,
+};
 use crate::objects::*;
 use crate::proxy::computed_no_proxy;
 use crate::topology;
@@ -144,7 +146,8 @@ fn platform_status(inputs: &ManifestInputs) -> PlatformStatus {
         Platform::None => {}
         Platform::BareMetal(bm) => {
             let lb = bm.load_balancer;
-            let vips = vip_status(&bm.api_vips, &bm.ingress_vips, lb, &machine_networks);
+            let mut vips = vip_status(&bm.api_vips, &bm.ingress_vips, lb, &machine_networks);
+            vips.dns_records_type = bm.dns_records_type.map(|d| dns_records_name(d).to_string());
             status.baremetal = Some(vips);
         }
         // Without VIPs (external load balancer, UPI) the status still names the platform's
@@ -174,6 +177,14 @@ fn load_balancer_name(lb: LoadBalancerType) -> &'static str {
     }
 }
 
+/// The API spelling of a DNS records type.
+fn dns_records_name(d: DnsRecordsType) -> &'static str {
+    match d {
+        DnsRecordsType::Internal => "Internal",
+        DnsRecordsType::External => "External",
+    }
+}
+
 /// The VIP status of a platform. The load balancer type is copied from the install config:
 /// with `UserManaged` the MCO leaves keepalived and haproxy off the nodes; unset, the API's
 /// default (`OpenShiftManagedDefault`) applies.
@@ -188,6 +199,7 @@ fn vip_status(
         api_server_internal_i_ps: strings(api),
         ingress_ip: ingress.first().map(ToString::to_string),
         ingress_i_ps: strings(ingress),
+        dns_records_type: None,
         load_balancer: lb.map(|lb| LoadBalancer {
             type_: load_balancer_name(lb).to_string(),
         }),

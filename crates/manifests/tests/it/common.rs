@@ -112,6 +112,7 @@ pub(crate) fn baremetal_compact() -> ManifestInputs {
         api_vips: vec![ip("192.168.111.5")],
         ingress_vips: vec![ip("192.168.111.4")],
         load_balancer: None,
+        dns_records_type: None,
         provisioning: BareMetalProvisioning {
             network: ProvisioningNetwork::Managed,
             network_cidr: Some("172.22.0.0/24".parse().unwrap()),

@@ -3,7 +3,7 @@
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::api::rbac::v1::Role;
-use manifests::inputs::{LoadBalancerType, ManifestInputs, Platform};
+use manifests::inputs::{DnsRecordsType, LoadBalancerType, ManifestInputs, Platform};
 use manifests::objects::*;
 use manifests::{Dir, generate};
 use serde::de::DeserializeOwned;
@@ -124,6 +124,22 @@ fn load_balancer_type_comes_from_the_install_config() {
     baremetal(&mut b).load_balancer = Some(LoadBalancerType::UserManaged);
     let status = infra(&b).status.unwrap().platform_status.baremetal.unwrap();
     assert_eq!(status.load_balancer.unwrap().type_, "UserManaged");
+}
+
+/// The bare-metal status names its DNS records type when the caller passes one (releases
+/// from 4.21) and has no such field otherwise; vSphere's status never has it.
+#[test]
+fn dns_records_type_reaches_the_baremetal_status() {
+    let status = |i: &ManifestInputs| infra(i).status.unwrap().platform_status;
+    let mut b = common::baremetal_compact();
+    assert_eq!(status(&b).baremetal.unwrap().dns_records_type, None);
+    baremetal(&mut b).dns_records_type = Some(DnsRecordsType::External);
+    assert_eq!(
+        status(&b).baremetal.unwrap().dns_records_type.as_deref(),
+        Some("External")
+    );
+    let v = common::vsphere_ha_dual_stack();
+    assert_eq!(status(&v).vsphere.unwrap().dns_records_type, None);
 }
 
 #[test]
