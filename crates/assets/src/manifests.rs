@@ -437,6 +437,10 @@ fn map_baremetal(
             network_cidr: bm.provisioning_network_cidr.map(|c| c.0),
             interface: bm.provisioning_network_interface.clone(),
             cluster_provisioning_ip: bm.cluster_provisioning_ip.as_ref().and_then(|ip| ip.ip()),
+            gateway: bm
+                .provisioning_network_gateway
+                .as_ref()
+                .and_then(|ip| ip.ip()),
             dhcp_range: bm.provisioning_dhcp_range.clone(),
             os_download_url: bm.cluster_os_image.clone(),
             additional_ntp_servers: bm.additional_ntp_servers.clone(),

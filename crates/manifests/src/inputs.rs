@@ -163,6 +163,9 @@ pub struct BareMetalProvisioning {
     /// `clusterProvisioningIP`.
     #[serde(default)]
     pub cluster_provisioning_ip: Option<IpAddr>,
+    /// `provisioningNetworkGateway` (managed networks, OKD 4.22 and later).
+    #[serde(default)]
+    pub gateway: Option<IpAddr>,
     /// `provisioningDHCPRange` (`start,end`).
     #[serde(default)]
     pub dhcp_range: Option<String>,

@@ -607,6 +607,9 @@ pub struct ProvisioningSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub provisioning_network_cidr: Option<String>,
+    /// Gateway the DHCP server hands out on a managed provisioning network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioning_network_gateway: Option<String>,
     /// DHCP range.
     #[serde(
         rename = "provisioningDHCPRange",

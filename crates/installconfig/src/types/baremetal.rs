@@ -39,6 +39,12 @@ pub struct BaremetalPlatform {
         skip_serializing_if = "Option::is_none"
     )]
     pub provisioning_network_cidr: Option<Cidr>,
+    /// Gateway the hosts get from the provisioning network's DHCP server (OKD 4.22 and
+    /// later), for provisioning networks that are routed. Only with provisioningNetwork
+    /// Managed: the address must lie in provisioningNetworkCIDR, outside
+    /// provisioningDHCPRange, and differ from clusterProvisioningIP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioning_network_gateway: Option<IpAddrString>,
     /// Interface of the hosts on the provisioning network.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioning_network_interface: Option<String>,

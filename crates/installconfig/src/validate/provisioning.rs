@@ -30,9 +30,17 @@ pub(super) fn provisioning(cfg: &InstallConfig, v: &mut Validation) {
         .collect();
     let cluster_ip = ip_field(&bm.cluster_provisioning_ip, "clusterProvisioningIP", v);
     let bootstrap_ip = ip_field(&bm.bootstrap_provisioning_ip, "bootstrapProvisioningIP", v);
+    let gateway = ip_field(
+        &bm.provisioning_network_gateway,
+        "provisioningNetworkGateway",
+        v,
+    );
     let mode = bm
         .provisioning_network
         .unwrap_or(ProvisioningNetwork::Managed);
+    if let Some(gw) = gateway {
+        gateway_rules(bm, mode, gw, cluster_ip, v);
+    }
     if mode == ProvisioningNetwork::Disabled {
         for (ip, field) in [
             (cluster_ip, "clusterProvisioningIP"),
@@ -189,6 +197,64 @@ fn dhcp_range(range: &str, cidr: Cidr, fixed: [Option<IpAddr>; 2], v: &mut Valid
             ));
         }
     }
+}
+
+/// `provisioningNetworkGateway` goes into the metal3 Provisioning, whose operator refuses it
+/// unless the network is Managed (only then does the cluster run the DHCP server that hands
+/// it out), and unless it is a host address of provisioningNetworkCIDR outside the DHCP range
+/// and other than the provisioning IP. The same checks here name the install-config field.
+fn gateway_rules(
+    bm: &BaremetalPlatform,
+    mode: ProvisioningNetwork,
+    gw: IpAddr,
+    cluster_ip: Option<IpAddr>,
+    v: &mut Validation,
+) {
+    let path = format!("{BASE}.provisioningNetworkGateway");
+    if mode != ProvisioningNetwork::Managed {
+        return v.err(FieldError::invalid(
+            path,
+            gw,
+            format!(
+                "a gateway is handed out by the cluster's DHCP server, which runs only with provisioningNetwork Managed (here {mode:?}); remove it or use Managed"
+            ),
+        ));
+    }
+    let Some(cidr) = bm.provisioning_network_cidr else {
+        return;
+    };
+    if let Some(problem) = gateway_problem(gw, cidr.masked(), cluster_ip, bm) {
+        v.err(FieldError::invalid(path, gw, problem));
+    }
+}
+
+/// Why `gw` cannot be the gateway of the provisioning network `net`.
+fn gateway_problem(
+    gw: IpAddr,
+    net: IpNet,
+    cluster_ip: Option<IpAddr>,
+    bm: &BaremetalPlatform,
+) -> Option<String> {
+    if !net.contains(&gw) {
+        return Some(format!(
+            "is not in the provisioning network {net}; the gateway must be an address on it"
+        ));
+    }
+    if cluster_ip == Some(gw) {
+        return Some("is the clusterProvisioningIP; the gateway must be another address".into());
+    }
+    // A /31 or /32 (and any IPv6 prefix) has no network and broadcast addresses to avoid.
+    let ends = net.prefix_len() < 31 && matches!(net, IpNet::V4(_));
+    if ends && (gw == net.network() || gw == net.broadcast()) {
+        return Some(format!(
+            "is the network or broadcast address of {net}; use a host address"
+        ));
+    }
+    let range = bm.provisioning_dhcp_range.as_deref()?;
+    let (start, end) = parse_dhcp_range(range).ok()?;
+    (gw >= start && gw <= end).then(|| {
+        format!("lies in the DHCP range {range}; the DHCP server would hand it out to a host")
+    })
 }
 
 fn ntp_servers(bm: &BaremetalPlatform, v: &mut Validation) {

@@ -45,26 +45,40 @@ pub fn validate_for_release(cfg: &InstallConfig, release: &Release) -> Vec<Field
             ));
         }
     }
-    let bmc_ca = cfg
-        .platform
-        .baremetal
-        .as_ref()
-        .is_some_and(|b| b.bmc_verify_ca.is_some());
-    if bmc_ca && !release.has(Feature::BmcVerifyCa) {
-        errors.push(refused(
-            "platform.baremetal.bmcVerifyCA".into(),
-            Feature::BmcVerifyCa,
-        ));
-    }
-    if let Some(p) = cfg.platform.vip_platform()
-        && p.dns_records_type().is_some()
-        && !release.has(Feature::DnsRecordsType)
-    {
-        let path = format!("platform.{}.dnsRecordsType", p.key());
-        errors.push(refused(path, Feature::DnsRecordsType));
+    for (path, feature) in platform_fields(cfg) {
+        if !release.has(feature) {
+            errors.push(refused(path, feature));
+        }
     }
     fencing_rules(cfg, release, &refused, &mut errors);
     errors
+}
+
+/// The platform fields of `cfg` that a release introduced, with the feature naming it.
+fn platform_fields(cfg: &InstallConfig) -> Vec<(String, Feature)> {
+    let mut used = Vec::new();
+    if let Some(bm) = &cfg.platform.baremetal {
+        if bm.bmc_verify_ca.is_some() {
+            used.push(("bmcVerifyCA", Feature::BmcVerifyCa));
+        }
+        if bm.provisioning_network_gateway.is_some() {
+            used.push((
+                "provisioningNetworkGateway",
+                Feature::ProvisioningNetworkGateway,
+            ));
+        }
+    }
+    let mut used: Vec<(String, Feature)> = used
+        .into_iter()
+        .map(|(field, f)| (format!("platform.baremetal.{field}"), f))
+        .collect();
+    if let Some(p) = cfg.platform.vip_platform()
+        && p.dns_records_type().is_some()
+    {
+        let path = format!("platform.{}.dnsRecordsType", p.key());
+        used.push((path, Feature::DnsRecordsType));
+    }
+    used
 }
 
 /// The fencing credential fields of later releases: `certificateVerification` (4.20) and

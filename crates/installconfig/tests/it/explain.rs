@@ -192,3 +192,15 @@ fn dns_records_type_is_explained_on_both_platforms() {
         assert!(words.contains("UserManaged load balancer"), "{out}");
     }
 }
+
+#[test]
+fn provisioning_network_gateway_is_explained() {
+    let out = explain("installconfig.platform.baremetal.provisioningNetworkGateway").unwrap();
+    assert!(
+        out.contains("RESOURCE: provisioningNetworkGateway <string>"),
+        "{out}"
+    );
+    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("(OKD 4.22 and later)"), "{out}");
+    assert!(words.contains("provisioningNetwork Managed"), "{out}");
+}

@@ -74,6 +74,22 @@ fn dns_records_type_starts_at_4_21_on_both_platforms() {
 }
 
 #[test]
+fn provisioning_network_gateway_starts_at_4_22() {
+    let mut c = bm();
+    c.platform
+        .baremetal
+        .as_mut()
+        .unwrap()
+        .provisioning_network_gateway = Some(IpAddrString("172.22.0.1".into()));
+    starts_at(
+        &c,
+        "platform.baremetal.provisioningNetworkGateway",
+        "4.22",
+        "4.21",
+    );
+}
+
+#[test]
 fn fencing_mac_address_starts_at_5_0() {
     let mut c = bm();
     let credential = |host: &str, mac: Option<&str>| FencingCredential {

@@ -1102,3 +1102,38 @@ fn external_dns_records_need_a_user_managed_lb_and_the_gate() {
     v.feature_gates = vec!["OnPremDNSRecords=true".into()];
     ok(&v);
 }
+
+/// The provisioning gateway follows the cluster-baremetal-operator's Provisioning rules:
+/// a host address of the managed provisioning network, outside the DHCP range and not the
+/// provisioning IP. The bare-metal fixture has the upstream defaults: 172.22.0.0/24,
+/// cluster IP .3, DHCP .10-.254.
+#[test]
+fn provisioning_network_gateway_rules() {
+    let path = "platform.baremetal.provisioningNetworkGateway";
+    let with = |gw: &str| {
+        let mut c = bm();
+        bm_platform(&mut c).provisioning_network_gateway = Some(ip(gw));
+        c
+    };
+    ok(&with("172.22.0.1"));
+    for (gw, why) in [
+        ("172.23.0.1", "is not in the provisioning network"),
+        ("172.22.0.3", "clusterProvisioningIP"),
+        ("172.22.0.0", "network or broadcast"),
+        ("172.22.0.255", "network or broadcast"),
+        ("172.22.0.100", "DHCP range"),
+        ("gateway.example.com", "not an IP address"),
+    ] {
+        let e = bad(&with(gw), path, ErrorKind::Invalid);
+        assert!(e.detail.contains(why), "{gw}: {e}");
+    }
+    for mode in [
+        ProvisioningNetwork::Unmanaged,
+        ProvisioningNetwork::Disabled,
+    ] {
+        let mut c = with("172.22.0.1");
+        bm_platform(&mut c).provisioning_network = Some(mode);
+        let e = bad(&c, path, ErrorKind::Invalid);
+        assert!(e.detail.contains("provisioningNetwork Managed"), "{e}");
+    }
+}

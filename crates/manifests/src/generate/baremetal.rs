@@ -32,6 +32,7 @@ fn provisioning(bm: &BareMetal) -> Provisioning {
         provisioning_interface: p.interface.clone(),
         provisioning_ip: p.cluster_provisioning_ip.map(|ip| ip.to_string()),
         provisioning_network_cidr: p.network_cidr.map(|n| n.to_string()),
+        provisioning_network_gateway: p.gateway.map(|ip| ip.to_string()),
         provisioning_dhcp_range: p.dhcp_range.clone(),
         provisioning_os_download_url: p.os_download_url.clone(),
         watch_all_namespaces: false,

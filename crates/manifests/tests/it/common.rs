@@ -118,6 +118,7 @@ pub(crate) fn baremetal_compact() -> ManifestInputs {
             network_cidr: Some("172.22.0.0/24".parse().unwrap()),
             interface: Some("enp1s0".into()),
             cluster_provisioning_ip: Some(ip("172.22.0.3")),
+            gateway: None,
             dhcp_range: Some("172.22.0.10,172.22.0.254".into()),
             os_download_url: None,
             additional_ntp_servers: vec!["ntp.example.com".into()],

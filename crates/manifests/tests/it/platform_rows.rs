@@ -166,6 +166,18 @@ fn provisioning_cr_carries_the_network_settings() {
     );
     assert_eq!(s.additional_ntp_servers, ["ntp.example.com"]);
     assert!(!s.watch_all_namespaces);
+    assert_eq!(s.provisioning_network_gateway, None);
+}
+
+#[test]
+fn provisioning_gateway_reaches_the_provisioning_cr() {
+    let mut b = common::baremetal_compact();
+    baremetal(&mut b).provisioning.gateway = Some("172.22.0.1".parse().unwrap());
+    let p: Provisioning = file(&b, Dir::Openshift, "99_baremetal-provisioning-config.yaml");
+    assert_eq!(
+        p.spec.provisioning_network_gateway.as_deref(),
+        Some("172.22.0.1")
+    );
 }
 
 #[test]
