@@ -144,6 +144,12 @@ pub struct InstallConfig {
     /// default for it, and upstream's 5.0 installer writes none for OKD either.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub os_image_stream: Option<String>,
+    /// Key algorithm and size of the cluster's signer certificates (upstream OKD 5.0, behind
+    /// the TechPreview feature gate ConfigurablePKI). okd-install recognises the field but
+    /// refuses it on every release: the signers it generates are RSA-2048, and the cluster's
+    /// PKI configuration stays the default one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pki: Option<Pki>,
     /// okd-install extension: install-time image mode (on-cluster layering). The master and
     /// worker pools boot pre-built OS images (see pools) from the first boot. It needs the
     /// MachineConfiguration machinery on both default pools, so every compute pool must be
@@ -407,6 +413,57 @@ pub enum Capability {
     Ingress,
     /// Cloud controller manager.
     CloudControllerManager,
+}
+
+/// `pki`: upstream's signer-key settings (see [`InstallConfig::pki`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Pki {
+    /// Settings of the signer (CA) certificates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signer_certificates: Option<SignerCertificates>,
+}
+
+/// `pki.signerCertificates`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SignerCertificates {
+    /// The signers' key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<SignerKey>,
+}
+
+/// `pki.signerCertificates.key`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SignerKey {
+    /// `RSA` or `ECDSA`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
+    /// RSA settings: `keySize` (2048 to 8192, a multiple of 1024).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rsa: Option<RsaKeySettings>,
+    /// ECDSA settings: `curve` (`P256`, `P384` or `P521`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecdsa: Option<EcdsaKeySettings>,
+}
+
+/// `pki.signerCertificates.key.rsa`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RsaKeySettings {
+    /// Key size in bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_size: Option<u32>,
+}
+
+/// `pki.signerCertificates.key.ecdsa`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EcdsaKeySettings {
+    /// The curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<String>,
 }
 
 /// The cluster feature set.

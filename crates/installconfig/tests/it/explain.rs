@@ -204,3 +204,13 @@ fn provisioning_network_gateway_is_explained() {
     assert!(words.contains("(OKD 4.22 and later)"), "{out}");
     assert!(words.contains("provisioningNetwork Managed"), "{out}");
 }
+
+#[test]
+fn signer_key_settings_say_they_are_refused() {
+    let out = explain("installconfig.pki").unwrap();
+    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("ConfigurablePKI"), "{out}");
+    assert!(words.contains("refuses it on every release"), "{out}");
+    let out = explain("installconfig.pki.signerCertificates.key.ecdsa").unwrap();
+    assert!(out.contains("curve"), "{out}");
+}
