@@ -189,8 +189,13 @@ fn upstream_signer_key_settings_are_recognised_and_refused_on_every_release() {
     let cfg = parse_str(text, "install-config.yaml")
         .expect("upstream's 5.0 pki field parses")
         .config;
-    let key = cfg.pki.as_ref().and_then(|p| p.signer_certificates.as_ref());
-    let key = key.and_then(|s| s.key.as_ref()).expect("pki.signerCertificates.key");
+    let key = cfg
+        .pki
+        .as_ref()
+        .and_then(|p| p.signer_certificates.as_ref());
+    let key = key
+        .and_then(|s| s.key.as_ref())
+        .expect("pki.signerCertificates.key");
     assert_eq!(key.algorithm.as_deref(), Some("ECDSA"));
     for minor in ["4.19", "5.0"] {
         let errors = at(&cfg, minor, "pki");
