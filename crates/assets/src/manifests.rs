@@ -213,7 +213,7 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
         }
         .into());
     }
-    let mut inputs = ManifestInputs {
+    Ok(ManifestInputs {
         cluster_id: ids.cluster_id.clone(),
         infra_id: ids.infra_id.clone(),
         tls: manifests::inputs::TlsInputs {
@@ -231,31 +231,36 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
         },
         installer_version: release.installer_version.clone(),
         invoker: release.invoker.clone(),
-        ..map_install_config(ic, &parents.get::<InstallConfigAsset>()?.names)?
-    };
-    dns_records_for_release(&mut inputs.platform, release.release()?);
-    Ok(inputs)
+        ..map_install_config(
+            ic,
+            &parents.get::<InstallConfigAsset>()?.names,
+            release.release()?,
+        )?
+    })
 }
 
 /// Bare metal's Infrastructure status names its DNS records type from the release that
 /// introduced the field (4.21), defaulted to `Internal` as upstream defaults it; earlier
 /// releases' status has no such field (a value set there was refused by validation).
-fn dns_records_for_release(
-    platform: &mut manifests::inputs::Platform,
+fn dns_records_type(
+    chosen: Option<installconfig::DnsRecordsType>,
     release: &releases::Release,
-) {
-    if let manifests::inputs::Platform::BareMetal(bm) = platform {
-        bm.dns_records_type = release.has(releases::Feature::DnsRecordsType).then(|| {
-            bm.dns_records_type
-                .unwrap_or(manifests::inputs::DnsRecordsType::Internal)
-        });
-    }
+) -> Option<manifests::inputs::DnsRecordsType> {
+    use installconfig::DnsRecordsType as Ic;
+    use manifests::inputs::DnsRecordsType as Out;
+    let has_field = release.has(releases::Feature::DnsRecordsType);
+    has_field.then(|| match chosen.unwrap_or_default() {
+        Ic::Internal => Out::Internal,
+        Ic::External => Out::External,
+    })
 }
 
-/// The install-config part of [`ManifestInputs`]; ids, PKI and pointers are left empty.
+/// The install-config part of [`ManifestInputs`] for `release`; ids, PKI and pointers are
+/// left empty.
 pub fn map_install_config(
     ic: &InstallConfig,
     names: &ClusterNames,
+    release: &releases::Release,
 ) -> Result<ManifestInputs, BoxError> {
     let net = ic.networking();
     let pool = |p: &installconfig::MachinePool| manifests::inputs::Pool {
@@ -270,7 +275,7 @@ pub fn map_install_config(
     Ok(ManifestInputs {
         cluster_name: ic.metadata.name.clone(),
         base_domain: names.base_domain.clone(),
-        platform: map_platform(ic)?,
+        platform: map_platform(ic, release)?,
         networking: manifests::inputs::Networking {
             network_type: net.network_type.clone(),
             cluster_network: net
@@ -387,10 +392,13 @@ fn parse_ips(vips: Vec<String>) -> Result<Vec<std::net::IpAddr>, BoxError> {
         .collect()
 }
 
-fn map_platform(ic: &InstallConfig) -> Result<manifests::inputs::Platform, BoxError> {
+fn map_platform(
+    ic: &InstallConfig,
+    release: &releases::Release,
+) -> Result<manifests::inputs::Platform, BoxError> {
     if let Some(bm) = &ic.platform.baremetal {
         return Ok(manifests::inputs::Platform::BareMetal(map_baremetal(
-            ic, bm,
+            ic, bm, release,
         )?));
     }
     if let Some(vs) = &ic.platform.vsphere {
@@ -416,6 +424,7 @@ fn load_balancer(
 fn map_baremetal(
     ic: &InstallConfig,
     bm: &installconfig::BaremetalPlatform,
+    release: &releases::Release,
 ) -> Result<manifests::inputs::BareMetal, BoxError> {
     use installconfig::ProvisioningNetwork as Ic;
     use manifests::inputs::ProvisioningNetwork as Out;
@@ -428,10 +437,7 @@ fn map_baremetal(
         api_vips: parse_ips(ic.api_vips())?,
         ingress_vips: parse_ips(ic.ingress_vips())?,
         load_balancer: load_balancer(&bm.load_balancer),
-        dns_records_type: bm.dns_records_type.map(|d| match d {
-            installconfig::DnsRecordsType::Internal => manifests::inputs::DnsRecordsType::Internal,
-            installconfig::DnsRecordsType::External => manifests::inputs::DnsRecordsType::External,
-        }),
+        dns_records_type: dns_records_type(bm.dns_records_type, release),
         provisioning: manifests::inputs::BareMetalProvisioning {
             network,
             network_cidr: bm.provisioning_network_cidr.map(|c| c.0),
@@ -564,21 +570,14 @@ mod tests {
     /// never before; a user's External is kept.
     #[test]
     fn dns_records_type_follows_the_release() {
-        use manifests::inputs::{BareMetal, DnsRecordsType, Platform};
+        use manifests::inputs::DnsRecordsType;
         let release = |v: &str| releases::table().get(v.parse().unwrap()).unwrap();
         let run = |chosen: Option<DnsRecordsType>, v: &str| {
-            let mut p = Platform::BareMetal(BareMetal {
-                api_vips: vec![],
-                ingress_vips: vec![],
-                load_balancer: None,
-                dns_records_type: chosen,
-                provisioning: Default::default(),
+            let chosen = chosen.map(|d| match d {
+                DnsRecordsType::Internal => installconfig::DnsRecordsType::Internal,
+                DnsRecordsType::External => installconfig::DnsRecordsType::External,
             });
-            super::dns_records_for_release(&mut p, release(v));
-            match p {
-                Platform::BareMetal(bm) => bm.dns_records_type,
-                _ => unreachable!(),
-            }
+            super::dns_records_type(chosen, release(v))
         };
         assert_eq!(run(None, "4.20"), None);
         assert_eq!(run(None, "4.21"), Some(DnsRecordsType::Internal));

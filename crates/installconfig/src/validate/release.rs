@@ -68,20 +68,15 @@ const PKI_REFUSED: &str = "okd-install generates RSA-2048 signer certificates an
 fn platform_fields(cfg: &InstallConfig) -> Vec<(String, Feature)> {
     let mut used = Vec::new();
     if let Some(bm) = &cfg.platform.baremetal {
+        let base = "platform.baremetal";
         if bm.bmc_verify_ca.is_some() {
-            used.push(("bmcVerifyCA", Feature::BmcVerifyCa));
+            used.push((format!("{base}.bmcVerifyCA"), Feature::BmcVerifyCa));
         }
         if bm.provisioning_network_gateway.is_some() {
-            used.push((
-                "provisioningNetworkGateway",
-                Feature::ProvisioningNetworkGateway,
-            ));
+            let path = format!("{base}.provisioningNetworkGateway");
+            used.push((path, Feature::ProvisioningNetworkGateway));
         }
     }
-    let mut used: Vec<(String, Feature)> = used
-        .into_iter()
-        .map(|(field, f)| (format!("platform.baremetal.{field}"), f))
-        .collect();
     if let Some(p) = cfg.platform.vip_platform()
         && p.dns_records_type().is_some()
     {
