@@ -11,6 +11,9 @@
 
 #![deny(missing_docs)]
 
+pub mod cause;
+pub use cause::Cause;
+
 /// Each render stage of the bootstrap's `bootkube.sh`, in run order, with the podman container
 /// (`--name`) its render runs in: the stage names mark `<stage>.done` and the service records,
 /// the container names the output a failed stage leaves. One table for the gather analysis and

@@ -41,8 +41,6 @@ const OUR_CRATES: &[&str] = &[
     "okd_install",
     "pki",
     "releases",
-    "render_harness",
-    "testkit",
     "tls_peer",
     "verify",
 ];
