@@ -185,7 +185,7 @@ impl Fetcher {
     pub fn read_dir(&self, rel_dir: impl AsRef<Path>) -> Result<Vec<File>, GraphError> {
         let rel_dir = rel_dir.as_ref();
         let mut names = fsutil::list_files(&self.dir.join(rel_dir))?;
-        names.retain(|n| !fsutil::is_backup_or_temp(n) && !fsutil::is_reserved(n));
+        names.retain(|n| !fsutil::is_backup_or_temp(n) && !crate::reserved::is_reserved(n));
         names.sort();
         let mut files = Vec::with_capacity(names.len());
         for name in names {
@@ -268,6 +268,12 @@ impl<T: Asset> Erased<T> {
     }
 }
 
+/// Reads a stored value as asset type `A`: the one decoding shared by the store and by
+/// [`crate::State`], so every reader goes through the type that wrote the value.
+pub(crate) fn decode<A: Asset>(value: &serde_json::Value) -> Result<A, String> {
+    A::deserialize(value).map_err(|e| e.to_string())
+}
+
 impl<T: Asset> ErasedAsset for Erased<T> {
     fn generate(&self, ctx: &Context, parents: &Parents) -> Result<AnyValue, BoxError> {
         Ok(Arc::new(T::generate(ctx, parents)?))
@@ -278,7 +284,7 @@ impl<T: Asset> ErasedAsset for Erased<T> {
     }
 
     fn decode(&self, json: &serde_json::Value) -> Result<AnyValue, String> {
-        crate::state::decode::<T>(json).map(|v| Arc::new(v) as AnyValue)
+        decode::<T>(json).map(|v| Arc::new(v) as AnyValue)
     }
 
     fn encode(&self, value: &AnyValue) -> Result<serde_json::Value, String> {

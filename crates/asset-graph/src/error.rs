@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::lock::LOCK_FILE;
+use crate::reserved::LOCK_FILE;
 
 /// Boxed error returned by asset generators and loaders.
 ///

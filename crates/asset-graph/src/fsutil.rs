@@ -78,13 +78,6 @@ pub(crate) fn is_backup_or_temp(name: &str) -> bool {
     name.contains(BACKUP_MARKER) || name.starts_with(TEMP_PREFIX)
 }
 
-/// Whether a file name is one of the install dir's own bookkeeping files (state and lock).
-///
-/// They are neither user input nor output; the names are reserved wherever they appear.
-pub(crate) fn is_reserved(name: &str) -> bool {
-    name == crate::state::STATE_FILE || name == crate::lock::LOCK_FILE
-}
-
 /// Permission bits of an existing file.
 pub(crate) fn mode_of(path: &Path) -> Option<u32> {
     fs::metadata(path)

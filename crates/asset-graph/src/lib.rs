@@ -127,6 +127,7 @@ mod fsutil;
 mod graph;
 mod lock;
 mod report;
+mod reserved;
 mod state;
 mod store;
 
@@ -134,9 +135,9 @@ pub use asset::{Asset, Dep, Fetcher, File, MODE_DEFAULT, MODE_SECRET, Parents};
 pub use context::{Clock, Context};
 pub use error::{BoxError, GraphError};
 pub use graph::{Graph, GraphBuilder, Target};
-pub use lock::LOCK_FILE;
 pub use report::{AssetReport, Event, FileAction, FileReport, Observer, Reason, RunReport, Source};
-pub use state::{STATE_FILE, STATE_VERSION, State};
+pub use reserved::{LOCK_FILE, STATE_FILE};
+pub use state::{STATE_VERSION, State};
 pub use store::Store;
 
 // Compile-time guarantee: callers may share the graph and store across threads (e.g. a

@@ -15,9 +15,7 @@ use std::path::Path;
 
 use crate::error::GraphError;
 use crate::fsutil;
-
-/// Name of the lock file inside the install dir.
-pub const LOCK_FILE: &str = ".okd-install-state.lock";
+use crate::reserved::LOCK_FILE;
 /// Mode of the lock file: anyone who can open it could hold the lock, so only the owner may.
 const LOCK_MODE: u32 = 0o600;
 

@@ -9,12 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::asset::Asset;
+use crate::asset::{Asset, decode};
 use crate::error::GraphError;
 use crate::fsutil;
-
-/// Name of the state file inside the install dir.
-pub const STATE_FILE: &str = ".okd-install-state.json";
+use crate::reserved::STATE_FILE;
 /// The state format version this crate reads and writes.
 pub const STATE_VERSION: u64 = 1;
 
@@ -110,12 +108,6 @@ pub(crate) fn load(path: &Path) -> Result<StateFile, GraphError> {
     }
     // Parse the bytes again (not `raw`) so errors carry line and column.
     serde_json::from_slice(&bytes).map_err(|e| bad(format!("unexpected content: {e}")))
-}
-
-/// Reads a stored value as asset type `A`: the one decoding shared by the store and by
-/// [`State`], so every reader goes through the type that wrote the value.
-pub(crate) fn decode<A: Asset>(value: &serde_json::Value) -> Result<A, String> {
-    A::deserialize(value).map_err(|e| e.to_string())
 }
 
 /// Read-only, typed access to the values a run stored in an install dir.

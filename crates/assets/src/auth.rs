@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::ClusterParamsAsset;
 use crate::lookup::Resolved;
 use crate::options::SecretsInput;
-use crate::tls::{AdminKubeconfigClient, CertSel, bundle_dep, bundle_of, cert_dep, cert_of};
+use crate::tls::{bundle_dep, bundle_of, cert_dep, cert_of};
 
 /// Selects one row of the kubeconfig table at the type level, so that each kubeconfig is its
 /// own typed asset (`Kubeconfig<Admin>`).
@@ -170,4 +170,4 @@ impl Asset for KubeadminPassword {
 }
 
 /// Re-exported so the binary can name the admin client certificate's file in messages.
-pub const ADMIN_CLIENT_CERT: &str = AdminKubeconfigClient::CERT_ID;
+pub const ADMIN_CLIENT_CERT: &str = pki::CertId::AdminKubeconfigClient.cert_path();

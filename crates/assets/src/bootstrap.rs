@@ -38,13 +38,9 @@ fn build_bootstrap(parents: &Parents, variant: Variant) -> Result<String, BoxErr
     let install_config = parents.get::<InstallConfigAsset>()?;
     let ic = &install_config.config;
     let manifests = parents.get::<ManifestsAsset>()?;
-    check_image_mode(ic, manifests, parents.get::<ReleaseOptions>()?.release()?)?;
-    let ctx = template_context(
-        install_config,
-        manifests,
-        parents.get::<ReleaseOptions>()?,
-        variant,
-    )?;
+    let release = parents.get::<ReleaseOptions>()?;
+    check_image_mode(ic, manifests, release.release)?;
+    let ctx = template_context(install_config, manifests, release, variant)?;
     let mut files = manifest_node_files(manifests)?;
     files.extend(auth_node_files(parents)?);
     files.extend(tls_node_files(parents.get::<TlsTree>()?));
@@ -79,11 +75,8 @@ fn check_image_mode(
             objects,
         });
     }
-    let mut pools = vec!["master"];
-    pools.extend(ic.compute.iter().map(|p| p.name.as_str()));
     let flow = crate::manifests::image_mode_flow(release);
-    let report =
-        manifests::validate_machine_os_configs(&files, ic.image_mode_enabled(), &pools, flow);
+    let report = crate::manifests::image_mode_report(ic, &files, Some(release));
     for w in &report.warnings {
         tracing::warn!("{w}");
     }
@@ -92,7 +85,7 @@ fn check_image_mode(
     }
     if flow == manifests::ImageModeFlow::BootstrapMachineOsConfig {
         return Err(Error::BootstrapMachineOsConfigs {
-            release: release.version.to_string(),
+            release: release.version,
             errors: report.errors,
         }
         .into());
@@ -137,18 +130,16 @@ fn auth_node_files(parents: &Parents) -> Result<Vec<NodeFile>, BoxError> {
         .collect())
 }
 
-/// `/opt/openshift/tls/*` with the modes of [`ignition::asset_file_mode`], without the keys that
-/// stay off the host ([`pki::CertId::key_stays_off_bootstrap_host`]).
+/// `/opt/openshift/tls/*` with the modes pki's table gives each file on the bootstrap host
+/// ([`pki::TlsFile::bootstrap_host_mode`]), without the keys that stay off it.
 fn tls_node_files(tls: &TlsTree) -> Vec<NodeFile> {
-    let kept_off: Vec<String> = pki::CertId::ALL
-        .iter()
-        .filter(|id| id.key_stays_off_bootstrap_host())
-        .map(|id| id.key_path())
-        .collect();
     tls.files
         .iter()
-        .filter(|(path, _, _)| !kept_off.contains(path))
-        .map(|(path, data, _)| NodeFile::asset(format!("/opt/openshift/{path}"), data.as_bytes()))
+        .filter_map(|f| {
+            let mode = f.file.bootstrap_host_mode()?;
+            let path = format!("/opt/openshift/{}", f.file.path());
+            Some(NodeFile::new(path, mode, f.content.as_bytes()))
+        })
         .collect()
 }
 
@@ -180,11 +171,7 @@ pub fn template_context(
     };
     Ok(TemplateContext {
         release_image: release.release_image.clone(),
-        cluster_name: ic.metadata.name.clone(),
-        base_domain: names.base_domain.clone(),
-        cluster_domain: names.cluster_domain.clone(),
-        api_server_url: names.api.clone(),
-        api_int_server_url: names.api_int.clone(),
+        names: names.clone(),
         pull_secret: ic.pull_secret.clone(),
         ssh_key: ic.ssh_key.clone(),
         additional_trust_bundle: ic.additional_trust_bundle.clone().unwrap_or_default(),
@@ -194,7 +181,7 @@ pub fn template_context(
             https_proxy: proxy.https_proxy,
             no_proxy,
         },
-        registries: registries(ic, release.release()?),
+        registries: registries(ic, release.release),
         bootstrap_in_place: match variant {
             Variant::SingleNode => ic
                 .bootstrap_in_place
@@ -223,12 +210,12 @@ pub fn template_context(
         feature_set: feature_set_name(ic),
         invoker: release.invoker.clone(),
         control_plane_replicas: ic.control_plane_replicas().max(0) as u32,
-        target_minor: release.release.to_string(),
+        target_minor: release.release.version.to_string(),
         image_mode: ic.image_mode_enabled(),
         machine_config_encapsulated: encapsulated_machine_config(ic)?,
         release: ignition::ReleaseContext::of(
-            release.release()?,
-            &installconfig::os_image_stream(ic, release.release()?),
+            release.release,
+            &installconfig::os_image_stream(ic, release.release),
         ),
     })
 }

@@ -148,8 +148,8 @@ impl ClusterPki {
         &self.password
     }
 
-    /// The `tls/` tree as `create pki` writes it: `(path, content, secret?)`.
-    pub fn tls_files(&self) -> &[(String, String, bool)] {
+    /// The `tls/` tree as `create pki` writes it.
+    pub fn tls_files(&self) -> &[crate::tls::TlsFileContent] {
         &self.tls.files
     }
 

@@ -97,8 +97,7 @@ impl ClusterParamsAsset {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ClusterParamsAsset(pki::ClusterParams {
-            cluster_name: ic.metadata.name.clone(),
-            base_domain: names.base_domain.clone(),
+            names: names.clone(),
             service_networks: ic
                 .networking()
                 .service_network
@@ -142,7 +141,7 @@ impl Asset for ClusterIdAsset {
     }
 
     fn generate(ctx: &Context, parents: &Parents) -> Result<Self, BoxError> {
-        let name = &parents.get::<ClusterParamsAsset>()?.0.cluster_name;
+        let name = &parents.get::<ClusterParamsAsset>()?.0.names.cluster_name;
         let mut rng = ctx.rng(Self::ID);
         let (infra_id, warning) = manifests::infra_id(name, &mut rng);
         if let Some(w) = warning {

@@ -33,7 +33,7 @@ pub enum Error {
     #[error("install-config.yaml does not fit OKD {release}:\n{}", list(.errors))]
     ReleaseConfig {
         /// The release.
-        release: String,
+        release: releases::Minor,
         /// Every problem.
         errors: Vec<installconfig::FieldError>,
     },
@@ -46,7 +46,7 @@ pub enum Error {
     )]
     BootstrapMachineOsConfigs {
         /// The release.
-        release: String,
+        release: releases::Minor,
         /// Every problem, naming its file.
         errors: Vec<manifests::ManifestError>,
     },

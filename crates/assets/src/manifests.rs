@@ -74,7 +74,7 @@ impl Asset for ManifestsAsset {
         let ic = &parents.get::<InstallConfigAsset>()?.config;
         if ic.image_mode_enabled() {
             let pools = image_mode_pools(ic);
-            let flow = image_mode_flow(parents.get::<ReleaseOptions>()?.release()?);
+            let flow = image_mode_flow(parents.get::<ReleaseOptions>()?.release);
             files.extend(
                 manifests::image_mode_manifests(IMAGE_MODE_POOLS, &pools, flow)
                     .iter()
@@ -178,8 +178,24 @@ pub fn image_mode_flow(release: &releases::Release) -> manifests::ImageModeFlow 
     }
 }
 
+/// The image-mode objects of `files` (MachineOSConfigs, OS-image MachineConfigs) checked
+/// against the install-config's pools and the flow of `release` (`None`: not known, the flow
+/// of the releases before [`releases::Feature::MachineOsConfigBootstrap`]). The one check
+/// `create` refuses on and `verify` reports.
+pub fn image_mode_report(
+    ic: &InstallConfig,
+    files: &[manifests::UserFile],
+    release: Option<&releases::Release>,
+) -> manifests::ImageModeReport {
+    let flow = release.map_or(
+        manifests::ImageModeFlow::OsImageMachineConfig,
+        image_mode_flow,
+    );
+    manifests::validate_machine_os_configs(files, ic.image_mode_enabled(), &ic.pool_names(), flow)
+}
+
 /// The pools image mode covers (install-config validation refuses any other compute pool).
-pub const IMAGE_MODE_POOLS: &[&str] = &["master", "worker"];
+pub const IMAGE_MODE_POOLS: &[&str] = &[contract::MASTER_POOL, contract::WORKER_POOL];
 
 /// `imageMode.pools` of install-config as the manifests crate's values; a pool without an
 /// entry gets skeletons.
@@ -205,10 +221,10 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
     let root = &parents.get::<Cert<RootCa>>()?.0;
     let mcs = &parents.get::<Cert<MachineConfigServer>>()?.0;
     let release = parents.get::<ReleaseOptions>()?;
-    let errors = installconfig::validate_for_release(ic, release.release()?);
+    let errors = installconfig::validate_for_release(ic, release.release);
     if !errors.is_empty() {
         return Err(Error::ReleaseConfig {
-            release: release.release.to_string(),
+            release: release.release.version,
             errors,
         }
         .into());
@@ -234,7 +250,7 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
         ..map_install_config(
             ic,
             &parents.get::<InstallConfigAsset>()?.names,
-            release.release()?,
+            release.release,
         )?
     })
 }
@@ -273,8 +289,7 @@ pub fn map_install_config(
         .map(pool)
         .ok_or("install-config has no controlPlane after defaulting")?;
     Ok(ManifestInputs {
-        cluster_name: ic.metadata.name.clone(),
-        base_domain: names.base_domain.clone(),
+        names: names.clone(),
         platform: map_platform(ic, release)?,
         networking: manifests::inputs::Networking {
             network_type: net.network_type.clone(),

@@ -6,7 +6,7 @@ use pki::{CertId, SecretsBundle, ValidityScale};
 use serde::{Deserialize, Serialize};
 
 /// Release and environment settings that end up inside generated files.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct ReleaseOptions {
     /// Release image pull spec written into bootstrap.ign.
     pub release_image: String,
@@ -26,23 +26,26 @@ pub struct ReleaseOptions {
     /// release version; okd-install, which installs several releases, records the version of
     /// the release it generates for (as known from the tag, a known digest or the flag).
     pub installer_version: String,
-    /// The supported release the release image is (the binary resolved it before the run).
-    #[serde(default)]
-    pub release: releases::Minor,
+    /// The supported release the release image is: resolved once by the binary
+    /// ([`releases::resolve`]) and passed on as the table's entry itself (stored as its
+    /// `MAJOR.MINOR`).
+    #[serde(with = "releases::by_version", default = "releases::oldest")]
+    pub release: &'static releases::Release,
 }
 
-impl ReleaseOptions {
-    /// The release table's entry of [`Self::release`].
-    pub fn release(&self) -> Result<&'static releases::Release, BoxError> {
-        let table = releases::table();
-        table.get(self.release).ok_or_else(|| {
-            format!(
-                "OKD {} is not a release okd-install installs; supported: {}",
-                self.release,
-                table.supported()
-            )
-            .into()
-        })
+/// Empty settings for the oldest supported release (tests, documentation).
+impl Default for ReleaseOptions {
+    fn default() -> Self {
+        ReleaseOptions {
+            release_image: String::new(),
+            channel: String::new(),
+            upstream: String::new(),
+            invoker: String::new(),
+            cluster_profile: String::new(),
+            bootstrap_node_ip: String::new(),
+            installer_version: String::new(),
+            release: releases::oldest(),
+        }
     }
 }
 

@@ -14,8 +14,8 @@ use crate::config::InstallConfigAsset;
 use crate::tls::{Cert, RootCa};
 
 macro_rules! pointer_asset {
-    ($ty:ident, $role:literal, $id:literal, $name:literal) => {
-        #[doc = concat!("`", $role, ".ign`: a pointer to `/config/", $role, "` on the Machine Config Server.")]
+    ($ty:ident, $role:expr, $id:literal, $name:literal) => {
+        /// `<role>.ign`: a pointer to `/config/<role>` on the Machine Config Server.
         #[derive(Clone, Debug, Serialize, Deserialize)]
         pub struct $ty(pub String);
 
@@ -35,7 +35,7 @@ macro_rules! pointer_asset {
             }
 
             fn files(&self) -> Vec<File> {
-                vec![File::new(concat!($role, ".ign"), self.0.as_bytes())]
+                vec![File::new(format!("{}.ign", $role), self.0.as_bytes())]
             }
         }
     };
@@ -43,13 +43,13 @@ macro_rules! pointer_asset {
 
 pointer_asset!(
     MasterPointer,
-    "master",
+    contract::MASTER_POOL,
     "ignition/master",
     "Master Ignition Config"
 );
 pointer_asset!(
     WorkerPointer,
-    "worker",
+    contract::WORKER_POOL,
     "ignition/worker",
     "Worker Ignition Config"
 );

@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 
 use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
-use pki::{BundleId, CertId, KeyPem};
+use pki::{BundleId, CertId, KeyPem, TlsFile};
 use serde::{Deserialize, Serialize};
 
 use crate::config::ClusterParamsAsset;
@@ -16,87 +16,56 @@ use crate::options::{CertPolicy, SecretsInput};
 use crate::time::offset_now;
 
 /// Selects one certificate of the table at the type level, so that each certificate is its
-/// own typed asset (`Cert<RootCa>`, `KeyPair<RootCa>`).
+/// own typed asset (`Cert<RootCa>`, `KeyPair<RootCa>`). Everything else about it (files,
+/// issuer, key kind) is read from pki's table through [`CertSel::CERT`].
 pub trait CertSel: Clone + Send + Sync + 'static {
     /// The certificate this marker stands for.
     const CERT: CertId;
-    /// Asset id of its key pair.
-    const KEY_ID: &'static str;
-    /// Asset id of the certificate.
-    const CERT_ID: &'static str;
     /// Human name of the key pair.
     const KEY_NAME: &'static str;
     /// Human name of the certificate.
     const CERT_NAME: &'static str;
-    /// The signer that issues it (the marker itself for self-signed signers).
-    type Issuer: CertSel;
 }
 
+/// One marker per row of pki's certificate table ([`pki::for_each_cert`]), named as the row's
+/// [`CertId`] variant.
 macro_rules! cert_markers {
-    ($($marker:ident => $id:ident, $file:literal, $issuer:ident;)*) => {
+    ($($id:ident => $file:literal),* $(,)?) => {
         $(
             #[doc = concat!("Marker for `tls/", $file, ".{key,crt}`.")]
             #[derive(Debug, Clone, Copy)]
-            pub struct $marker;
-            impl CertSel for $marker {
+            pub struct $id;
+            impl CertSel for $id {
                 const CERT: CertId = CertId::$id;
-                const KEY_ID: &'static str = concat!("tls/", $file, ".key");
-                const CERT_ID: &'static str = concat!("tls/", $file, ".crt");
                 const KEY_NAME: &'static str = concat!("Key Pair (", $file, ")");
                 const CERT_NAME: &'static str = concat!("Certificate (", $file, ")");
-                type Issuer = $issuer;
             }
         )*
 
         /// Registers every key and certificate asset.
         pub(crate) fn register_certs(b: asset_graph::GraphBuilder) -> asset_graph::GraphBuilder {
-            b $(.asset::<KeyPair<$marker>>().asset::<Cert<$marker>>())*
+            b $(.asset::<KeyPair<$id>>().asset::<Cert<$id>>())*
         }
 
         /// The certificate asset of `id`.
         pub fn cert_dep(id: CertId) -> Dep {
-            match id { $(CertId::$id => Dep::of::<Cert<$marker>>(),)* }
+            match id { $(CertId::$id => Dep::of::<Cert<$id>>(),)* }
         }
 
         /// The resolved certificate `id` (parents must declare it; a store must have run it).
         pub fn cert_of<'a>(from: &impl Resolved<'a>, id: CertId) -> Result<&'a CertValue, BoxError> {
-            Ok(match id { $(CertId::$id => &from.value::<Cert<$marker>>()?.0,)* })
+            Ok(match id { $(CertId::$id => &from.value::<Cert<$id>>()?.0,)* })
         }
 
         /// Certificate `id` as a state file stores it (`None` when absent): readers pick it
         /// by [`CertId`] yet decode it through its asset type.
         pub fn stored_cert(state: &asset_graph::State, id: CertId) -> Result<Option<CertValue>, asset_graph::GraphError> {
-            Ok(match id { $(CertId::$id => state.find::<Cert<$marker>>()?.map(|c| c.0),)* })
+            Ok(match id { $(CertId::$id => state.find::<Cert<$id>>()?.map(|c| c.0),)* })
         }
     };
 }
 
-cert_markers! {
-    RootCa => RootCa, "root-ca", RootCa;
-    AdminKubeconfigSigner => AdminKubeconfigSigner, "admin-kubeconfig-signer", AdminKubeconfigSigner;
-    AggregatorSigner => AggregatorSigner, "aggregator-signer", AggregatorSigner;
-    AggregatorCa => AggregatorCa, "aggregator-ca", AggregatorCa;
-    KasToKubeletSigner => KubeApiserverToKubeletSigner, "kube-apiserver-to-kubelet-signer", KasToKubeletSigner;
-    KasLocalhostSigner => KubeApiserverLocalhostSigner, "kube-apiserver-localhost-signer", KasLocalhostSigner;
-    KasServiceNetworkSigner => KubeApiserverServiceNetworkSigner, "kube-apiserver-service-network-signer", KasServiceNetworkSigner;
-    KasLbSigner => KubeApiserverLbSigner, "kube-apiserver-lb-signer", KasLbSigner;
-    ControlPlaneSigner => KubeControlPlaneSigner, "kube-control-plane-signer", ControlPlaneSigner;
-    KubeletSigner => KubeletSigner, "kubelet-signer", KubeletSigner;
-    KubeletBootstrapSigner => KubeletBootstrapKubeconfigSigner, "kubelet-bootstrap-kubeconfig-signer", KubeletBootstrapSigner;
-    AdminKubeconfigClient => AdminKubeconfigClient, "admin-kubeconfig-client", AdminKubeconfigSigner;
-    AggregatorClient => AggregatorClient, "aggregator-client", AggregatorSigner;
-    ApiserverProxy => ApiserverProxy, "apiserver-proxy", AggregatorCa;
-    KasToKubeletClient => KubeApiserverToKubeletClient, "kube-apiserver-to-kubelet-client", KasToKubeletSigner;
-    KasLocalhostServer => KubeApiserverLocalhostServer, "kube-apiserver-localhost-server", KasLocalhostSigner;
-    KasServiceNetworkServer => KubeApiserverServiceNetworkServer, "kube-apiserver-service-network-server", KasServiceNetworkSigner;
-    KasLbServer => KubeApiserverLbServer, "kube-apiserver-lb-server", KasLbSigner;
-    KasInternalLbServer => KubeApiserverInternalLbServer, "kube-apiserver-internal-lb-server", KasLbSigner;
-    KcmClient => KubeControlPlaneKubeControllerManagerClient, "kube-control-plane-kube-controller-manager-client", ControlPlaneSigner;
-    SchedulerClient => KubeControlPlaneKubeSchedulerClient, "kube-control-plane-kube-scheduler-client", ControlPlaneSigner;
-    KubeletClient => KubeletClient, "kubelet-client", KubeletBootstrapSigner;
-    MachineConfigServer => MachineConfigServer, "machine-config-server", RootCa;
-    JournalGatewayd => JournalGatewayd, "journal-gatewayd", RootCa;
-}
+pki::for_each_cert!(cert_markers);
 
 /// A private key in the PKCS#1 PEM form every consumer on the bootstrap node expects.
 #[derive(Clone, Serialize, Deserialize)]
@@ -110,7 +79,7 @@ impl<S> KeyPair<S> {
 }
 
 impl<S: CertSel> Asset for KeyPair<S> {
-    const ID: &'static str = S::KEY_ID;
+    const ID: &'static str = S::CERT.key_path();
     const NAME: &'static str = S::KEY_NAME;
 
     fn dependencies() -> Vec<Dep> {
@@ -121,7 +90,9 @@ impl<S: CertSel> Asset for KeyPair<S> {
         let secrets = parents.get::<SecretsInput>()?;
         match secrets.key(S::CERT) {
             Some(pem) => Ok(KeyPair::new(pem.to_string())),
-            None => Ok(KeyPair::new(pki::generate_rsa_key()?.pem().to_string())),
+            None => Ok(KeyPair::new(
+                pki::generate_key(S::CERT.spec().key)?.pem().to_string(),
+            )),
         }
     }
 }
@@ -162,38 +133,35 @@ impl CertValue {
 pub struct Cert<S>(pub CertValue, #[serde(skip)] PhantomData<S>);
 
 impl<S: CertSel> Asset for Cert<S> {
-    const ID: &'static str = S::CERT_ID;
+    const ID: &'static str = S::CERT.cert_path();
     const NAME: &'static str = S::CERT_NAME;
 
     fn dependencies() -> Vec<Dep> {
         let mut deps = vec![Dep::of::<KeyPair<S>>(), Dep::of::<SecretsInput>()];
-        if S::CERT.spec().issuer.is_some() {
-            deps.push(Dep::of::<Cert<S::Issuer>>());
+        if let Some(issuer) = S::CERT.spec().issuer {
+            deps.push(cert_dep(issuer));
             deps.push(Dep::of::<ClusterParamsAsset>());
         }
         deps
     }
 
     fn generate(ctx: &Context, parents: &Parents) -> Result<Self, BoxError> {
-        let key = KeyPem::from_pem(&parents.get::<KeyPair<S>>()?.0, S::KEY_ID)?;
+        let key = KeyPem::from_pem(&parents.get::<KeyPair<S>>()?.0, S::CERT.key_path())?;
         let secrets = parents.get::<SecretsInput>()?;
         let policy = ctx_policy(ctx);
-        let serial = pki::random_serial(&mut ctx.rng(S::CERT_ID));
+        let serial = pki::random_serial(&mut ctx.rng(Self::ID));
         let now = offset_now(ctx);
         let pair = match S::CERT.spec().issuer {
             None => match secrets.signer_cert(S::CERT) {
                 Some(pem)
-                    if pki::expiry_problem(pem, S::CERT_ID, now, policy.margin())?.is_none() =>
+                    if pki::expiry_problem(pem, Self::ID, now, policy.margin())?.is_none() =>
                 {
                     pki::CertKey::new(pem.to_string(), key)
                 }
                 _ => pki::sign_self(S::CERT, &key, now, policy.scale, serial)?,
             },
-            Some(_) => {
-                let issuer = parents
-                    .get::<Cert<S::Issuer>>()?
-                    .0
-                    .cert_key(S::Issuer::KEY_ID)?;
+            Some(issuer_id) => {
+                let issuer = cert_of(parents, issuer_id)?.cert_key(issuer_id.key_path())?;
                 let params = &parents.get::<ClusterParamsAsset>()?.0;
                 pki::sign_leaf(S::CERT, &key, &issuer, params, now, policy.scale, serial)?
             }
@@ -234,7 +202,7 @@ impl<S: CertSel> Asset for Cert<S> {
     /// replaced, only reported with its expiry.
     fn refresh_reason(&self, ctx: &Context) -> Option<String> {
         let margin = ctx_policy(ctx).margin();
-        let problem = pki::expiry_problem(&self.0.cert_pem, S::CERT_ID, offset_now(ctx), margin)
+        let problem = pki::expiry_problem(&self.0.cert_pem, Self::ID, offset_now(ctx), margin)
             .unwrap_or_else(|e| Some(format!("unreadable ({e})")))
             .map(|p| format!("{}: {p}", S::CERT.cert_path()));
         if self.0.user_supplied {
@@ -253,7 +221,7 @@ fn report_user_supplied<S: CertSel>(value: &CertValue, problem: Option<String>) 
             "{p}; it is your certificate, so okd-install keeps it: replace it in tls/"
         ),
         None => {
-            let end = pki::not_after(&value.cert_pem, S::CERT_ID)
+            let end = pki::not_after(&value.cert_pem, S::CERT.cert_path())
                 .ok()
                 .and_then(|t| {
                     t.format(&time::format_description::well_known::Rfc3339)
@@ -282,65 +250,56 @@ pub struct Bundle<B>(pub String, #[serde(skip)] PhantomData<B>);
 pub trait BundleSel: Clone + Send + Sync + 'static {
     /// The bundle this marker stands for.
     const BUNDLE: BundleId;
-    /// Asset id.
-    const ID: &'static str;
     /// Human name.
     const NAME: &'static str;
 }
 
+/// One marker per row of pki's CA bundle table ([`pki::for_each_bundle`]), in [`bundles`]
+/// (named as the row's [`BundleId`] variant, which may also name a certificate).
 macro_rules! bundle_markers {
-    ($($marker:ident => $id:ident, $file:literal;)*) => {
-        $(
-            #[doc = concat!("Marker for `tls/", $file, ".crt`.")]
-            #[derive(Debug, Clone, Copy)]
-            pub struct $marker;
-            impl BundleSel for $marker {
-                const BUNDLE: BundleId = BundleId::$id;
-                const ID: &'static str = concat!("tls/", $file, ".crt");
-                const NAME: &'static str = concat!("CA Bundle (", $file, ")");
-            }
-        )*
+    ($($id:ident => $file:literal),* $(,)?) => {
+        /// The CA bundle markers.
+        pub mod bundles {
+            use super::{BundleId, BundleSel};
+            $(
+                #[doc = concat!("Marker for `tls/", $file, ".crt`.")]
+                #[derive(Debug, Clone, Copy)]
+                pub struct $id;
+                impl BundleSel for $id {
+                    const BUNDLE: BundleId = BundleId::$id;
+                    const NAME: &'static str = concat!("CA Bundle (", $file, ")");
+                }
+            )*
+        }
+
         /// Registers every CA bundle asset.
         pub(crate) fn register_bundles(b: asset_graph::GraphBuilder) -> asset_graph::GraphBuilder {
-            b $(.asset::<Bundle<$marker>>())*
+            b $(.asset::<Bundle<bundles::$id>>())*
         }
 
         /// The bundle asset of `id`.
         pub fn bundle_dep(id: BundleId) -> Dep {
-            match id { $(BundleId::$id => Dep::of::<Bundle<$marker>>(),)* }
+            match id { $(BundleId::$id => Dep::of::<Bundle<bundles::$id>>(),)* }
         }
 
         /// The resolved content of bundle `id` (parents must declare it; a store must have
         /// run it).
         pub fn bundle_of<'a>(from: &impl Resolved<'a>, id: BundleId) -> Result<&'a str, BoxError> {
-            Ok(match id { $(BundleId::$id => from.value::<Bundle<$marker>>()?.0.as_str(),)* })
+            Ok(match id { $(BundleId::$id => from.value::<Bundle<bundles::$id>>()?.0.as_str(),)* })
         }
 
         /// Bundle `id` as a state file stores it (`None` when absent), decoded through its
         /// asset type.
         pub fn stored_bundle(state: &asset_graph::State, id: BundleId) -> Result<Option<String>, asset_graph::GraphError> {
-            Ok(match id { $(BundleId::$id => state.find::<Bundle<$marker>>()?.map(|b| b.0),)* })
+            Ok(match id { $(BundleId::$id => state.find::<Bundle<bundles::$id>>()?.map(|b| b.0),)* })
         }
     };
 }
 
-bundle_markers! {
-    AdminKubeconfigCaBundle => AdminKubeconfigCa, "admin-kubeconfig-ca-bundle";
-    AggregatorCaBundle => AggregatorCa, "aggregator-ca-bundle";
-    KasToKubeletCaBundle => KubeApiserverToKubeletCa, "kube-apiserver-to-kubelet-ca-bundle";
-    KasLocalhostCaBundle => KubeApiserverLocalhostCa, "kube-apiserver-localhost-ca-bundle";
-    KasServiceNetworkCaBundle => KubeApiserverServiceNetworkCa, "kube-apiserver-service-network-ca-bundle";
-    KasLbCaBundle => KubeApiserverLbCa, "kube-apiserver-lb-ca-bundle";
-    KasCompleteServerCaBundle => KubeApiserverCompleteServerCa, "kube-apiserver-complete-server-ca-bundle";
-    ControlPlaneCaBundle => KubeControlPlaneCa, "kube-control-plane-ca-bundle";
-    KubeletClientCaBundle => KubeletClientCa, "kubelet-client-ca-bundle";
-    KubeletServingCaBundle => KubeletServingCa, "kubelet-serving-ca-bundle";
-    KubeletBootstrapCaBundle => KubeletBootstrapKubeconfigCa, "kubelet-bootstrap-kubeconfig-ca-bundle";
-    KasCompleteClientCaBundle => KubeApiserverCompleteClientCa, "kube-apiserver-complete-client-ca-bundle";
-}
+pki::for_each_bundle!(bundle_markers);
 
 impl<B: BundleSel> Asset for Bundle<B> {
-    const ID: &'static str = B::ID;
+    const ID: &'static str = B::BUNDLE.path();
     const NAME: &'static str = B::NAME;
 
     fn dependencies() -> Vec<Dep> {
@@ -353,7 +312,7 @@ impl<B: BundleSel> Asset for Bundle<B> {
             .into_iter()
             .map(|id| Ok(cert_of(parents, id)?.cert_pem.as_str()))
             .collect::<Result<Vec<_>, BoxError>>()?;
-        Ok(Bundle(pki::bundle_pem(&members, B::ID)?, PhantomData))
+        Ok(Bundle(pki::bundle_pem(&members, Self::ID)?, PhantomData))
     }
 }
 
@@ -417,11 +376,32 @@ fn key_or_new(from_bundle: Option<&str>) -> Result<KeyPem, BoxError> {
     })
 }
 
+/// One file of the `tls/` tree with its content; what the file is ([`TlsFile`], from pki's
+/// tables) says its path, whether it is private and how the bootstrap host gets it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TlsFileContent {
+    /// Which file.
+    pub file: TlsFile,
+    /// Its content.
+    pub content: String,
+}
+
+impl TlsFileContent {
+    /// The file as the asset directory gets it (private files readable by the owner only).
+    pub fn to_file(&self) -> File {
+        if self.file.is_private() {
+            File::secret(self.file.path(), self.content.as_bytes())
+        } else {
+            File::new(self.file.path(), self.content.as_bytes())
+        }
+    }
+}
+
 /// Depends on every certificate, bundle and key pair: the full `tls/` tree.
 #[derive(Clone, Serialize, Deserialize)]
 pub struct TlsTree {
-    /// `(relative path, content, secret?)` of every file, in a stable order.
-    pub files: Vec<(String, String, bool)>,
+    /// Every file, in the stable order of [`TlsFile::all`].
+    pub files: Vec<TlsFileContent>,
 }
 
 impl Asset for TlsTree {
@@ -436,18 +416,20 @@ impl Asset for TlsTree {
     }
 
     fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
-        let mut files = Vec::new();
-        for &id in CertId::ALL {
-            let cert = cert_of(parents, id)?;
-            files.push((id.key_path(), cert.key_pem.clone(), true));
-            files.push((id.cert_path(), cert.cert_pem.clone(), false));
-        }
-        for &id in BundleId::ALL {
-            files.push((id.path(), bundle_of(parents, id)?.to_string(), false));
-        }
         let sa = parents.get::<ServiceAccountKeyPair>()?;
-        files.push(("tls/service-account.key".into(), sa.key_pem.clone(), true));
-        files.push(("tls/service-account.pub".into(), sa.pub_pem.clone(), false));
+        let files = TlsFile::all()
+            .into_iter()
+            .map(|file| {
+                let content = match file {
+                    TlsFile::Key(id) => cert_of(parents, id)?.key_pem.clone(),
+                    TlsFile::Cert(id) => cert_of(parents, id)?.cert_pem.clone(),
+                    TlsFile::Bundle(id) => bundle_of(parents, id)?.to_string(),
+                    TlsFile::ServiceAccountKey => sa.key_pem.clone(),
+                    TlsFile::ServiceAccountPublicKey => sa.pub_pem.clone(),
+                };
+                Ok(TlsFileContent { file, content })
+            })
+            .collect::<Result<_, BoxError>>()?;
         Ok(TlsTree { files })
     }
 }
@@ -469,16 +451,6 @@ impl Asset for TlsExport {
     }
 
     fn files(&self) -> Vec<File> {
-        self.0
-            .files
-            .iter()
-            .map(|(path, data, secret)| {
-                if *secret {
-                    File::secret(path, data.as_bytes())
-                } else {
-                    File::new(path, data.as_bytes())
-                }
-            })
-            .collect()
+        self.0.files.iter().map(TlsFileContent::to_file).collect()
     }
 }

@@ -6,7 +6,6 @@
 use std::future::Future;
 use std::time::Duration;
 
-use installconfig::Platform;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use kube::Api;
 use kube::api::{DynamicObject, ListParams};
@@ -46,12 +45,12 @@ pub struct BootstrapWaitOptions {
 }
 
 impl BootstrapWaitOptions {
-    /// Upstream's budgets for the given platform (`None` when it is not known).
-    pub fn for_platform(platform: Option<Platform>, gather: GatherHint) -> Self {
-        let slow = matches!(platform, Some(Platform::Baremetal | Platform::Vsphere));
+    /// Upstream's budgets, with the one that varies by platform given as a setting (the
+    /// caller knows the platform: installconfig's `WaitBudgets`).
+    pub fn new(bootstrap_timeout: Duration, gather: GatherHint) -> Self {
         BootstrapWaitOptions {
             api_timeout: Duration::from_secs(20 * 60),
-            bootstrap_timeout: Duration::from_secs(if slow { 60 } else { 45 } * 60),
+            bootstrap_timeout,
             etcd_timeout: Duration::from_secs(5 * 60),
             pivot: false,
             control_plane_nodes: 3,

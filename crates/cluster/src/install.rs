@@ -6,7 +6,6 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use installconfig::Platform;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::DynamicObject;
@@ -44,15 +43,11 @@ pub struct InstallWaitOptions {
 }
 
 impl InstallWaitOptions {
-    /// Upstream's budgets for the given platform (`None` when it is not known).
-    pub fn for_platform(platform: Option<Platform>, gather: GatherHint) -> Self {
-        let minutes = if platform == Some(Platform::Baremetal) {
-            60
-        } else {
-            40
-        };
+    /// Upstream's budgets, with the one that varies by platform given as a setting (the
+    /// caller knows the platform: installconfig's `WaitBudgets`).
+    pub fn new(cluster_timeout: Duration, gather: GatherHint) -> Self {
         InstallWaitOptions {
-            cluster_timeout: Duration::from_secs(minutes * 60),
+            cluster_timeout,
             router_ca_timeout: Duration::from_secs(120),
             operators_timeout: Duration::from_secs(30 * 60),
             settle: Duration::from_secs(30),

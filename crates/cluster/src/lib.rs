@@ -17,7 +17,7 @@
 //!
 //! let cluster = Cluster::from_kubeconfig(&kubeconfig::default_path(dir)).await?;
 //! let hint = GatherHint { dir: dir.to_path_buf(), ..Default::default() };
-//! let opts = BootstrapWaitOptions::for_platform(Some(installconfig::Platform::Vsphere), hint);
+//! let opts = BootstrapWaitOptions::new(std::time::Duration::from_secs(60 * 60), hint);
 //! let print = |e: cluster::Event| println!("{e}");
 //! let ctrl_c = async {
 //!     let _ = tokio::signal::ctrl_c().await;

@@ -73,13 +73,17 @@ pub const ADMIN_KUBECONFIG_FILE: &str = "auth/kubeconfig";
 /// (to print the console login) and `verify` (to check it against the cluster's hash).
 pub const KUBEADMIN_PASSWORD_FILE: &str = "auth/kubeadmin-password";
 
-/// The DNS names of a cluster, derived from `metadata.name` and `baseDomain` in one place:
-/// the certificates' SANs, the manifests, the pointer configs, the bootstrap templates
-/// (`api_server_url`, `api_int_server_url`) and the readers that connect to or check them
-/// (`wait-for`, `verify`) all take them from here, so none can drop the trailing dot of
-/// `baseDomain` differently or spell `api-int.` another way.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// The DNS names of a cluster, derived from `metadata.name` and `baseDomain` in one place
+/// (installconfig's `InstallConfig::names`, once per read install-config): the certificates'
+/// SANs, the manifests, the pointer configs, the bootstrap templates (`names.api`,
+/// `names.api_int`) and the readers that connect to or check them (`wait-for`, `verify`) all
+/// take this value as it is, so none can drop the trailing dot of `baseDomain` differently or
+/// spell `api-int.` another way.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClusterNames {
+    /// `metadata.name`: also the kubeconfigs' cluster name.
+    pub cluster_name: String,
     /// `baseDomain` without a trailing dot.
     pub base_domain: String,
     /// `<metadata.name>.<baseDomain>`: the parent of api, api-int and *.apps.
@@ -91,19 +95,53 @@ pub struct ClusterNames {
 }
 
 impl ClusterNames {
-    /// The names of cluster `name` under `base_domain` (a trailing dot is dropped: the
-    /// names go into certificates and URLs, where a fully-qualified dot does not belong).
+    /// The names of cluster `name` under `base_domain` (a trailing dot is dropped, by
+    /// [`ClusterNames::base_domain_of`]).
     pub fn new(name: &str, base_domain: &str) -> ClusterNames {
-        let base_domain = base_domain.trim_end_matches('.').to_string();
+        let base_domain = ClusterNames::base_domain_of(base_domain).to_string();
         let cluster_domain = format!("{name}.{base_domain}");
         ClusterNames {
+            cluster_name: name.to_string(),
             api: format!("api.{cluster_domain}"),
             api_int: format!("api-int.{cluster_domain}"),
             base_domain,
             cluster_domain,
         }
     }
+
+    /// `baseDomain` as the names use it: without the trailing dot of a fully-qualified name,
+    /// which does not belong in certificates and URLs. The one place that rule is stated
+    /// (the install-config's defaulting applies it too, so every output agrees).
+    pub fn base_domain_of(base_domain: &str) -> &str {
+        base_domain.trim_end_matches('.')
+    }
 }
+
+/// The control-plane machine pool and node role (`controlPlane` is always this pool).
+pub const MASTER_POOL: &str = "master";
+/// The default compute machine pool and node role.
+pub const WORKER_POOL: &str = "worker";
+/// The arbiter machine pool and node role (two nodes with an arbiter).
+pub const ARBITER_POOL: &str = "arbiter";
+/// The node roles a pointer config and a MachineConfig are made for, in that order.
+pub const ROLES: [&str; 3] = [MASTER_POOL, WORKER_POOL, ARBITER_POOL];
+
+/// systemd unit types Ignition accepts as a unit name suffix: the bootstrap config's check
+/// and `gather`'s reading of unit names in the host's output both use it.
+pub const UNIT_SUFFIXES: [&str; 12] = [
+    ".service",
+    ".socket",
+    ".device",
+    ".mount",
+    ".automount",
+    ".swap",
+    ".target",
+    ".path",
+    ".timer",
+    ".snapshot",
+    ".slice",
+    ".scope",
+];
 
 /// What ends the name of okd-install's OS-image MachineConfig of a pool (image mode).
 pub const OS_IMAGE_CONFIG_SUFFIX: &str = "-okd-install-os-image";
@@ -321,6 +359,7 @@ mod tests {
     fn cluster_names_drop_the_trailing_dot_of_the_base_domain_once() {
         let dotted = super::ClusterNames::new("c1", "example.com.");
         assert_eq!(dotted, super::ClusterNames::new("c1", "example.com"));
+        assert_eq!(dotted.cluster_name, "c1");
         assert_eq!(dotted.base_domain, "example.com");
         assert_eq!(dotted.cluster_domain, "c1.example.com");
         assert_eq!(dotted.api, "api.c1.example.com");

@@ -115,14 +115,14 @@ impl NodeFile {
 
 /// Mode of a parent-asset file on the bootstrap node, from its path.
 ///
-/// Manifests (`/opt/openshift/manifests`, `/opt/openshift/openshift`), the CVO override
-/// patch and the root CA certificate are readable by all (other tools on the node read
-/// them); kubeconfigs, keys and every other TLS file stay private to root.
+/// Manifests (`/opt/openshift/manifests`, `/opt/openshift/openshift`) and the CVO override
+/// patch are readable by all (other tools on the node read them); kubeconfigs and anything
+/// else stay private to root. TLS files do not come through here: the certificate table
+/// (pki's `TlsFile::bootstrap_host_mode`) gives their modes.
 pub fn asset_file_mode(path: &str) -> u32 {
     let public = path.starts_with("/opt/openshift/manifests/")
         || path.starts_with("/opt/openshift/openshift/")
-        || path == "/opt/openshift/original_cvo_overrides.patch"
-        || path == "/opt/openshift/tls/root-ca.crt";
+        || path == "/opt/openshift/original_cvo_overrides.patch";
     if public { 0o644 } else { 0o600 }
 }
 

@@ -11,26 +11,10 @@ use ignition_config::v3_2::{Resource, Unit};
 use crate::compress::decompress_bytes;
 use crate::dataurl::decode_data_url;
 use crate::{Config, SPEC_VERSION};
+use contract::UNIT_SUFFIXES;
 
 /// URL schemes Ignition 3.2 can fetch.
 const SCHEMES: [&str; 7] = ["data", "http", "https", "tftp", "s3", "gs", "arn"];
-
-/// systemd unit types Ignition accepts as a unit name suffix (also how `gather` tells a
-/// unit name in a log line).
-pub const UNIT_SUFFIXES: [&str; 12] = [
-    ".service",
-    ".socket",
-    ".device",
-    ".mount",
-    ".automount",
-    ".swap",
-    ".target",
-    ".path",
-    ".timer",
-    ".snapshot",
-    ".slice",
-    ".scope",
-];
 
 /// One violated rule, at a location such as `storage.files[3].path`.
 #[derive(Debug, Clone, PartialEq, Eq)]

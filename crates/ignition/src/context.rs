@@ -1,5 +1,6 @@
 //! The data every bootstrap template can use.
 
+use contract::ClusterNames;
 use serde::{Deserialize, Serialize};
 
 /// Variables available to the `.j2` templates under `templates/bootstrap/`.
@@ -12,16 +13,10 @@ use serde::{Deserialize, Serialize};
 pub struct TemplateContext {
     /// Release image pull spec after any override.
     pub release_image: String,
-    /// `metadata.name` of the install-config.
-    pub cluster_name: String,
-    /// `baseDomain` of the install-config.
-    pub base_domain: String,
-    /// `<cluster_name>.<base_domain>`.
-    pub cluster_domain: String,
-    /// Host name of the external API (`api.<cluster_domain>`), no scheme or port.
-    pub api_server_url: String,
-    /// Host name of the internal API (`api-int.<cluster_domain>`), no scheme or port.
-    pub api_int_server_url: String,
+    /// The cluster's names as the install-config asset made them (templates read
+    /// `names.cluster_name`, `names.base_domain`, `names.cluster_domain`, and the API host
+    /// names `names.api` and `names.api_int`).
+    pub names: ClusterNames,
     /// The pull secret JSON as given in the install-config.
     pub pull_secret: String,
     /// The install-config `sshKey` (possibly several newline-separated keys).
@@ -204,11 +199,11 @@ impl TemplateContext {
     pub fn unsafe_values(&self) -> Vec<String> {
         let mut fields: Vec<(String, &str)> = vec![
             ("release_image".into(), &self.release_image),
-            ("cluster_name".into(), &self.cluster_name),
-            ("base_domain".into(), &self.base_domain),
-            ("cluster_domain".into(), &self.cluster_domain),
-            ("api_server_url".into(), &self.api_server_url),
-            ("api_int_server_url".into(), &self.api_int_server_url),
+            ("names.cluster_name".into(), &self.names.cluster_name),
+            ("names.base_domain".into(), &self.names.base_domain),
+            ("names.cluster_domain".into(), &self.names.cluster_domain),
+            ("names.api".into(), &self.names.api),
+            ("names.api_int".into(), &self.names.api_int),
             ("bootstrap_node_ip".into(), &self.bootstrap_node_ip),
             ("machine_config_host".into(), &self.machine_config_host),
             ("cluster_profile".into(), &self.cluster_profile),
@@ -266,17 +261,13 @@ impl TemplateContext {
     /// Used by tests (here and in the template tests) and documentation, so that they all
     /// render the templates against the same well-formed values.
     pub fn example() -> Self {
-        let names = contract::ClusterNames::new("demo", "example.com");
+        let names = ClusterNames::new("demo", "example.com");
         Self {
             release_image: "quay.io/okd/scos-release@sha256:\
                 0000000000000000000000000000000000000000000000000000000000000000"
                 .into(),
-            cluster_name: "demo".into(),
-            base_domain: names.base_domain,
-            api_server_url: names.api,
             machine_config_host: names.api_int.clone(),
-            api_int_server_url: names.api_int,
-            cluster_domain: names.cluster_domain,
+            names,
             pull_secret: r#"{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}"#.into(),
             ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExample0 user@example"
                 .into(),

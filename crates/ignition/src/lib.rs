@@ -35,7 +35,7 @@ mod systemd;
 pub use bootstrap::{
     NodeFile, Variant, asset_file_mode, bootstrap_config, bootstrap_config_from, core_user,
 };
-pub use check::{Problem, ProblemKind, UNIT_SUFFIXES, check, check_json};
+pub use check::{Problem, ProblemKind, check, check_json};
 pub use compress::{InlineError, compress, decompress_bytes, gzip_bytes, inline_contents};
 pub use context::{
     InstallationDisk, ProxyContext, RegistryContext, ReleaseContext, TemplateContext,

@@ -412,9 +412,11 @@ mod tests {
     #[test]
     fn render_keeps_newline_and_is_strict() {
         let ctx = TemplateContext::example();
-        let out = render_template("t", "{{ replace(cluster_name, 'de', 'DE') }}\n", &ctx).unwrap();
+        let out =
+            render_template("t", "{{ replace(names.cluster_name, 'de', 'DE') }}\n", &ctx).unwrap();
         assert_eq!(out, "DEmo\n");
-        let out = render_template("t", "{{ cluster_name|replace('mo', 'MO') }}", &ctx).unwrap();
+        let out =
+            render_template("t", "{{ names.cluster_name|replace('mo', 'MO') }}", &ctx).unwrap();
         assert_eq!(out, "deMO");
         let err = render_template("t.j2", "{{ no_such_key }}", &ctx).unwrap_err();
         assert!(err.to_string().contains("t.j2"), "{err}");
@@ -434,7 +436,7 @@ mod tests {
         // A value with slashes would move the entry; a plain file's name is never rendered.
         for bad in [
             "{{release.node_image_live_dir}}.j2",
-            "{{cluster_name}}.service",
+            "{{names.cluster_name}}.service",
         ] {
             let err = entry(bad).unwrap_err();
             assert!(matches!(err, Error::Layout { .. }), "{bad}: {err}");

@@ -4,9 +4,7 @@ use crate::types::*;
 
 /// Fills in every default the reference lists. Lists are defaulted only when empty.
 pub fn apply(cfg: &mut InstallConfig) {
-    if cfg.base_domain.ends_with('.') {
-        cfg.base_domain = cfg.base_domain.trim_end_matches('.').to_string();
-    }
+    cfg.base_domain = contract::ClusterNames::base_domain_of(&cfg.base_domain).to_string();
     let net = cfg.networking.get_or_insert_with(Networking::default);
     networking(net);
 

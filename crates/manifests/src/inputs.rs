@@ -7,6 +7,7 @@
 
 use std::net::IpAddr;
 
+use contract::ClusterNames;
 use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 
@@ -14,10 +15,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ManifestInputs {
-    /// `metadata.name` of the install config.
-    pub cluster_name: String,
-    /// `baseDomain`; the cluster domain is `<cluster_name>.<base_domain>`.
-    pub base_domain: String,
+    /// The cluster's names (`metadata.name`, `baseDomain`, the cluster domain, `api.` and
+    /// `api-int.`) as the install-config asset made them.
+    pub names: ClusterNames,
     /// The target platform and its manifest-relevant settings.
     pub platform: Platform,
     /// Cluster, service and machine networks.
@@ -361,14 +361,9 @@ pub struct ReleaseInfo {
 }
 
 impl ManifestInputs {
-    /// The cluster's DNS names, made by the one function that makes them for every output.
-    pub fn names(&self) -> contract::ClusterNames {
-        contract::ClusterNames::new(&self.cluster_name, &self.base_domain)
-    }
-
     /// `<cluster_name>.<base_domain>`.
-    pub fn cluster_domain(&self) -> String {
-        self.names().cluster_domain
+    pub fn cluster_domain(&self) -> &str {
+        &self.names.cluster_domain
     }
 
     /// Sum of replicas over all compute pools.

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod cvo;
+mod dir;
 mod error;
 pub mod generate;
 pub mod ids;

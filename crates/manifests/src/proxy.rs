@@ -30,7 +30,7 @@ pub fn computed_no_proxy(inputs: &ManifestInputs) -> Option<String> {
     set.extend(net.service_network.iter().map(ToString::to_string));
     set.extend(net.machine_network.iter().map(ToString::to_string));
     set.extend(net.cluster_network.iter().map(|c| c.cidr.to_string()));
-    set.insert(inputs.names().api_int);
+    set.insert(inputs.names.api_int.clone());
     set.extend(
         user.split(',')
             .map(str::trim)

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
+use crate::dir::Dir;
 use crate::error::ManifestError;
-use crate::generate::Dir;
 
 /// The file whose presence makes `manifests/` count as an existing, user-owned directory.
 pub const MANIFESTS_MARKER: &str = "cluster-config.yaml";

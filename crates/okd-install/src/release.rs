@@ -1,7 +1,7 @@
 //! The release a run installs: the pull spec (flag, environment or the table's default) and
 //! which supported release it is, decided once per run from `data/releases.toml`.
 
-use releases::{Feature, ResolveError, Resolved};
+use releases::{Feature, ResolveError, ResolvedRelease};
 
 /// The pull spec of a run and its release.
 #[derive(Debug, Clone)]
@@ -11,7 +11,7 @@ pub(crate) struct Chosen {
     /// Whether it is the built-in default.
     pub is_default: bool,
     /// The supported release it is.
-    pub resolved: Resolved,
+    pub resolved: ResolvedRelease,
 }
 
 /// Resolves `image` (None: the default) with the `--release-version` value.

@@ -54,6 +54,13 @@ pub fn generate_rsa_key() -> Result<KeyPem> {
     Ok(KeyPem::from_parts(pkcs1, &pair))
 }
 
+/// Generates a fresh key of `kind` (the certificate table's [`crate::CertSpec::key`]).
+pub fn generate_key(kind: crate::KeyKind) -> Result<KeyPem> {
+    match kind {
+        crate::KeyKind::Rsa2048 => generate_rsa_key(),
+    }
+}
+
 impl KeyPem {
     fn from_parts(pkcs1_der: Vec<u8>, pair: &KeyPair) -> Self {
         KeyPem {

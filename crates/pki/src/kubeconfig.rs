@@ -230,11 +230,11 @@ pub fn kubeconfig_yaml(
                 ca_data: STANDARD.encode(ca_pem),
                 server: id.server(params),
             },
-            name: &params.cluster_name,
+            name: &params.names.cluster_name,
         }],
         contexts: [NamedContext {
             context: Context {
-                cluster: &params.cluster_name,
+                cluster: &params.names.cluster_name,
                 user,
             },
             name: user,
@@ -286,8 +286,7 @@ mod tests {
     #[test]
     fn endpoints_name_the_matching_server_and_serving_certificate() {
         let params = ClusterParams {
-            cluster_name: "c".into(),
-            base_domain: "example.com".into(),
+            names: crate::ClusterNames::new("c", "example.com"),
             service_networks: Vec::new(),
             api_vips: Vec::new(),
         };

@@ -15,10 +15,9 @@
 //! leaf NotBefore = issuer NotBefore, ...).
 //!
 //! ```
-//! use pki::{CertId, ClusterParams, ValidityScale, generate_rsa_key, sign_leaf, sign_self};
+//! use pki::{CertId, ClusterNames, ClusterParams, ValidityScale, generate_rsa_key, sign_leaf, sign_self};
 //! let params = ClusterParams {
-//!     cluster_name: "demo".into(),
-//!     base_domain: "example.com".into(),
+//!     names: ClusterNames::new("demo", "example.com"),
 //!     service_networks: vec!["172.30.0.0/16".parse().unwrap()],
 //!     api_vips: vec![],
 //! };
@@ -50,15 +49,16 @@ mod yaml;
 
 pub use bundle::bundle_pem;
 pub use check::check_pair;
+pub use contract::ClusterNames;
 pub use error::{Error, Result};
 pub use expiry::{expiry_problem, human, not_after, not_after_all};
-pub use key::{KeyPem, RSA_PRIVATE_KEY, RSA_PUBLIC_KEY, generate_rsa_key};
+pub use key::{KeyPem, RSA_PRIVATE_KEY, RSA_PUBLIC_KEY, generate_key, generate_rsa_key};
 pub use kubeconfig::{Endpoint, KubeconfigFile, KubeconfigId, KubeconfigSpec, kubeconfig_yaml};
 pub use params::{ClusterParams, San, first_host};
 pub use password::{BCRYPT_COST, KubeadminPassword, PASSWORD_ALPHABET, generate_password};
 pub use secrets::{BOOTSTRAP_SSH, SECRETS_KIND, SECRETS_VERSION, SERVICE_ACCOUNT, SecretsBundle};
 pub use sign::{CertKey, SERIAL_LIMIT, random_serial, sign_leaf, sign_self, subject_key_id};
 pub use spec::{
-    BundleId, BundleMember, CertId, CertSpec, ExtKeyUsage, KeyUsage, SanRule, Subject,
-    ValidityScale, ValidityTier,
+    BundleId, BundleMember, CertId, CertSpec, ExtKeyUsage, KeyKind, KeyUsage, OnBootstrapHost,
+    SanRule, Subject, TlsFile, ValidityScale, ValidityTier,
 };

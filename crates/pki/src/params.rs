@@ -5,16 +5,17 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 
+use contract::ClusterNames;
+
 use crate::spec::SanRule;
 
 /// The install-config values that end up in certificate SANs and kubeconfig URLs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClusterParams {
-    /// `metadata.name`; also the kubeconfig cluster name.
-    pub cluster_name: String,
-    /// `baseDomain`; the cluster domain is `<cluster_name>.<base_domain>`.
-    pub base_domain: String,
+    /// The cluster's names as the install-config asset made them: `cluster_name` is the
+    /// kubeconfigs' cluster name, `api` and `api_int` the SANs and kubeconfig URLs.
+    pub names: ClusterNames,
     /// `networking.serviceNetwork`, in order; each contributes its first host address.
     pub service_networks: Vec<IpNet>,
     /// `platform.<p>.apiVIPs`; set only on platforms that own their VIPs (baremetal, nutanix,
@@ -43,24 +44,19 @@ const SERVICE_NAMES: &[&str] = &[
 ];
 
 impl ClusterParams {
-    /// The cluster's DNS names, made by the one function that makes them for every output.
-    pub fn names(&self) -> contract::ClusterNames {
-        contract::ClusterNames::new(&self.cluster_name, &self.base_domain)
-    }
-
     /// `<cluster_name>.<base_domain>`.
-    pub fn cluster_domain(&self) -> String {
-        self.names().cluster_domain
+    pub fn cluster_domain(&self) -> &str {
+        &self.names.cluster_domain
     }
 
     /// `api.<cluster-domain>`, the external API name.
-    pub fn api_host(&self) -> String {
-        self.names().api
+    pub fn api_host(&self) -> &str {
+        &self.names.api
     }
 
     /// `api-int.<cluster-domain>`, the internal API name.
-    pub fn api_int_host(&self) -> String {
-        self.names().api_int
+    pub fn api_int_host(&self) -> &str {
+        &self.names.api_int
     }
 
     /// The SANs `rule` yields for this cluster: DNS names first, then IPs, the order Go's
@@ -79,10 +75,10 @@ impl ClusterParams {
                 sans.extend(self.service_networks.iter().map(|n| San::Ip(first_host(n))));
                 sans
             }
-            SanRule::ExternalApi => vec![San::Dns(self.api_host())],
-            SanRule::InternalApi => vec![San::Dns(self.api_int_host())],
+            SanRule::ExternalApi => vec![San::Dns(self.names.api.clone())],
+            SanRule::InternalApi => vec![San::Dns(self.names.api_int.clone())],
             SanRule::MachineConfigServer => {
-                let mut sans = vec![San::Dns(self.api_int_host())];
+                let mut sans = vec![San::Dns(self.names.api_int.clone())];
                 sans.extend(self.api_vips.iter().map(|ip| San::Dns(ip.to_string())));
                 sans.extend(self.api_vips.iter().map(|ip| San::Ip(*ip)));
                 sans

@@ -124,7 +124,7 @@ pub fn sign_leaf(
     let issuer_file = issuer_id.cert_path();
     let issuer_der = pem::first_certificate(issuer.cert_pem(), &issuer_file)?;
     let (_, issuer_cert) = X509Certificate::from_der(&issuer_der)
-        .map_err(|e| Error::parse(&issuer_file, format!("not a valid certificate: {e}")))?;
+        .map_err(|e| Error::parse(issuer_file, format!("not a valid certificate: {e}")))?;
     let not_before = issuer_cert.validity().not_before.to_datetime();
     let not_after = normalize(now) + spec.validity.duration(scale);
     let mut cert_params = base_params(&spec, key, not_before, not_after, serial)?;

@@ -1,5 +1,7 @@
-//! The certificate table: which certificates exist, their subjects, lifetimes, usages, issuers
-//! and SAN rules. Everything else in the crate reads these facts from here, so a change to the
+//! The certificate table: which certificates exist, their file names, subjects, lifetimes,
+//! usages, issuers, SAN rules, key kinds and which of their files the bootstrap host gets.
+//! Everything else (this crate, the assets that make one typed asset per certificate, the
+//! bootstrap config that places the files) reads these facts from here, so a change to the
 //! table is a change in one place.
 
 use std::fmt;
@@ -95,11 +97,37 @@ pub enum SanRule {
     MachineConfigServer,
 }
 
+/// The kind of a certificate's private key. One kind today; the table states it per
+/// certificate so that a signer can later be given another (RSA of another size, ECDSA)
+/// without its callers deciding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyKind {
+    /// RSA, 2048 bits (PKCS#1 PEM on disk), as upstream generates every key.
+    #[default]
+    Rsa2048,
+}
+
+/// Where a certificate's files go on the bootstrap host (`/opt/openshift/tls/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnBootstrapHost {
+    /// Certificate and key, both readable by root only.
+    CertAndKey,
+    /// The certificate only (root only); the key stays off the host.
+    CertOnly,
+    /// The certificate only, readable by everyone (other tools on the host trust it); the key
+    /// stays off the host.
+    PublicCertOnly,
+}
+
 /// Everything the certificate table says about one certificate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CertSpec {
     /// File base name: the files are `tls/<name>.key` and `tls/<name>.crt`.
     pub name: &'static str,
+    /// The kind of its private key.
+    pub key: KeyKind,
+    /// Which of its files the bootstrap host gets, and how readable.
+    pub bootstrap_host: OnBootstrapHost,
     /// Subject of the certificate.
     pub subject: Subject,
     /// Lifetime class.
@@ -123,8 +151,47 @@ impl CertSpec {
     }
 }
 
+/// The certificate table's rows, signers before the leaves they issue: each certificate's
+/// [`CertId`] variant and file base name (`tls/<name>.key`, `tls/<name>.crt`).
+///
+/// `for_each_cert!(m)` expands to `m! { RootCa => "root-ca", ... }`: this crate defines
+/// [`CertId`] with it, and a crate that needs one type per certificate (the typed assets of
+/// `assets`) generates them from the same rows instead of restating them. Everything else a
+/// row says is in [`CertId::spec`].
+#[macro_export]
+macro_rules! for_each_cert {
+    ($m:ident) => {
+        $m! {
+            RootCa => "root-ca",
+            AdminKubeconfigSigner => "admin-kubeconfig-signer",
+            AggregatorSigner => "aggregator-signer",
+            AggregatorCa => "aggregator-ca",
+            KubeApiserverToKubeletSigner => "kube-apiserver-to-kubelet-signer",
+            KubeApiserverLocalhostSigner => "kube-apiserver-localhost-signer",
+            KubeApiserverServiceNetworkSigner => "kube-apiserver-service-network-signer",
+            KubeApiserverLbSigner => "kube-apiserver-lb-signer",
+            KubeControlPlaneSigner => "kube-control-plane-signer",
+            KubeletSigner => "kubelet-signer",
+            KubeletBootstrapKubeconfigSigner => "kubelet-bootstrap-kubeconfig-signer",
+            AdminKubeconfigClient => "admin-kubeconfig-client",
+            AggregatorClient => "aggregator-client",
+            ApiserverProxy => "apiserver-proxy",
+            KubeApiserverToKubeletClient => "kube-apiserver-to-kubelet-client",
+            KubeApiserverLocalhostServer => "kube-apiserver-localhost-server",
+            KubeApiserverServiceNetworkServer => "kube-apiserver-service-network-server",
+            KubeApiserverLbServer => "kube-apiserver-lb-server",
+            KubeApiserverInternalLbServer => "kube-apiserver-internal-lb-server",
+            KubeControlPlaneKubeControllerManagerClient => "kube-control-plane-kube-controller-manager-client",
+            KubeControlPlaneKubeSchedulerClient => "kube-control-plane-kube-scheduler-client",
+            KubeletClient => "kubelet-client",
+            MachineConfigServer => "machine-config-server",
+            JournalGatewayd => "journal-gatewayd",
+        }
+    };
+}
+
 macro_rules! cert_ids {
-    ($($variant:ident),* $(,)?) => {
+    ($($variant:ident => $file:literal),* $(,)?) => {
         /// Every certificate/key pair the installer creates, signers first.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         pub enum CertId { $(#[allow(missing_docs)] $variant),* }
@@ -132,40 +199,30 @@ macro_rules! cert_ids {
         impl CertId {
             /// All certificates, signers before the leaves they issue.
             pub const ALL: &'static [CertId] = &[$(CertId::$variant),*];
+
+            /// File base name, such as `root-ca`.
+            pub const fn name(self) -> &'static str {
+                match self { $(CertId::$variant => $file),* }
+            }
+
+            /// `tls/<name>.crt`.
+            pub const fn cert_path(self) -> &'static str {
+                match self { $(CertId::$variant => concat!("tls/", $file, ".crt")),* }
+            }
+
+            /// `tls/<name>.key`.
+            pub const fn key_path(self) -> &'static str {
+                match self { $(CertId::$variant => concat!("tls/", $file, ".key")),* }
+            }
         }
     };
 }
 
-cert_ids!(
-    RootCa,
-    AdminKubeconfigSigner,
-    AggregatorSigner,
-    AggregatorCa,
-    KubeApiserverToKubeletSigner,
-    KubeApiserverLocalhostSigner,
-    KubeApiserverServiceNetworkSigner,
-    KubeApiserverLbSigner,
-    KubeControlPlaneSigner,
-    KubeletSigner,
-    KubeletBootstrapKubeconfigSigner,
-    AdminKubeconfigClient,
-    AggregatorClient,
-    ApiserverProxy,
-    KubeApiserverToKubeletClient,
-    KubeApiserverLocalhostServer,
-    KubeApiserverServiceNetworkServer,
-    KubeApiserverLbServer,
-    KubeApiserverInternalLbServer,
-    KubeControlPlaneKubeControllerManagerClient,
-    KubeControlPlaneKubeSchedulerClient,
-    KubeletClient,
-    MachineConfigServer,
-    JournalGatewayd,
-);
+for_each_cert!(cert_ids);
 
 impl fmt::Display for CertId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.spec().name)
+        f.write_str(self.name())
     }
 }
 
@@ -173,15 +230,13 @@ const OPENSHIFT: &[&str] = &["openshift"];
 const KUBE_MASTER: &[&str] = &["kube-master"];
 const MASTERS: &[&str] = &["system:masters"];
 
-const fn signer(
-    name: &'static str,
-    ou: &'static [&'static str],
-    validity: ValidityTier,
-) -> CertSpec {
+const fn signer(id: CertId, ou: &'static [&'static str], validity: ValidityTier) -> CertSpec {
     CertSpec {
-        name,
+        name: id.name(),
+        key: KeyKind::Rsa2048,
+        bootstrap_host: OnBootstrapHost::CertAndKey,
         subject: Subject {
-            cn: name,
+            cn: id.name(),
             o: &[],
             ou,
         },
@@ -195,7 +250,7 @@ const fn signer(
 }
 
 const fn leaf(
-    name: &'static str,
+    id: CertId,
     cn: &'static str,
     o: &'static [&'static str],
     issuer: CertId,
@@ -203,7 +258,9 @@ const fn leaf(
     ext_key_usage: ExtKeyUsage,
 ) -> CertSpec {
     CertSpec {
-        name,
+        name: id.name(),
+        key: KeyKind::Rsa2048,
+        bootstrap_host: OnBootstrapHost::CertAndKey,
         subject: Subject { cn, o, ou: &[] },
         validity,
         key_usage: KeyUsage::DigitalSignatureKeyEncipherment,
@@ -214,12 +271,12 @@ const fn leaf(
     }
 }
 
-const fn serving(name: &'static str, issuer: CertId, sans: SanRule) -> CertSpec {
+const fn serving(id: CertId, issuer: CertId, sans: SanRule) -> CertSpec {
     CertSpec {
         append_parent: true,
         sans,
         ..leaf(
-            name,
+            id,
             "system:kube-apiserver",
             KUBE_MASTER,
             issuer,
@@ -234,36 +291,42 @@ impl CertId {
     pub const fn spec(self) -> CertSpec {
         use CertId::*;
         use ExtKeyUsage::{Client, Server, ServerAndClient};
+        use OnBootstrapHost::{CertOnly, PublicCertOnly};
         use ValidityTier::{OneDay, OneYear, TenYears};
+        // The keys of the root CA and of the two ten-year signers behind the admin kubeconfig
+        // and the kubelet bootstrap kubeconfig stay off the bootstrap host, as upstream keeps
+        // them off: whoever read the host could otherwise mint cluster-admin or node client
+        // certificates for a decade; the host needs only their certificates.
         match self {
-            RootCa => signer("root-ca", OPENSHIFT, TenYears),
-            AdminKubeconfigSigner => signer("admin-kubeconfig-signer", OPENSHIFT, TenYears),
-            AggregatorSigner => signer("aggregator-signer", OPENSHIFT, OneDay),
+            RootCa => CertSpec {
+                bootstrap_host: PublicCertOnly,
+                ..signer(self, OPENSHIFT, TenYears)
+            },
+            AdminKubeconfigSigner => CertSpec {
+                bootstrap_host: CertOnly,
+                ..signer(self, OPENSHIFT, TenYears)
+            },
+            AggregatorSigner => signer(self, OPENSHIFT, OneDay),
             AggregatorCa => CertSpec {
                 subject: Subject {
                     cn: "aggregator",
                     o: &[],
                     ou: &["bootkube"],
                 },
-                ..signer("aggregator-ca", &[], OneDay)
+                ..signer(self, &[], OneDay)
             },
-            KubeApiserverToKubeletSigner => {
-                signer("kube-apiserver-to-kubelet-signer", OPENSHIFT, OneYear)
-            }
-            KubeApiserverLocalhostSigner => {
-                signer("kube-apiserver-localhost-signer", OPENSHIFT, TenYears)
-            }
-            KubeApiserverServiceNetworkSigner => {
-                signer("kube-apiserver-service-network-signer", OPENSHIFT, TenYears)
-            }
-            KubeApiserverLbSigner => signer("kube-apiserver-lb-signer", OPENSHIFT, TenYears),
-            KubeControlPlaneSigner => signer("kube-control-plane-signer", OPENSHIFT, OneYear),
-            KubeletSigner => signer("kubelet-signer", OPENSHIFT, OneDay),
-            KubeletBootstrapKubeconfigSigner => {
-                signer("kubelet-bootstrap-kubeconfig-signer", OPENSHIFT, TenYears)
-            }
+            KubeApiserverToKubeletSigner => signer(self, OPENSHIFT, OneYear),
+            KubeApiserverLocalhostSigner => signer(self, OPENSHIFT, TenYears),
+            KubeApiserverServiceNetworkSigner => signer(self, OPENSHIFT, TenYears),
+            KubeApiserverLbSigner => signer(self, OPENSHIFT, TenYears),
+            KubeControlPlaneSigner => signer(self, OPENSHIFT, OneYear),
+            KubeletSigner => signer(self, OPENSHIFT, OneDay),
+            KubeletBootstrapKubeconfigSigner => CertSpec {
+                bootstrap_host: CertOnly,
+                ..signer(self, OPENSHIFT, TenYears)
+            },
             AdminKubeconfigClient => leaf(
-                "admin-kubeconfig-client",
+                self,
                 "system:admin",
                 MASTERS,
                 AdminKubeconfigSigner,
@@ -271,7 +334,7 @@ impl CertId {
                 ServerAndClient,
             ),
             AggregatorClient => leaf(
-                "aggregator-client",
+                self,
                 "system:kube-apiserver-proxy",
                 KUBE_MASTER,
                 AggregatorSigner,
@@ -279,7 +342,7 @@ impl CertId {
                 Client,
             ),
             ApiserverProxy => leaf(
-                "apiserver-proxy",
+                self,
                 "system:kube-apiserver-proxy",
                 KUBE_MASTER,
                 AggregatorCa,
@@ -287,35 +350,27 @@ impl CertId {
                 Client,
             ),
             KubeApiserverToKubeletClient => leaf(
-                "kube-apiserver-to-kubelet-client",
+                self,
                 "system:kube-apiserver",
                 KUBE_MASTER,
                 KubeApiserverToKubeletSigner,
                 OneYear,
                 Client,
             ),
-            KubeApiserverLocalhostServer => serving(
-                "kube-apiserver-localhost-server",
-                KubeApiserverLocalhostSigner,
-                SanRule::Localhost,
-            ),
+            KubeApiserverLocalhostServer => {
+                serving(self, KubeApiserverLocalhostSigner, SanRule::Localhost)
+            }
             KubeApiserverServiceNetworkServer => serving(
-                "kube-apiserver-service-network-server",
+                self,
                 KubeApiserverServiceNetworkSigner,
                 SanRule::ServiceNetwork,
             ),
-            KubeApiserverLbServer => serving(
-                "kube-apiserver-lb-server",
-                KubeApiserverLbSigner,
-                SanRule::ExternalApi,
-            ),
-            KubeApiserverInternalLbServer => serving(
-                "kube-apiserver-internal-lb-server",
-                KubeApiserverLbSigner,
-                SanRule::InternalApi,
-            ),
+            KubeApiserverLbServer => serving(self, KubeApiserverLbSigner, SanRule::ExternalApi),
+            KubeApiserverInternalLbServer => {
+                serving(self, KubeApiserverLbSigner, SanRule::InternalApi)
+            }
             KubeControlPlaneKubeControllerManagerClient => leaf(
-                "kube-control-plane-kube-controller-manager-client",
+                self,
                 "system:admin",
                 MASTERS,
                 KubeControlPlaneSigner,
@@ -323,7 +378,7 @@ impl CertId {
                 Client,
             ),
             KubeControlPlaneKubeSchedulerClient => leaf(
-                "kube-control-plane-kube-scheduler-client",
+                self,
                 "system:admin",
                 MASTERS,
                 KubeControlPlaneSigner,
@@ -331,7 +386,7 @@ impl CertId {
                 Client,
             ),
             KubeletClient => leaf(
-                "kubelet-client",
+                self,
                 "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper",
                 &[
                     "system:serviceaccounts:openshift-machine-config-operator",
@@ -345,7 +400,7 @@ impl CertId {
                 key_usage: KeyUsage::None,
                 sans: SanRule::MachineConfigServer,
                 ..leaf(
-                    "machine-config-server",
+                    self,
                     "system:machine-config-server",
                     &[],
                     RootCa,
@@ -354,7 +409,7 @@ impl CertId {
                 )
             },
             JournalGatewayd => leaf(
-                "journal-gatewayd",
+                self,
                 "journal-gatewayd",
                 &["OpenShift Bootstrap"],
                 RootCa,
@@ -366,10 +421,7 @@ impl CertId {
 
     /// Looks a certificate up by its file base name (such as `root-ca`).
     pub fn from_name(name: &str) -> Option<CertId> {
-        CertId::ALL
-            .iter()
-            .copied()
-            .find(|id| id.spec().name == name)
+        CertId::ALL.iter().copied().find(|id| id.name() == name)
     }
 
     /// The signers only.
@@ -388,28 +440,10 @@ impl CertId {
             .filter(|id| !id.spec().is_signer())
     }
 
-    /// `tls/<name>.crt`.
-    pub fn cert_path(self) -> String {
-        format!("tls/{}.crt", self.spec().name)
-    }
-
-    /// Whether this certificate's private key stays off the bootstrap host, as upstream keeps
-    /// it off: the root CA's, and those of the two ten-year signers behind the admin kubeconfig
-    /// and the kubelet bootstrap kubeconfig. Whoever read the host could otherwise mint
-    /// cluster-admin or node client certificates for a decade; the host needs only their
-    /// certificates.
+    /// Whether this certificate's private key stays off the bootstrap host
+    /// ([`CertSpec::bootstrap_host`]).
     pub fn key_stays_off_bootstrap_host(self) -> bool {
-        matches!(
-            self,
-            CertId::RootCa
-                | CertId::AdminKubeconfigSigner
-                | CertId::KubeletBootstrapKubeconfigSigner
-        )
-    }
-
-    /// `tls/<name>.key`.
-    pub fn key_path(self) -> String {
-        format!("tls/{}.key", self.spec().name)
+        self.spec().bootstrap_host != OnBootstrapHost::CertAndKey
     }
 }
 
@@ -426,7 +460,7 @@ macro_rules! bundle_ids {
     ($($variant:ident => $file:literal),* $(,)?) => {
         /// Every CA bundle the installer generates (the user-provided `cloud-ca-cert.pem` and
         /// `bmc-ca/verify_ca.crt` are copies of install-config text and live with that input).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         pub enum BundleId { $(#[allow(missing_docs)] $variant),* }
 
         impl BundleId {
@@ -437,24 +471,40 @@ macro_rules! bundle_ids {
             pub const fn name(self) -> &'static str {
                 match self { $(BundleId::$variant => $file),* }
             }
+
+            /// `tls/<name>.crt`.
+            pub const fn path(self) -> &'static str {
+                match self { $(BundleId::$variant => concat!("tls/", $file, ".crt")),* }
+            }
         }
     };
 }
 
-bundle_ids!(
-    AdminKubeconfigCa => "admin-kubeconfig-ca-bundle",
-    AggregatorCa => "aggregator-ca-bundle",
-    KubeApiserverToKubeletCa => "kube-apiserver-to-kubelet-ca-bundle",
-    KubeApiserverLocalhostCa => "kube-apiserver-localhost-ca-bundle",
-    KubeApiserverServiceNetworkCa => "kube-apiserver-service-network-ca-bundle",
-    KubeApiserverLbCa => "kube-apiserver-lb-ca-bundle",
-    KubeApiserverCompleteServerCa => "kube-apiserver-complete-server-ca-bundle",
-    KubeControlPlaneCa => "kube-control-plane-ca-bundle",
-    KubeletClientCa => "kubelet-client-ca-bundle",
-    KubeletServingCa => "kubelet-serving-ca-bundle",
-    KubeletBootstrapKubeconfigCa => "kubelet-bootstrap-kubeconfig-ca-bundle",
-    KubeApiserverCompleteClientCa => "kube-apiserver-complete-client-ca-bundle",
-);
+/// The CA bundle table's rows: each bundle's [`BundleId`] variant and file base name
+/// (`tls/<name>.crt`). `for_each_bundle!(m)` expands to `m! { AdminKubeconfigCa =>
+/// "admin-kubeconfig-ca-bundle", ... }`, like [`for_each_cert!`]; the members are in
+/// [`BundleId::members`].
+#[macro_export]
+macro_rules! for_each_bundle {
+    ($m:ident) => {
+        $m! {
+            AdminKubeconfigCa => "admin-kubeconfig-ca-bundle",
+            AggregatorCa => "aggregator-ca-bundle",
+            KubeApiserverToKubeletCa => "kube-apiserver-to-kubelet-ca-bundle",
+            KubeApiserverLocalhostCa => "kube-apiserver-localhost-ca-bundle",
+            KubeApiserverServiceNetworkCa => "kube-apiserver-service-network-ca-bundle",
+            KubeApiserverLbCa => "kube-apiserver-lb-ca-bundle",
+            KubeApiserverCompleteServerCa => "kube-apiserver-complete-server-ca-bundle",
+            KubeControlPlaneCa => "kube-control-plane-ca-bundle",
+            KubeletClientCa => "kubelet-client-ca-bundle",
+            KubeletServingCa => "kubelet-serving-ca-bundle",
+            KubeletBootstrapKubeconfigCa => "kubelet-bootstrap-kubeconfig-ca-bundle",
+            KubeApiserverCompleteClientCa => "kube-apiserver-complete-client-ca-bundle",
+        }
+    };
+}
+
+for_each_bundle!(bundle_ids);
 
 impl BundleId {
     /// The signer certificates the bundle is made of, in file order: a nested bundle counts
@@ -504,10 +554,65 @@ impl BundleId {
             ],
         }
     }
+}
 
-    /// `tls/<name>.crt`.
-    pub fn path(self) -> String {
-        format!("tls/{}.crt", self.name())
+/// One file of the `tls/` tree, named by the tables: what it is decides its path, whether it
+/// is private, and whether and how the bootstrap host gets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum TlsFile {
+    /// `tls/<name>.key` of a certificate.
+    Key(CertId),
+    /// `tls/<name>.crt` of a certificate.
+    Cert(CertId),
+    /// `tls/<name>.crt` of a CA bundle.
+    Bundle(BundleId),
+    /// `tls/service-account.key`, the service-account token signing key.
+    ServiceAccountKey,
+    /// `tls/service-account.pub`, its public half.
+    ServiceAccountPublicKey,
+}
+
+impl TlsFile {
+    /// Every file of the tree in its stable order: each certificate's key and certificate,
+    /// then the bundles, then the service-account key pair.
+    pub fn all() -> Vec<TlsFile> {
+        let certs = CertId::ALL
+            .iter()
+            .flat_map(|id| [TlsFile::Key(*id), TlsFile::Cert(*id)]);
+        let bundles = BundleId::ALL.iter().map(|id| TlsFile::Bundle(*id));
+        certs
+            .chain(bundles)
+            .chain([TlsFile::ServiceAccountKey, TlsFile::ServiceAccountPublicKey])
+            .collect()
+    }
+
+    /// The path in the asset directory, such as `tls/root-ca.crt`.
+    pub fn path(self) -> &'static str {
+        match self {
+            TlsFile::Key(id) => id.key_path(),
+            TlsFile::Cert(id) => id.cert_path(),
+            TlsFile::Bundle(id) => id.path(),
+            TlsFile::ServiceAccountKey => "tls/service-account.key",
+            TlsFile::ServiceAccountPublicKey => "tls/service-account.pub",
+        }
+    }
+
+    /// Holds a private key (written readable by its owner only).
+    pub fn is_private(self) -> bool {
+        matches!(self, TlsFile::Key(_) | TlsFile::ServiceAccountKey)
+    }
+
+    /// The file's mode on the bootstrap host, `None` when it stays off the host (the keys
+    /// [`CertSpec::bootstrap_host`] keeps off). Every file there is root's alone, except a
+    /// certificate the table makes public.
+    pub fn bootstrap_host_mode(self) -> Option<u32> {
+        match self {
+            TlsFile::Key(id) if id.key_stays_off_bootstrap_host() => None,
+            TlsFile::Cert(id) if id.spec().bootstrap_host == OnBootstrapHost::PublicCertOnly => {
+                Some(0o644)
+            }
+            _ => Some(0o600),
+        }
     }
 }
 
@@ -539,6 +644,36 @@ mod tests {
         }
         assert_eq!(CertId::ALL.len(), 24);
         assert_eq!(CertId::signers().count(), 11);
+    }
+
+    /// On the bootstrap host every TLS file is root's alone except the root CA certificate;
+    /// the keys of the root CA and the two ten-year kubeconfig signers are not there at all.
+    #[test]
+    fn the_table_says_which_tls_files_the_bootstrap_host_gets() {
+        let files = TlsFile::all();
+        assert_eq!(files.len(), 2 * CertId::ALL.len() + BundleId::ALL.len() + 2);
+        let public: Vec<&str> = files
+            .iter()
+            .filter(|f| f.bootstrap_host_mode() == Some(0o644))
+            .map(|f| f.path())
+            .collect();
+        assert_eq!(public, ["tls/root-ca.crt"]);
+        let off: Vec<&str> = files
+            .iter()
+            .filter(|f| f.bootstrap_host_mode().is_none())
+            .map(|f| f.path())
+            .collect();
+        assert_eq!(
+            off,
+            [
+                "tls/root-ca.key",
+                "tls/admin-kubeconfig-signer.key",
+                "tls/kubelet-bootstrap-kubeconfig-signer.key"
+            ]
+        );
+        for f in files {
+            assert_eq!(f.is_private(), f.path().ends_with(".key"), "{f:?}");
+        }
     }
 
     #[test]

@@ -74,7 +74,38 @@ impl Serialize for Minor {
 /// state file, a test's default options) was generated for.
 impl Default for Minor {
     fn default() -> Self {
-        table().releases[0].version
+        oldest().version
+    }
+}
+
+/// The oldest supported release (see [`Minor`]'s `Default`).
+pub fn oldest() -> &'static Release {
+    &table().releases[0]
+}
+
+/// Serde for a `&'static Release` field (`#[serde(with = "releases::by_version")]`): written
+/// as its `MAJOR.MINOR`, read back as the table's entry, so a stored setting holds the
+/// release itself and no reader looks it up again.
+pub mod by_version {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
+
+    use super::{Minor, Release, table};
+
+    /// Writes the release's `MAJOR.MINOR`.
+    pub fn serialize<S: Serializer>(release: &&'static Release, s: S) -> Result<S::Ok, S::Error> {
+        release.version.serialize(s)
+    }
+
+    /// Reads a `MAJOR.MINOR` and returns the table's entry; an unsupported one is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static Release, D::Error> {
+        let minor = Minor::deserialize(d)?;
+        let table = table();
+        table.get(minor).ok_or_else(|| {
+            D::Error::custom(format!(
+                "OKD {minor} is not a release okd-install installs; supported: {}",
+                table.supported()
+            ))
+        })
     }
 }
 
@@ -407,7 +438,7 @@ impl fmt::Display for VersionSource {
 
 /// A release image with its supported release.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolved {
+pub struct ResolvedRelease {
     /// The supported release.
     pub release: &'static Release,
     /// The version as known (`4.22.0-okd-scos.7`, or just `4.19` from a `:4.19` tag).
@@ -485,7 +516,7 @@ fn version_of_image(table: &Table, image: &str) -> Option<(String, VersionSource
 }
 
 /// Which supported release `image` installs; `flag` is the `--release-version` value.
-pub fn resolve(image: &str, flag: Option<&str>) -> Result<Resolved, ResolveError> {
+pub fn resolve(image: &str, flag: Option<&str>) -> Result<ResolvedRelease, ResolveError> {
     resolve_in(table(), image, flag)
 }
 
@@ -494,7 +525,7 @@ pub fn resolve_in(
     table: &'static Table,
     image: &str,
     flag: Option<&str>,
-) -> Result<Resolved, ResolveError> {
+) -> Result<ResolvedRelease, ResolveError> {
     let from_image = version_of_image(table, image);
     let (version, source) = match (flag.map(str::trim).filter(|f| !f.is_empty()), from_image) {
         (Some(flag), found) => {
@@ -531,7 +562,7 @@ pub fn resolve_in(
         from: source,
         supported: table.supported(),
     })?;
-    Ok(Resolved {
+    Ok(ResolvedRelease {
         release,
         version,
         from: source,

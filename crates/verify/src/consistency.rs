@@ -210,7 +210,7 @@ fn check_manifests(m: &Material, report: &mut Report) -> bool {
         "manifests/",
         format!("{} files parse as Kubernetes objects", disk.files.len()),
     );
-    check_image_mode(m, &disk.files, "", report);
+    report_image_mode(m, &disk.files, "", report);
     true
 }
 
@@ -219,13 +219,13 @@ fn check_manifests(m: &Material, report: &mut Report) -> bool {
 fn check_embedded_image_mode(m: &Material, report: &mut Report) {
     let Some(b) = &m.bootstrap else { return };
     let prefix = format!("{}:{EMBEDDED_ROOT}", b.name);
-    check_image_mode(m, &b.manifests, &prefix, report);
+    report_image_mode(m, &b.manifests, &prefix, report);
 }
 
 /// MachineOSConfigs and OS-image MachineConfigs: complete and naming the same image per pool
 /// when image mode is on, a note when it is off. `prefix` goes before each file name
 /// (empty on disk, `bootstrap.ign:/opt/openshift/` inside the bootstrap config).
-fn check_image_mode(
+fn report_image_mode(
     m: &Material,
     files: &[manifests::UserFile],
     prefix: &str,
@@ -234,17 +234,8 @@ fn check_image_mode(
     let Some(ic) = &m.install_config else {
         return;
     };
-    let mut pools = vec!["master"];
-    pools.extend(ic.compute.iter().map(|p| p.name.as_str()));
-    let flow = m
-        .stored
-        .release
-        .as_ref()
-        .and_then(|r| r.release().ok())
-        .map(assets::image_mode_flow)
-        .unwrap_or(manifests::ImageModeFlow::OsImageMachineConfig);
-    let checked =
-        manifests::validate_machine_os_configs(files, ic.image_mode_enabled(), &pools, flow);
+    let release = m.stored.release.as_ref().map(|r| r.release);
+    let checked = assets::manifests::image_mode_report(ic, files, release);
     for e in &checked.errors {
         let file = format!("{prefix}{}", e.path.display());
         report.error("manifests.image-mode", &file, format!("{prefix}{e}"));
@@ -341,7 +332,7 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
         .ok()
         .and_then(|t| root_ca_of(&t))
     {
-        f.add("root CA", rel.clone(), v);
+        f.add("root CA", rel, v);
     }
     if let Some(b) = &m.bootstrap
         && let Some(v) = b
@@ -350,7 +341,7 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
     {
         f.add("root CA", b.name.clone(), v);
     }
-    for role in ["master", "worker", "arbiter"] {
+    for role in contract::ROLES {
         let name = format!("{role}.ign");
         let Ok(text) = std::fs::read_to_string(m.dir.join(&name)) else {
             continue;

@@ -100,11 +100,11 @@ fn check_server(m: &Material, name: &str, id: KubeconfigId, kc: &Kubeconfig, rep
             kc.server
         ));
     }
-    if kc.cluster_name != params.cluster_name {
+    if kc.cluster_name != params.names.cluster_name {
         problems.push(format!(
             "cluster name is {:?} but install-config.yaml names the cluster {:?}; the file \
              belongs to another cluster",
-            kc.cluster_name, params.cluster_name
+            kc.cluster_name, params.names.cluster_name
         ));
     }
     if problems.is_empty() {

@@ -357,7 +357,7 @@ fn load_disk_manifests(dir: &Path) -> Option<Result<DiskManifests, Vec<manifests
 
 fn load_tls_dir(dir: &Path) -> Option<CertSet> {
     let tls = dir.join("tls");
-    let read = |rel: String| std::fs::read_to_string(dir.join(rel)).ok();
+    let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).ok();
     if !tls.join("root-ca.crt").is_file() {
         return None;
     }

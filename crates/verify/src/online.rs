@@ -32,16 +32,16 @@ pub(crate) fn check_all(m: &Material, opts: &Options, report: &mut Report) {
         );
     };
     let apps = format!("console-openshift-console.apps.{}", params.cluster_domain());
-    for name in [params.api_host(), params.api_int_host(), apps] {
-        match resolve(&name, 443, opts) {
+    for name in [params.api_host(), params.api_int_host(), &apps] {
+        match resolve(name, 443, opts) {
             Ok(addrs) => report.ok(
                 "online.dns",
-                &name,
+                name,
                 format!("resolves to {}", addr_list(&addrs)),
             ),
             Err(e) => report.error(
                 "online.dns",
-                &name,
+                name,
                 format!(
                     "{e}; create the DNS record (or the wildcard *.apps record) before installing"
                 ),
@@ -87,11 +87,11 @@ fn resolve(name: &str, port: u16, opts: &Options) -> Result<Vec<SocketAddr>, Str
 }
 
 /// Connects to `host:port` and judges the served certificate against `cas`.
-fn endpoint(host: String, port: u16, cas: &[Vec<u8>], opts: &Options, report: &mut Report) {
+fn endpoint(host: &str, port: u16, cas: &[Vec<u8>], opts: &Options, report: &mut Report) {
     let subject = format!("{host}:{port}");
     let addrs = match opts.endpoints.get(&subject) {
         Some(a) => vec![*a],
-        None => match resolve(&host, port, opts) {
+        None => match resolve(host, port, opts) {
             // An override given as a bare IP (port 0) takes the endpoint's port; one with its
             // own port (`NAME=IP:PORT`) is connected to there.
             Ok(a) => a
@@ -104,7 +104,7 @@ fn endpoint(host: String, port: u16, cas: &[Vec<u8>], opts: &Options, report: &m
             Err(_) => return,
         },
     };
-    let chain = match fetch_chain(&addrs, &host, opts.connect_timeout) {
+    let chain = match fetch_chain(&addrs, host, opts.connect_timeout) {
         Ok(c) => c,
         Err(e) => {
             return report.error(
@@ -116,7 +116,7 @@ fn endpoint(host: String, port: u16, cas: &[Vec<u8>], opts: &Options, report: &m
             );
         }
     };
-    match judge(&host, &chain, cas, opts.now) {
+    match judge(host, &chain, cas, opts.now) {
         Ok(msg) => report.ok("online.tls", &subject, msg),
         Err(msg) => report.error("online.tls", &subject, msg),
     }

@@ -9,7 +9,7 @@ use crate::report::Report;
 use crate::x509;
 
 /// Pointer config roles, each checked when its file exists.
-const ROLES: &[&str] = &["master", "worker", "arbiter"];
+const ROLES: [&str; 3] = contract::ROLES;
 
 /// The MCS certificate the bootstrap node serves: from the bootstrap config when present,
 /// else from the certificate set. Returns the name for messages and the leaf DER.

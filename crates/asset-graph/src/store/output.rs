@@ -117,5 +117,5 @@ impl Store {
 /// The state and lock files at the top of the install dir belong to the store; an asset that
 /// wrote one would corrupt the state or replace the lock file under a running store.
 fn is_bookkeeping(rel: &Path) -> bool {
-    rel.parent() == Some(Path::new("")) && rel.to_str().is_some_and(fsutil::is_reserved)
+    rel.parent() == Some(Path::new("")) && rel.to_str().is_some_and(crate::reserved::is_reserved)
 }

@@ -112,17 +112,27 @@ fn bundle_of_chained_files_takes_only_leaves() {
 #[test]
 fn tls_tree_covers_every_certificate_bundle_and_the_service_account_key() {
     let files = pki().tls_files();
-    let count = |suffix: &str| files.iter().filter(|f| f.0.ends_with(suffix)).count();
+    let count = |suffix: &str| {
+        files
+            .iter()
+            .filter(|f| f.file.path().ends_with(suffix))
+            .count()
+    };
     assert_eq!(count(".key"), CertId::ALL.len() + 1);
     assert_eq!(count(".crt"), CertId::ALL.len() + BundleId::ALL.len());
     assert_eq!(count(".pub"), 1);
     assert!(
         files
             .iter()
-            .all(|(path, _, secret)| *secret == path.ends_with(".key"))
+            .all(|f| f.file.is_private() == f.file.path().ends_with(".key"))
     );
     let sa = pki().service_account();
-    let file = |path: &str| files.iter().find(|f| f.0 == path).map(|f| f.1.as_str());
+    let file = |path: &str| {
+        files
+            .iter()
+            .find(|f| f.file.path() == path)
+            .map(|f| f.content.as_str())
+    };
     assert_eq!(file("tls/service-account.key"), Some(sa.key_pem.as_str()));
     assert_eq!(file("tls/service-account.pub"), Some(sa.pub_pem.as_str()));
     for id in BundleId::ALL {
@@ -149,7 +159,7 @@ fn the_bootstrap_ssh_key_stays_out_of_the_tls_tree() {
         pki()
             .tls_files()
             .iter()
-            .all(|(path, _, _)| !path.contains("bootstrap-ssh"))
+            .all(|f| !f.file.path().contains("bootstrap-ssh"))
     );
     let ssh = pki().bootstrap_ssh();
     assert!(ssh.public_key.starts_with("ssh-rsa AAAA"));

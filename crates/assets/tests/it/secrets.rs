@@ -13,7 +13,7 @@ fn outputs(p: &ClusterPki) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = p
         .tls_files()
         .iter()
-        .map(|(path, data, _)| (path.clone(), data.clone()))
+        .map(|f| (f.file.path().to_string(), f.content.clone()))
         .collect();
     for id in KubeconfigId::ALL {
         out.push((id.path().to_string(), p.kubeconfig(*id).to_string()));

@@ -50,8 +50,8 @@ async fn installer_admin_kubeconfig_talks_to_installer_serving_cert() {
     );
     let cluster = Cluster::from_kubeconfig(&path).await.expect("client");
     let rec = Recorder::default();
-    let mut opts = cluster::BootstrapWaitOptions::for_platform(
-        Some(installconfig::Platform::None),
+    let mut opts = cluster::BootstrapWaitOptions::new(
+        std::time::Duration::from_secs(45 * 60),
         Default::default(),
     );
     opts.api_timeout = std::time::Duration::from_secs(5);

@@ -56,8 +56,7 @@ impl Fixture {
     }
 
     pub(crate) fn bootstrap_opts(&self) -> BootstrapWaitOptions {
-        let mut o =
-            BootstrapWaitOptions::for_platform(Some(installconfig::Platform::None), self.hint());
+        let mut o = BootstrapWaitOptions::new(Duration::from_secs(8), self.hint());
         o.api_timeout = Duration::from_secs(8);
         o.bootstrap_timeout = Duration::from_secs(8);
         o.etcd_timeout = Duration::from_secs(5);
@@ -65,8 +64,7 @@ impl Fixture {
     }
 
     pub(crate) fn install_opts(&self) -> InstallWaitOptions {
-        let mut o =
-            InstallWaitOptions::for_platform(Some(installconfig::Platform::None), self.hint());
+        let mut o = InstallWaitOptions::new(Duration::from_secs(8), self.hint());
         o.cluster_timeout = Duration::from_secs(8);
         o.router_ca_timeout = Duration::from_secs(5);
         o.operators_timeout = Duration::from_secs(5);

@@ -32,7 +32,7 @@ pub(crate) fn parse_failed_units(host: &str, text: &str) -> Vec<FailedUnit> {
                 .split_whitespace()
                 .skip_while(|t| *t == "●" || *t == "*");
             let unit = tokens.next()?;
-            if !ignition::UNIT_SUFFIXES.iter().any(|s| unit.ends_with(s)) {
+            if !contract::UNIT_SUFFIXES.iter().any(|s| unit.ends_with(s)) {
                 return None;
             }
             // LOAD ACTIVE SUB come next; the rest is the description.

@@ -34,7 +34,7 @@ const ROLE_LABEL: &str = "machineconfiguration.openshift.io/role";
 
 /// The pool of the hosts under `control-plane/` (the only hosts besides the bootstrap host
 /// that the gather reaches).
-const CONTROL_PLANE_POOL: &str = "master";
+const CONTROL_PLANE_POOL: &str = contract::MASTER_POOL;
 
 /// Image mode as the bundle shows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

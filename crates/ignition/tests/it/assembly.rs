@@ -391,9 +391,6 @@ fn parent_asset_modes() {
             0o644,
         ),
         ("/opt/openshift/original_cvo_overrides.patch", 0o644),
-        ("/opt/openshift/tls/root-ca.crt", 0o644),
-        ("/opt/openshift/tls/root-ca.key", 0o600),
-        ("/opt/openshift/tls/kube-apiserver-lb-signer.crt", 0o600),
         ("/opt/openshift/auth/kubeconfig", 0o600),
     ];
     for (path, mode) in cases {

@@ -42,7 +42,7 @@ pub(crate) const STANDARD_TREE: &[(&str, &str)] = &[
     ),
     (
         "common/units/bootkube.service.j2",
-        "[Unit]\nDescription=bootkube for {{ cluster_name }}\n",
+        "[Unit]\nDescription=bootkube for {{ names.cluster_name }}\n",
     ),
     (
         "common/units/systemd-journal-gatewayd.service.d/certs.conf",

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 pub use baremetal::*;
 pub use cidr::{Cidr, IpAddrString};
 pub use network::*;
-pub use platform::Platform;
+pub use platform::{Platform, WaitBudgets};
 pub use pool::*;
 pub use vips::{DeprecatedVip, VipPlatform};
 pub use vsphere::*;
@@ -649,9 +649,17 @@ impl PlatformSection {
 }
 
 impl InstallConfig {
-    /// The cluster's DNS names ([`ClusterNames`]).
+    /// The cluster's DNS names ([`ClusterNames`]): made here, where the install-config is
+    /// read, and passed on as they are to the certificates, manifests and templates.
     pub fn names(&self) -> ClusterNames {
-        contract::ClusterNames::new(&self.metadata.name, &self.base_domain)
+        ClusterNames::new(&self.metadata.name, &self.base_domain)
+    }
+
+    /// The names of the control-plane pool and of every compute pool, in that order.
+    pub fn pool_names(&self) -> Vec<&str> {
+        std::iter::once(MASTER_POOL)
+            .chain(self.compute.iter().map(|p| p.name.as_str()))
+            .collect()
     }
 
     /// The cluster domain `<metadata.name>.<baseDomain>` used for api, api-int and *.apps.

@@ -5,6 +5,7 @@
 //! names; the names themselves are spelt once, in [`Platform::name`].
 
 use std::fmt;
+use std::time::Duration;
 
 use super::Capability;
 
@@ -92,6 +93,30 @@ impl Platform {
     /// name, a reverse lookup would otherwise make the API name the host's hostname.
     pub const fn hostname_from_dhcp_only(self) -> bool {
         matches!(self, Platform::Baremetal)
+    }
+}
+
+/// How long `wait-for` waits by default where the platform matters (upstream's budgets):
+/// `wait-for` takes them as settings, so it needs no install-config types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitBudgets {
+    /// The bootstrap phase of `wait-for bootstrap-complete`: 45 minutes, 60 on bare metal and
+    /// vSphere.
+    pub bootstrap: Duration,
+    /// Cluster initialization in `wait-for install-complete`: 40 minutes, 60 on bare metal.
+    pub cluster_initialization: Duration,
+}
+
+impl WaitBudgets {
+    /// The budgets on `platform` (`None` when it is not known).
+    pub fn for_platform(platform: Option<Platform>) -> WaitBudgets {
+        let slow_bootstrap = matches!(platform, Some(Platform::Baremetal | Platform::Vsphere));
+        let slow_install = platform == Some(Platform::Baremetal);
+        let minutes = |m: u64| Duration::from_secs(m * 60);
+        WaitBudgets {
+            bootstrap: minutes(if slow_bootstrap { 60 } else { 45 }),
+            cluster_initialization: minutes(if slow_install { 60 } else { 40 }),
+        }
     }
 }
 

@@ -5,12 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::vsphere::VsphereMachinePool;
 
-/// Name of the control-plane pool (always forced).
-pub const MASTER_POOL: &str = "master";
-/// Name of the default compute pool.
-pub const WORKER_POOL: &str = "worker";
-/// Name of the arbiter pool.
-pub const ARBITER_POOL: &str = "arbiter";
+pub use contract::{ARBITER_POOL, MASTER_POOL, WORKER_POOL};
 /// Replicas of a pool that does not say.
 pub const DEFAULT_REPLICAS: i64 = 3;
 

@@ -68,7 +68,7 @@ fn cluster_config(inputs: &ManifestInputs) -> ConfigMap {
 
 fn dns(inputs: &ManifestInputs) -> Dns {
     let spec = DnsSpec {
-        base_domain: inputs.cluster_domain(),
+        base_domain: inputs.names.cluster_domain.clone(),
     };
     Object::cluster_scoped(CONFIG_V1, "DNS", "cluster", spec)
 }
@@ -86,7 +86,7 @@ fn platform_type(platform: &Platform) -> &'static str {
 }
 
 fn infrastructure(inputs: &ManifestInputs) -> Infrastructure {
-    let names = inputs.names();
+    let names = &inputs.names;
     let spec = infrastructure_spec(inputs);
     let mut obj = Object::cluster_scoped(CONFIG_V1, "Infrastructure", "cluster", spec);
     let partitioning = if inputs.cpu_partitioning_all_nodes {

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use contract::{ARBITER_POOL, MASTER_POOL, WORKER_POOL};
 use serde_json::{Value, json};
 
 use super::{Dir, Out};
@@ -19,12 +20,12 @@ pub(crate) const IGNITION_VERSION: &str = "3.2.0";
 pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
     let worker_ht_off = inputs.compute.iter().any(|p| p.hyperthreading_disabled);
     let mut roles = vec![
-        ("master", inputs.control_plane.hyperthreading_disabled),
-        ("worker", worker_ht_off),
+        (MASTER_POOL, inputs.control_plane.hyperthreading_disabled),
+        (WORKER_POOL, worker_ht_off),
     ];
     // A two-node-with-arbiter cluster has a third pool, `arbiter`, with its own role.
     if let Some(arbiter) = inputs.arbiter.as_ref().filter(|p| p.replicas > 0) {
-        roles.push(("arbiter", arbiter.hyperthreading_disabled));
+        roles.push((ARBITER_POOL, arbiter.hyperthreading_disabled));
     }
     for (role, ht_off) in roles {
         for mc in for_role(inputs, role, ht_off) {

@@ -7,7 +7,6 @@ mod secrets;
 mod vsphere;
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::Serialize;
 
@@ -21,30 +20,7 @@ use crate::yaml::to_yaml;
 pub use baremetal::{PROVISIONING_FILE, PROVISIONING_NAME};
 pub use vsphere::{CREDS_FILE, CREDS_NAMESPACE, CREDS_SECRET, creds_keys};
 
-/// The two output directories.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum Dir {
-    /// `manifests/`: applied by cluster-bootstrap.
-    Manifests,
-    /// `openshift/`: copied into `manifests/` on the bootstrap node, then applied.
-    Openshift,
-}
-
-impl Dir {
-    /// The directory name inside the install dir.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dir::Manifests => "manifests",
-            Dir::Openshift => "openshift",
-        }
-    }
-}
-
-impl fmt::Display for Dir {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::dir::Dir;
 
 /// One generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]

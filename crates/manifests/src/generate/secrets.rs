@@ -63,8 +63,8 @@ pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
         _ => "",
     };
     for (role, pointer) in [
-        ("master", &inputs.master_pointer_ign),
-        ("worker", &inputs.worker_pointer_ign),
+        (contract::MASTER_POOL, &inputs.master_pointer_ign),
+        (contract::WORKER_POOL, &inputs.worker_pointer_ign),
     ] {
         let name = format!("99_openshift-cluster-api_{role}-user-data-secret.yaml");
         out.push(

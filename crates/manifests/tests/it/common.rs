@@ -62,8 +62,7 @@ fn redacted(name: &str, platform: &str) -> String {
 /// Base inputs: platform none, single node, SSH key, OKD channel.
 pub(crate) fn sno() -> ManifestInputs {
     ManifestInputs {
-        cluster_name: "sno".into(),
-        base_domain: "example.com".into(),
+        names: contract::ClusterNames::new("sno", "example.com"),
         platform: Platform::None,
         networking: networking(false),
         proxy: None,
@@ -105,7 +104,7 @@ pub(crate) fn sno() -> ManifestInputs {
 /// hyperthreading off on the control plane.
 pub(crate) fn baremetal_compact() -> ManifestInputs {
     let mut i = sno();
-    i.cluster_name = "ocp".into();
+    i.names = contract::ClusterNames::new("ocp", "example.com");
     i.infra_id = "ocp-b4m9q".into();
     i.install_config_redacted_yaml = redacted("ocp", "baremetal: {}");
     i.platform = Platform::BareMetal(BareMetal {
@@ -149,7 +148,7 @@ pub(crate) fn baremetal_compact() -> ManifestInputs {
 /// vSphere HA (3 masters + 3 workers) dual-stack with a custom feature-gate set.
 pub(crate) fn vsphere_ha_dual_stack() -> ManifestInputs {
     let mut i = sno();
-    i.cluster_name = "vs".into();
+    i.names = contract::ClusterNames::new("vs", "example.com");
     i.infra_id = "vs-q2w5z".into();
     i.install_config_redacted_yaml = redacted("vs", "vsphere: {}");
     i.networking = networking(true);

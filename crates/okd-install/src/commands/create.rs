@@ -129,7 +129,7 @@ pub(crate) fn settings(opts: &CreateOpts) -> Result<RunSettings> {
             cluster_profile: opts.cluster_profile.clone().unwrap_or_default(),
             bootstrap_node_ip: bootstrap_node_ip(opts),
             installer_version: chosen.resolved.version.clone(),
-            release: release.version,
+            release,
         },
         ignition: IgnitionOptions {
             compress: opts.compress,

@@ -57,7 +57,8 @@ async fn connect(dir: &Path, args: &WaitArgs) -> Result<Cluster, Exit> {
 
 async fn bootstrap(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
     let (platform, pivot) = cluster_facts(dir);
-    let mut opts = BootstrapWaitOptions::for_platform(platform, hint(dir, args));
+    let budgets = installconfig::WaitBudgets::for_platform(platform);
+    let mut opts = BootstrapWaitOptions::new(budgets.bootstrap, hint(dir, args));
     opts.pivot = pivot;
     opts.api_timeout = minutes(args.api_timeout, opts.api_timeout);
     opts.bootstrap_timeout = minutes(args.bootstrap_timeout, opts.bootstrap_timeout);
@@ -100,7 +101,8 @@ fn print_bootstrap_done(summary: &Summary, pivot: bool) {
 
 async fn install(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
     let (platform, _) = cluster_facts(dir);
-    let mut opts = InstallWaitOptions::for_platform(platform, hint(dir, args));
+    let budgets = installconfig::WaitBudgets::for_platform(platform);
+    let mut opts = InstallWaitOptions::new(budgets.cluster_initialization, hint(dir, args));
     opts.cluster_timeout = minutes(args.cluster_timeout, opts.cluster_timeout);
     opts.operators_timeout = minutes(args.operators_timeout, opts.operators_timeout);
     opts.console_timeout = minutes(args.console_timeout, opts.console_timeout);

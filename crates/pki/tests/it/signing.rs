@@ -9,8 +9,7 @@ const NOW: OffsetDateTime = datetime!(2026-01-01 00:00 UTC);
 
 fn params() -> ClusterParams {
     ClusterParams {
-        cluster_name: "demo".into(),
-        base_domain: "example.com".into(),
+        names: pki::ClusterNames::new("demo", "example.com"),
         service_networks: vec!["172.30.0.0/16".parse().unwrap()],
         api_vips: Vec::new(),
     }

@@ -160,8 +160,7 @@ fn missing_san_is_named() {
         KeyPem::from_pem(&signer_key, "signer").expect("key"),
     );
     let params = ClusterParams {
-        cluster_name: "compact".into(),
-        base_domain: "elsewhere.org".into(),
+        names: pki::ClusterNames::new("compact", "elsewhere.org"),
         service_networks: vec!["172.30.0.0/16".parse().expect("net")],
         api_vips: Vec::new(),
     };
