@@ -97,8 +97,10 @@ fn golden_explain_of_fixture_single_node() {
             "/opt/openshift/manifests/cluster-config.yaml",
             "kind: ConfigMap\n",
         ),
-        NodeFile::asset(
+        // TLS files come with the mode pki's table gives them (the root CA's is public).
+        NodeFile::new(
             "/opt/openshift/tls/root-ca.crt",
+            0o644,
             "-----BEGIN CERTIFICATE-----\n",
         ),
         NodeFile::asset(
