@@ -103,6 +103,10 @@ pub(crate) enum Command {
     /// Check an asset directory before booting anything: certificate chains and expiry,
     /// pointer configs, kubeconfigs, Ignition files, and files left from another cluster.
     Verify(crate::commands::verify::VerifyArgs),
+    /// The release's CoreOS boot images: print its stream metadata, or download its live
+    /// ISO and PXE files into the cache.
+    #[command(subcommand)]
+    Coreos(CoreosCommand),
     /// Print the version and the release image that would be installed.
     Version,
     /// Print a shell completion script (e.g. `source <(okd-install completion bash)`).
@@ -159,6 +163,58 @@ pub(crate) struct CreateOpts {
     /// Output style.
     #[arg(long, value_enum, default_value_t)]
     pub output: OutputFormat,
+}
+
+/// Which release a command is about (the default: the release okd-install installs).
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct ReleaseArgs {
+    /// Release image (default: the OKD release built into okd-install).
+    #[arg(
+        long,
+        env = "OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE",
+        value_name = "PULLSPEC"
+    )]
+    pub release_image: Option<String>,
+    /// Release version, when the release image's tag names none: 4.22 or 4.22.0-okd-scos.7.
+    /// Alone it names the release directly.
+    #[arg(long, value_name = "VERSION")]
+    pub release_version: Option<String>,
+}
+
+/// `coreos` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CoreosCommand {
+    /// Print the CoreOS stream metadata of the release (boot image URLs and sha256 per
+    /// architecture), as that release's openshift-install embeds it.
+    PrintStreamJson(ReleaseArgs),
+    /// Download the release's live ISO or PXE files into the cache, to use them offline
+    /// later; prints each cached file's path.
+    Download {
+        /// Release to download for.
+        #[command(flatten)]
+        release: ReleaseArgs,
+        /// What to download.
+        #[arg(long, value_enum, default_value_t = CoreosArtifact::Iso)]
+        artifact: CoreosArtifact,
+        /// Architecture (x86_64, aarch64, ppc64le, s390x, or amd64/arm64; default: this
+        /// machine's).
+        #[arg(long, value_name = "ARCH")]
+        arch: Option<String>,
+        /// Cache location and offline mode.
+        #[command(flatten)]
+        cache: crate::download::CacheArgs,
+    },
+}
+
+/// Boot image files of a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CoreosArtifact {
+    /// The live ISO.
+    Iso,
+    /// The PXE kernel, initramfs and rootfs.
+    Pxe,
+    /// The ISO and the PXE files.
+    All,
 }
 
 /// `create` targets.

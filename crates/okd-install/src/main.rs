@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod console;
+mod download;
 mod examples;
 mod exit;
 mod fsio;
@@ -14,7 +15,7 @@ mod survey;
 use clap::Parser;
 
 use crate::cli::{Cli, Command, GatherCommand};
-use crate::commands::{analyze, create, gather, misc, verify, waitfor};
+use crate::commands::{analyze, coreos, create, gather, misc, verify, waitfor};
 use crate::exit::Exit;
 
 fn main() {
@@ -64,6 +65,7 @@ fn dispatch(cli: &Cli) -> Result<(), Exit> {
         Command::Gather(GatherCommand::Bootstrap(args)) => gather::run(dir, args),
         Command::Analyze { bundle, output } => analyze::run(bundle, *output),
         Command::Verify(args) => verify::run(dir, args),
+        Command::Coreos(cmd) => Ok(coreos::run(cmd)?),
         Command::Version => {
             misc::version();
             Ok(())

@@ -12,6 +12,10 @@
 
 #![deny(missing_docs)]
 
+mod stream;
+
+pub use stream::{Artifact, MetalArtifacts, Stream, StreamError, coreos_arch};
+
 use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
@@ -313,6 +317,10 @@ pub struct Release {
     pub os_image_stream: Option<OsImageStreams>,
     /// What this release turns on.
     pub features: BTreeSet<Feature>,
+    /// The file of `data/coreos-streams/` holding the CoreOS stream metadata its installer
+    /// embeds; `None`: none was found upstream (read through [`Release::coreos_stream`]).
+    #[serde(default)]
+    pub coreos_stream: Option<String>,
 }
 
 impl Release {
@@ -329,6 +337,19 @@ impl Release {
         } else {
             "/var/ostree-container"
         }
+    }
+
+    /// The CoreOS stream metadata of this release: the boot images its installer pins, among
+    /// them the live ISO and PXE files of each architecture.
+    pub fn coreos_stream(&self) -> Result<&'static Stream, StreamError> {
+        let release = self.version.to_string();
+        let file = self
+            .coreos_stream
+            .as_deref()
+            .ok_or_else(|| StreamError::None {
+                release: release.clone(),
+            })?;
+        stream::by_file(&release, file)
     }
 
     /// Whether the node-image overlay try-restarts sshd: upstream did so in one release only,
@@ -518,6 +539,12 @@ fn version_of_image(table: &Table, image: &str) -> Option<(String, VersionSource
 /// Which supported release `image` installs; `flag` is the `--release-version` value.
 pub fn resolve(image: &str, flag: Option<&str>) -> Result<ResolvedRelease, ResolveError> {
     resolve_in(table(), image, flag)
+}
+
+/// The supported release a `--release-version` value names when no release image is given
+/// (commands about a release rather than an install, such as `coreos print-stream-json`).
+pub fn resolve_version(version: &str) -> Result<Resolved, ResolveError> {
+    resolve_in(table(), "", Some(version))
 }
 
 /// [`resolve`] against another table (tests).
@@ -774,6 +801,17 @@ mod tests {
         assert!(matches!(e, ResolveError::BadVersion { .. }), "{e}");
         let e = resolve(digest, Some("4.18")).unwrap_err();
         assert!(matches!(e, ResolveError::Unsupported { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_version_alone_names_its_release() {
+        let r = resolve_version("4.19.0-okd-scos.3").unwrap();
+        assert_eq!(r.release.version, m("4.19"));
+        assert_eq!(r.from, VersionSource::Flag);
+        let e = resolve_version("4.18").unwrap_err();
+        assert!(matches!(e, ResolveError::Unsupported { .. }), "{e}");
+        let e = resolve_version("four").unwrap_err();
+        assert!(matches!(e, ResolveError::BadVersion { .. }), "{e}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One module per subcommand: each parses nothing itself, calls a library, prints.
 
 pub(crate) mod analyze;
+pub(crate) mod coreos;
 pub(crate) mod create;
 pub(crate) mod gather;
 pub(crate) mod misc;

@@ -7,6 +7,7 @@
 
 mod cli;
 mod common;
+mod coreos;
 mod create;
 mod expiry;
 mod fixture;
