@@ -101,7 +101,7 @@ pub fn sign_self(
     }
     let now = normalize(now);
     let params = base_params(&spec, key, now, now + spec.validity.duration(scale), serial)?;
-    let pair = key.key_pair(&id.key_path())?;
+    let pair = key.key_pair(id.key_path())?;
     let cert = params.self_signed(&pair).map_err(|e| sign_err(&spec, e))?;
     Ok(CertKey::new(cert.pem(), key.clone()))
 }
@@ -122,7 +122,7 @@ pub fn sign_leaf(
         return Err(Error::Usage(format!("{id} is a signer; use sign_self")));
     };
     let issuer_file = issuer_id.cert_path();
-    let issuer_der = pem::first_certificate(issuer.cert_pem(), &issuer_file)?;
+    let issuer_der = pem::first_certificate(issuer.cert_pem(), issuer_file)?;
     let (_, issuer_cert) = X509Certificate::from_der(&issuer_der)
         .map_err(|e| Error::parse(issuer_file, format!("not a valid certificate: {e}")))?;
     let not_before = issuer_cert.validity().not_before.to_datetime();
@@ -130,10 +130,10 @@ pub fn sign_leaf(
     let mut cert_params = base_params(&spec, key, not_before, not_after, serial)?;
     cert_params.subject_alt_names = san_types(&spec, params)?;
     let issuer = Issuer::new(
-        issuer_params(&issuer_cert, &issuer_file)?,
-        issuer.key().key_pair(&issuer_id.key_path())?,
+        issuer_params(&issuer_cert, issuer_file)?,
+        issuer.key().key_pair(issuer_id.key_path())?,
     );
-    let pair = key.key_pair(&id.key_path())?;
+    let pair = key.key_pair(id.key_path())?;
     let cert = cert_params
         .signed_by(&pair, &issuer)
         .map_err(|e| sign_err(&spec, e))?;
