@@ -543,7 +543,7 @@ pub fn resolve(image: &str, flag: Option<&str>) -> Result<ResolvedRelease, Resol
 
 /// The supported release a `--release-version` value names when no release image is given
 /// (commands about a release rather than an install, such as `coreos print-stream-json`).
-pub fn resolve_version(version: &str) -> Result<Resolved, ResolveError> {
+pub fn resolve_version(version: &str) -> Result<ResolvedRelease, ResolveError> {
     resolve_in(table(), "", Some(version))
 }
 
