@@ -185,16 +185,22 @@ impl Cause {
                 _ => Cause::ReleaseImagePull,
             });
         }
-        if has("api-int.")
-            && (has("does not resolve") || has("no such host") || has("could not resolve"))
-        {
-            return Some(Cause::ApiIntDns);
+        if is_name_lookup_failure(&l) {
+            if has("api-int.") {
+                return Some(Cause::ApiIntDns);
+            }
+            if names_api(&l) {
+                return Some(Cause::ApiDns);
+            }
         }
         if has(":22623") && (has("address already in use") || has("bind:")) {
             return Some(Cause::MachineConfigServerPort);
         }
         if is_etcd_failure(&l) {
             return Some(Cause::EtcdStart);
+        }
+        if is_manifest_refusal(&l) {
+            return Some(Cause::UserManifest);
         }
         None
     }
@@ -223,6 +229,37 @@ fn certificate_time(l: &str) -> Option<Cause> {
         return Some(Cause::CertificatesExpired);
     }
     None
+}
+
+/// A name that did not resolve, in the words of our scripts, Go's resolver, glibc and curl.
+fn is_name_lookup_failure(l: &str) -> bool {
+    [
+        "does not resolve",
+        "no such host",
+        "name or service not known",
+        "could not resolve host",
+        "temporary failure in name resolution",
+        "server misbehaving",
+    ]
+    .iter()
+    .any(|p| l.contains(p))
+}
+
+/// Whether the line names the `api.` host itself (not `api-int.`, not a registry).
+fn names_api(l: &str) -> bool {
+    l.starts_with("api.")
+        || [" api.", "//api.", "\"api.", "'api."]
+            .iter()
+            .any(|p| l.contains(p))
+}
+
+/// cluster-bootstrap (and the API server behind it) refusing a manifest: an invalid object,
+/// or a kind no CRD provides.
+fn is_manifest_refusal(l: &str) -> bool {
+    (l.contains("failed to create") && l.contains(".yaml"))
+        || l.contains("no matches for kind")
+        || (l.contains("is invalid:") && l.contains("invalid value"))
+        || (l.contains("unable to determine") && l.contains(".yaml"))
 }
 
 /// A failed image pull, as podman, CRI-O and the kubelet say it.
@@ -392,6 +429,24 @@ mod tests {
             "api-int.compact.example.com does not resolve to any address",
             Some("bootkube"),
             Cause::ApiIntDns,
+        ),
+        // The same record message for check-api-url names the API name itself.
+        (
+            "api.compact.example.com does not resolve to any address",
+            Some("bootkube"),
+            Cause::ApiDns,
+        ),
+        // The payload's machine-config-server (bootstrap) with port 22623 taken.
+        (
+            "F1126 14:08:07.400182       1 api.go:89] Machine Config Server exited with error: listen tcp :22623: bind: address already in use",
+            None,
+            Cause::MachineConfigServerPort,
+        ),
+        // The payload's kubectl (Go crypto/x509) against a certificate valid from 2099.
+        (
+            "Unable to connect to the server: tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2026-11-26T14:08:31Z is before 2099-01-01T00:00:00Z",
+            None,
+            Cause::CertificatesNotYetValid,
         ),
         // ENOSPC as podman reports a blob write.
         (
