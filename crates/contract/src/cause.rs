@@ -180,7 +180,10 @@ impl Cause {
         }
         if is_pull_failure(&l) {
             return Some(match service {
-                Some("node-image-pull") => Cause::NodeImagePull,
+                // The OS pivot of older scripts rebases onto the node (machine-OS) image.
+                Some("node-image-pull" | "node-image-overlay" | "release-image-pivot") => {
+                    Cause::NodeImagePull
+                }
                 _ if has("node image") => Cause::NodeImagePull,
                 _ => Cause::ReleaseImagePull,
             });
