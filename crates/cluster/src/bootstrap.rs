@@ -9,15 +9,16 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use kube::Api;
 use kube::api::{DynamicObject, ListParams};
-use kube::core::{ApiResource, GroupVersionKind};
 use tokio::time::Instant;
 
 use crate::client::Cluster;
 use crate::conditions::{conditions, find};
 use crate::error::{GatherHint, WaitError};
 use crate::events::{Event, Phase, Summary};
-use crate::pivot::{self, PivotState};
+use crate::pivot;
+use crate::pivot_state::PivotState;
 use crate::report::{Class, Reporter};
+use crate::resources::etcd_resource;
 use crate::watch::{Check, watch_named};
 
 const API_POLL: Duration = Duration::from_secs(2);
@@ -42,6 +43,9 @@ pub struct BootstrapWaitOptions {
     pub control_plane_nodes: usize,
     /// Addresses for the `gather bootstrap` command in a diagnosis.
     pub gather: GatherHint,
+    /// Cap on the whole wait (`wait-for --timeout`): every phase ends by then at the latest.
+    /// `None` keeps upstream's per-phase budgets.
+    pub total: Option<Duration>,
 }
 
 impl BootstrapWaitOptions {
@@ -55,6 +59,7 @@ impl BootstrapWaitOptions {
             pivot: false,
             control_plane_nodes: 3,
             gather,
+            total: None,
         }
     }
 }
@@ -70,21 +75,27 @@ pub async fn wait_bootstrap_complete(
 ) -> Result<Summary, WaitError> {
     let rep = Reporter::new(events, cluster, Phase::Api);
     let hint = &opts.gather;
+    let end = opts.total.map(|t| Instant::now() + t);
+    // A phase's budget, cut to what is left of `--timeout`.
+    let cap = |budget: Duration| match end {
+        Some(end) => budget.min(end.saturating_duration_since(Instant::now())),
+        None => budget,
+    };
     let work = async {
         let version = rep
-            .run(Phase::Api, opts.api_timeout, hint, wait_api(&rep))
+            .run(Phase::Api, cap(opts.api_timeout), hint, wait_api(&rep))
             .await?;
-        let deadline = Instant::now() + opts.bootstrap_timeout;
+        let deadline = Instant::now() + cap(opts.bootstrap_timeout);
         rep.run(
             Phase::BootstrapConfigMap,
-            opts.bootstrap_timeout,
+            cap(opts.bootstrap_timeout),
             hint,
             wait_configmap(&rep),
         )
         .await?;
         let mut pivot = None;
         if opts.pivot {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = cap(deadline.saturating_duration_since(Instant::now()));
             pivot = Some(
                 rep.run(
                     Phase::ControlPlaneNodes,
@@ -97,7 +108,7 @@ pub async fn wait_bootstrap_complete(
         }
         rep.run(
             Phase::EtcdBootstrapMemberRemoved,
-            opts.etcd_timeout,
+            cap(opts.etcd_timeout),
             hint,
             wait_etcd(&rep),
         )
@@ -118,6 +129,9 @@ pub async fn wait_bootstrap_complete(
 }
 
 async fn wait_api(rep: &Reporter<'_>) -> Result<(String, String), String> {
+    // Name the API name's missing DNS record before the first request, in the probe's words
+    // (the same line every later failed request gives, so it is shown once).
+    rep.check_dns().await;
     loop {
         if let Some(info) = rep.request(rep.cluster.client.apiserver_version()).await {
             let detail = format!("API {} up", info.git_version);
@@ -240,13 +254,6 @@ async fn wait_nodes(rep: &Reporter<'_>, want: usize) -> Result<(PivotOutcome, St
         etcd_override_removed: removed,
     };
     Ok((outcome, detail))
-}
-
-pub(crate) fn etcd_resource() -> ApiResource {
-    ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("operator.openshift.io", "v1", "Etcd"),
-        "etcds",
-    )
 }
 
 async fn wait_etcd(rep: &Reporter<'_>) -> Result<((), String), String> {

@@ -5,12 +5,14 @@
 //! control-plane-host problem; TLS errors mean the kubeconfig and the server come from
 //! different installations.
 
+use contract::cause::{Cause, Finding};
+
+use crate::class::Class;
 use crate::client::Cluster;
 use crate::conditions::UnhealthyCondition;
 use crate::error::{GatherHint, shell_word};
 use crate::events::Phase;
-use crate::pivot::{PivotState, stage_cause};
-use crate::report::Class;
+use crate::pivot_state::{PivotState, stage_cause};
 
 pub(crate) fn likely_cause(
     phase: Phase,
@@ -86,6 +88,18 @@ fn transport_cause(class: Class, server: &str, host: &str) -> Option<String> {
             "{host} does not resolve: create the DNS record for the API name pointing \
              at the API load balancer (or the bootstrap host)"
         ),
+        Class::CertExpired => format!(
+            "the API server's certificate at {server} has expired on this machine's clock: \
+             {}; {}",
+            Cause::CertificatesExpired.summary(),
+            Cause::CertificatesExpired.remedy()
+        ),
+        Class::CertNotYetValid => format!(
+            "the API server's certificate at {server} is not valid yet on this machine's \
+             clock: {}; {}",
+            Cause::CertificatesNotYetValid.summary(),
+            Cause::CertificatesNotYetValid.remedy()
+        ),
         Class::ServerCert => format!(
             "the kubeconfig and the server disagree about the server's certificate: the \
              kubeconfig most likely belongs to another installation directory than the \
@@ -97,6 +111,21 @@ fn transport_cause(class: Class, server: &str, host: &str) -> Option<String> {
             .to_string(),
         Class::Observation | Class::Http | Class::Other => return None,
     })
+}
+
+/// The catalogue's cause for a transport failure this machine saw itself, with what it saw as
+/// the evidence: an API name that does not resolve here, a certificate outside its dates.
+pub(crate) fn transport_finding(class: Class, seen: &str, host: &str) -> Option<Finding> {
+    let cause = match class {
+        Class::Dns => Cause::ApiDns,
+        Class::CertExpired => Cause::CertificatesExpired,
+        Class::CertNotYetValid => Cause::CertificatesNotYetValid,
+        _ => return None,
+    };
+    let mut finding = Finding::new(cause, seen);
+    // Name the very host rather than the pattern.
+    finding.summary = finding.summary.replace("`api.<cluster domain>`", host);
+    Some(finding)
 }
 
 pub(crate) fn next_command(

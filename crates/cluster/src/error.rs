@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use contract::cause::Finding;
+
 use crate::conditions::UnhealthyCondition;
 use crate::events::{Phase, human_duration};
 
@@ -73,6 +75,9 @@ fn shell_arg(s: &str) -> String {
 pub struct Diagnosis {
     /// The phase that failed.
     pub phase: Phase,
+    /// The cause in the catalogue `gather` names too, when this machine's own evidence (name
+    /// resolution, the TLS handshake, the API's events) names one.
+    pub finding: Option<Finding>,
     /// The last thing the cluster (or the network) said.
     pub last_seen: Option<String>,
     /// Every ClusterOperator condition that is not healthy (empty when the API was not
@@ -86,20 +91,32 @@ pub struct Diagnosis {
 
 impl fmt::Display for Diagnosis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(seen) = &self.last_seen {
+        let evidence = self.finding.as_ref().map(|f| f.evidence.as_str());
+        if let Some(seen) = self.last_seen.as_deref().filter(|s| Some(*s) != evidence) {
             writeln!(f, "last seen: {seen}")?;
         }
         for c in &self.unhealthy_operators {
             writeln!(f, "{c}")?;
         }
-        writeln!(f, "likely cause: {}", self.likely_cause)?;
+        match &self.finding {
+            Some(finding) => {
+                for line in finding.lines() {
+                    writeln!(f, "{line}")?;
+                }
+            }
+            None => writeln!(f, "likely cause: {}", self.likely_cause)?,
+        }
         write!(f, "next: {}", self.next_command)
     }
 }
 
+/// Exit code of a bootstrap that failed for a cause okd-install names (a [`Finding`]): waiting
+/// longer will not help, the diagnosis says what will.
+pub const EXIT_CAUSE_NAMED: i32 = 10;
+
 /// Why a wait did not succeed. [`WaitError::exit_code`] maps each case to the documented exit
-/// codes: 5 bootstrap phases, 6 install phases, 7 operators not stable, 8 interrupted, 1 for
-/// a kubeconfig the client cannot be built from.
+/// codes: 5 bootstrap phases, 10 bootstrap phases with a named cause, 6 install phases, 7
+/// operators not stable, 8 interrupted, 1 for a kubeconfig the client cannot be built from.
 #[derive(Debug, thiserror::Error)]
 pub enum WaitError {
     /// The kubeconfig could not be read or is not usable for a client-certificate connection.
@@ -149,7 +166,15 @@ impl WaitError {
         match self {
             WaitError::Kubeconfig { .. } => 1,
             WaitError::Interrupted { .. } => 8,
-            WaitError::Timeout { phase, .. } | WaitError::Failed { phase, .. } => phase.exit_code(),
+            WaitError::Timeout {
+                phase, diagnosis, ..
+            }
+            | WaitError::Failed {
+                phase, diagnosis, ..
+            } => match phase.exit_code() {
+                5 if diagnosis.finding.is_some() => EXIT_CAUSE_NAMED,
+                code => code,
+            },
         }
     }
 
@@ -222,6 +247,7 @@ mod tests {
     fn exit_codes_follow_the_phase() {
         let d = |phase| Diagnosis {
             phase,
+            finding: None,
             last_seen: None,
             unhealthy_operators: vec![],
             likely_cause: String::new(),

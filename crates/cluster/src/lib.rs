@@ -40,21 +40,25 @@
 #![deny(missing_docs)]
 
 mod bootstrap;
+mod class;
 mod client;
 mod conditions;
 mod diagnose;
 mod error;
 mod events;
+mod evidence;
 mod install;
 pub mod kubeconfig;
 mod pivot;
+mod pivot_state;
 mod probe;
 mod report;
+mod resources;
 mod watch;
 
 pub use bootstrap::{BootstrapWaitOptions, wait_bootstrap_complete};
 pub use client::Cluster;
 pub use conditions::UnhealthyCondition;
-pub use error::{Diagnosis, GatherHint, WaitError};
+pub use error::{Diagnosis, EXIT_CAUSE_NAMED, GatherHint, WaitError};
 pub use events::{Event, Phase, PhaseTiming, Summary};
 pub use install::{InstallWaitOptions, wait_install_complete};

@@ -28,6 +28,7 @@ pub(crate) struct CertInfo {
     pub subject: String,
     pub issuer: String,
     pub names: Vec<String>,
+    pub not_before: String,
     pub not_after: String,
 }
 
@@ -38,6 +39,7 @@ impl CertInfo {
                 subject: "<unparsable certificate>".into(),
                 issuer: "<unknown>".into(),
                 names: vec![],
+                not_before: String::new(),
                 not_after: String::new(),
             };
         };
@@ -55,14 +57,28 @@ impl CertInfo {
             subject: cert.subject().to_string(),
             issuer: cert.issuer().to_string(),
             names,
-            not_after: cert
-                .validity()
-                .not_after
-                .to_datetime()
-                .format(&time::format_description::well_known::Rfc3339)
-                .unwrap_or_else(|_| cert.validity().not_after.to_string()),
+            not_before: rfc3339(&cert.validity().not_before),
+            not_after: rfc3339(&cert.validity().not_after),
         }
     }
+}
+
+fn rfc3339(t: &x509_parser::time::ASN1Time) -> String {
+    t.to_datetime()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| t.to_string())
+}
+
+/// This machine's time, as Go's x509 error prints "current time".
+fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
 }
 
 fn ip_text(b: &[u8]) -> String {
@@ -154,14 +170,23 @@ fn server_cert_message(
                 p.names.join(", ")
             )
         }
+        // Go's crypto/x509 words (what the bootstrap host's own components log for the
+        // same certificate), then which certificate and its validity.
         CertificateError::Expired | CertificateError::ExpiredContext { .. } => format!(
-            "x509: server certificate {cert} expired at {}; check this machine's clock and \
-             the bootstrap host's",
+            "x509: certificate has expired or is not yet valid: current time {} is after {}: \
+             server certificate {cert} valid from {} to {}",
+            now_rfc3339(),
+            p.not_after,
+            p.not_before,
             p.not_after
         ),
         CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => format!(
-            "x509: server certificate {cert} is not valid yet; a clock is off (this machine \
-             or the bootstrap host)"
+            "x509: certificate has expired or is not yet valid: current time {} is before {}: \
+             server certificate {cert} valid from {} to {}",
+            now_rfc3339(),
+            p.not_before,
+            p.not_before,
+            p.not_after
         ),
         other => format!(
             "x509: server certificate {cert} issued by \"{}\" rejected: {other:?}",

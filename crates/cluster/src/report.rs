@@ -10,44 +10,16 @@ use kube::api::{DynamicObject, ListParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use tokio::time::Instant;
 
+pub(crate) use crate::class::Class;
 use crate::client::Cluster;
 use crate::conditions::{UnhealthyCondition, unhealthy_operators};
 use crate::error::{Diagnosis, GatherHint, WaitError};
 use crate::events::{Event, Phase, PhaseTiming, Summary};
-use crate::pivot::PivotState;
+use crate::pivot_state::PivotState;
 use crate::probe::{ProbeOutcome, probe};
 
 /// Longest wait for one API request, so that a hung connection cannot freeze the reporting.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Rough kind of the last problem, used to pick the likely cause.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Class {
-    /// Nothing seen that is an error: the cluster answered, just not "done" yet.
-    Observation,
-    Refused,
-    Dns,
-    Unreachable,
-    ServerCert,
-    ClientCert,
-    Http,
-    Other,
-}
-
-impl Class {
-    /// The API could not be talked to at all (network, DNS or TLS): asking it for its
-    /// operators is pointless, and the likely cause is the transport's.
-    pub(crate) fn is_transport(self) -> bool {
-        matches!(
-            self,
-            Class::Refused
-                | Class::Dns
-                | Class::Unreachable
-                | Class::ServerCert
-                | Class::ClientCert
-        )
-    }
-}
 
 struct State {
     phase: Phase,
@@ -141,6 +113,19 @@ impl<'a> Reporter<'a> {
         self.emit_status(message.into());
     }
 
+    /// Resolve the API's host name once; when it does not resolve, observe that as the
+    /// probe words it.
+    pub(crate) async fn check_dns(&self) {
+        let ep = &self.cluster.endpoint;
+        if tokio::net::lookup_host((ep.host.as_str(), ep.port))
+            .await
+            .is_err()
+            && let found @ ProbeOutcome::Dns(_) = probe(ep).await
+        {
+            self.observe(found.message(), Class::Dns);
+        }
+    }
+
     /// Explain a kube error (probing TLS when it is a connection problem) and observe it.
     pub(crate) async fn error(&self, err: &kube::Error) {
         let key = err.to_string();
@@ -204,7 +189,7 @@ impl<'a> Reporter<'a> {
             ProbeOutcome::Refused => Class::Refused,
             ProbeOutcome::Dns(_) => Class::Dns,
             ProbeOutcome::Unreachable(_) => Class::Unreachable,
-            ProbeOutcome::ServerCertRejected { .. } => Class::ServerCert,
+            ProbeOutcome::ServerCertRejected { error, .. } => validity_class(error),
             ProbeOutcome::ClientCertRejected { .. } => Class::ClientCert,
             ProbeOutcome::Http(_) => return (short_kube_error(err), Class::Other),
             ProbeOutcome::Other(_) => Class::Other,
@@ -307,12 +292,19 @@ impl<'a> Reporter<'a> {
     /// Diagnosis including the cluster's unhealthy operators (fetched with a short timeout).
     pub(crate) async fn diagnose(&self, hint: &GatherHint) -> Diagnosis {
         let reachable = !self.last_seen().is_some_and(|s| s.1.is_transport());
-        let operators = if reachable {
-            fetch_unhealthy(self.cluster).await
+        let (operators, event_finding) = if reachable {
+            (
+                fetch_unhealthy(self.cluster).await,
+                crate::evidence::event_finding(self.cluster).await,
+            )
         } else {
-            Vec::new()
+            (Vec::new(), None)
         };
-        self.diagnose_quick(hint, operators)
+        let mut diagnosis = self.diagnose_quick(hint, operators);
+        if diagnosis.finding.is_none() && diagnosis.phase.exit_code() == 5 {
+            diagnosis.finding = event_finding;
+        }
+        diagnosis
     }
 
     fn diagnose_quick(&self, hint: &GatherHint, operators: Vec<UnhealthyCondition>) -> Diagnosis {
@@ -326,8 +318,12 @@ impl<'a> Reporter<'a> {
             self.cluster,
         );
         let next_command = crate::diagnose::next_command(phase, &operators, hint, self.cluster);
+        let finding = seen.as_ref().and_then(|(message, class)| {
+            crate::diagnose::transport_finding(*class, message, &self.cluster.endpoint.host)
+        });
         Diagnosis {
             phase,
+            finding,
             last_seen: seen.map(|s| s.0),
             unhealthy_operators: operators,
             likely_cause,
@@ -344,6 +340,16 @@ fn resume_command(phase: Phase, hint: &GatherHint) -> String {
         )
     } else {
         hint.install_complete_command()
+    }
+}
+
+/// A certificate rejected for its dates is a clock problem, not a wrong CA.
+fn validity_class(error: &rustls::CertificateError) -> Class {
+    use rustls::CertificateError as E;
+    match error {
+        E::Expired | E::ExpiredContext { .. } => Class::CertExpired,
+        E::NotValidYet | E::NotValidYetContext { .. } => Class::CertNotYetValid,
+        _ => Class::ServerCert,
     }
 }
 

@@ -69,6 +69,311 @@ impl Cause {
             Cause::DiskFull => "disk-full",
         }
     }
+    /// What happened, in one line in the user's words (the troubleshooting table's middle
+    /// column, the first line of every diagnosis).
+    pub fn summary(self) -> &'static str {
+        match self {
+            Cause::ReleaseImagePull => {
+                "the bootstrap host could not pull the release image (or a payload image)"
+            }
+            Cause::NodeImagePull => "the bootstrap host could not pull the node (OS) image",
+            Cause::ApiIntDns => "`api-int.<cluster domain>` does not resolve on the bootstrap host",
+            Cause::ApiDns => "`api.<cluster domain>` does not resolve where okd-install runs",
+            Cause::EtcdStart => "etcd on the bootstrap host did not start",
+            Cause::CertificatesNotYetValid => {
+                "the certificates are not valid yet: a clock is behind the time the configs were made"
+            }
+            Cause::CertificatesExpired => {
+                "the certificates have expired: a clock is ahead, or the configs are older than 24 hours"
+            }
+            Cause::UserManifest => {
+                "the API server refused a manifest from manifests/ or openshift/"
+            }
+            Cause::RenderStage => "a render step of bootkube.sh failed",
+            Cause::MachineConfigServerPort => {
+                "the Machine Config Server could not listen on port 22623"
+            }
+            Cause::DiskFull => "the bootstrap host ran out of disk space",
+        }
+    }
+
+    /// What to do about it, in one line (the troubleshooting table's last column).
+    pub fn remedy(self) -> &'static str {
+        match self {
+            Cause::ReleaseImagePull => {
+                "check the pull secret, the mirror settings (imageDigestSources) and the \
+                 additionalTrustBundle, and that the bootstrap host reaches the registry"
+            }
+            Cause::NodeImagePull => {
+                "check that the pull secret and the mirrors cover the release's node image and \
+                 that the bootstrap host reaches its registry"
+            }
+            Cause::ApiIntDns => {
+                "create the DNS record `api-int.<cluster domain>` pointing at the API load \
+                 balancer (or the bootstrap host) and check the host's resolver"
+            }
+            Cause::ApiDns => {
+                "create the DNS record `api.<cluster domain>` pointing at the API load balancer \
+                 (or the bootstrap host), or run okd-install where it resolves"
+            }
+            Cause::EtcdStart => {
+                "read the etcd error line: free or fix /var/lib/etcd, free ports 2379/2380, \
+                 then reboot the bootstrap host"
+            }
+            Cause::CertificatesNotYetValid => {
+                "set the clock of the bootstrap host (NTP, chrony) and of the machine that \
+                 ran create ignition-configs, then boot again"
+            }
+            Cause::CertificatesExpired => {
+                "set the hosts' clocks, or create the Ignition configs again (they hold \
+                 certificates valid for 24 hours) and boot again"
+            }
+            Cause::UserManifest => {
+                "fix or remove the manifest named in the error line, then create the \
+                 Ignition configs again"
+            }
+            Cause::RenderStage => {
+                "read the stage's error line: usually an install-config or manifest value the \
+                 operator rejects; fix it and create the Ignition configs again"
+            }
+            Cause::MachineConfigServerPort => {
+                "free port 22623 on the bootstrap host (another process or a second \
+                 machine-config-server holds it)"
+            }
+            Cause::DiskFull => {
+                "give the bootstrap host a larger disk (at least 100 GB) or free /var, then \
+                 boot again"
+            }
+        }
+    }
+
+    /// The harness's fault name for this cause, where it differs from [`Cause::id`]:
+    /// the fault says what was injected, the cause what it did.
+    pub fn fault(self) -> &'static str {
+        match self {
+            Cause::CertificatesExpired => "clock-ahead",
+            Cause::CertificatesNotYetValid => "clock-behind",
+            Cause::UserManifest => "bad-user-manifest",
+            Cause::RenderStage => "render-fails",
+            Cause::MachineConfigServerPort => "mcs-port",
+            other => other.id(),
+        }
+    }
+
+    /// The cause a single error line of the bootstrap host (a service record's message, a
+    /// journal or container log line, an event) names, if it names one. `service` is the
+    /// unit the line came from (without `.service`), which tells the two image pulls apart.
+    ///
+    /// The patterns are the real tools' own words: podman/containers-image ("initializing
+    /// source docker://", "pinging container registry", "reading manifest"), Go's crypto/x509
+    /// ("x509: certificate has expired or is not yet valid: current time T is before|after
+    /// T'"), etcd ("failed to start etcd", "cannot access data directory"), the kernel's
+    /// ENOSPC ("no space left on device") and our own scripts' record messages.
+    pub fn recognise(line: &str, service: Option<&str>) -> Option<Cause> {
+        let l = line.to_ascii_lowercase();
+        let has = |p: &str| l.contains(p);
+        if has("no space left on device") || has("disk quota exceeded") {
+            return Some(Cause::DiskFull);
+        }
+        if let Some(cause) = certificate_time(&l) {
+            return Some(cause);
+        }
+        if is_pull_failure(&l) {
+            return Some(match service {
+                // The OS pivot of older scripts rebases onto the node (machine-OS) image.
+                Some("node-image-pull" | "node-image-overlay" | "release-image-pivot") => {
+                    Cause::NodeImagePull
+                }
+                _ if has("node image") => Cause::NodeImagePull,
+                _ => Cause::ReleaseImagePull,
+            });
+        }
+        if is_name_lookup_failure(&l) {
+            if has("api-int.") {
+                return Some(Cause::ApiIntDns);
+            }
+            if names_api(&l) {
+                return Some(Cause::ApiDns);
+            }
+        }
+        if has(":22623") && (has("address already in use") || has("bind:")) {
+            return Some(Cause::MachineConfigServerPort);
+        }
+        if is_etcd_failure(&l) {
+            return Some(Cause::EtcdStart);
+        }
+        if is_manifest_refusal(&l) {
+            return Some(Cause::UserManifest);
+        }
+        None
+    }
+
+    /// Every cause whose [`Cause::id`] or [`Cause::fault`] is `name`.
+    pub fn from_name(name: &str) -> Option<Cause> {
+        Cause::ALL
+            .into_iter()
+            .find(|c| c.id() == name || c.fault() == name)
+    }
+}
+
+/// Go's crypto/x509 validity error, told apart by its direction.
+fn certificate_time(l: &str) -> Option<Cause> {
+    if l.contains("certificate has expired or is not yet valid") {
+        return Some(if l.contains(" is before ") {
+            Cause::CertificatesNotYetValid
+        } else {
+            Cause::CertificatesExpired
+        });
+    }
+    if l.contains("certificate is not yet valid") || l.contains("not valid yet") {
+        return Some(Cause::CertificatesNotYetValid);
+    }
+    if l.contains("x509") && l.contains("expired") {
+        return Some(Cause::CertificatesExpired);
+    }
+    None
+}
+
+/// A name that did not resolve, in the words of our scripts, Go's resolver, glibc and curl.
+fn is_name_lookup_failure(l: &str) -> bool {
+    [
+        "does not resolve",
+        "no such host",
+        "name or service not known",
+        "could not resolve host",
+        "temporary failure in name resolution",
+        "server misbehaving",
+    ]
+    .iter()
+    .any(|p| l.contains(p))
+}
+
+/// Whether the line names the `api.` host itself (not `api-int.`, not a registry).
+fn names_api(l: &str) -> bool {
+    l.starts_with("api.")
+        || [" api.", "//api.", "\"api.", "'api."]
+            .iter()
+            .any(|p| l.contains(p))
+}
+
+/// cluster-bootstrap (and the API server behind it) refusing a manifest: an invalid object,
+/// or a kind no CRD provides.
+fn is_manifest_refusal(l: &str) -> bool {
+    (l.contains("failed to create") && l.contains(".yaml"))
+        || l.contains("no matches for kind")
+        || (l.contains("is invalid:") && l.contains("invalid value"))
+        || (l.contains("unable to determine") && l.contains(".yaml"))
+}
+
+/// A failed image pull, as podman, CRI-O and the kubelet say it.
+fn is_pull_failure(l: &str) -> bool {
+    [
+        "initializing source docker://",
+        "pinging container registry",
+        "reading manifest",
+        "manifest unknown",
+        "errimagepull",
+        "imagepullbackoff",
+        "failed to pull image",
+        "error pulling image",
+        "unable to pull",
+        "pull access denied",
+        "authentication required",
+    ]
+    .iter()
+    .any(|p| l.contains(p))
+}
+
+/// etcd's own words for not starting, and our bootkube stage's.
+fn is_etcd_failure(l: &str) -> bool {
+    [
+        "failed to start etcd",
+        "cannot access data directory",
+        "etcdmain:",
+        "\"caller\":\"etcdmain/",
+        "listen tcp 0.0.0.0:2379",
+        "listen tcp 0.0.0.0:2380",
+        ":2380: bind: address already in use",
+        ":2379: bind: address already in use",
+        "etcd cluster did not become healthy",
+    ]
+    .iter()
+    .any(|p| l.contains(p))
+}
+
+/// One diagnosis as `wait-for`, `gather` and `analyze` print it and emit it as their JSON
+/// `diagnosis` event: the cause, where on the host it showed, the host's own line, and what
+/// to do. The same shape from every command, so a script reads it once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// The cause; its id in JSON.
+    pub cause: Cause,
+    /// [`Cause::summary`], sometimes with the unit or stage named.
+    pub summary: String,
+    /// The unit the evidence comes from (`bootkube.service`), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// The failed stage of that unit's service record, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+    /// The bootstrap host's (or the API's, or the TLS handshake's) own error line.
+    pub evidence: String,
+    /// [`Cause::remedy`].
+    pub remedy: String,
+}
+
+impl Finding {
+    /// A finding with the cause's own summary and remedy.
+    pub fn new(cause: Cause, evidence: impl Into<String>) -> Finding {
+        Finding {
+            cause,
+            summary: cause.summary().to_string(),
+            unit: None,
+            stage: None,
+            evidence: evidence.into(),
+            remedy: cause.remedy().to_string(),
+        }
+    }
+
+    /// Where it showed: unit and stage.
+    pub fn at(mut self, unit: Option<String>, stage: Option<String>) -> Finding {
+        self.unit = unit;
+        self.stage = stage;
+        self
+    }
+
+    /// The few lines a terminal shows: the cause (with unit and stage), the evidence line,
+    /// and the remedy.
+    pub fn lines(&self) -> Vec<String> {
+        let mut head = format!("cause ({}): {}", self.cause.id(), self.summary);
+        match (&self.unit, &self.stage) {
+            (Some(u), Some(s)) => head.push_str(&format!(" [{u}, stage {s}]")),
+            (Some(u), None) => head.push_str(&format!(" [{u}]")),
+            (None, Some(s)) => head.push_str(&format!(" [stage {s}]")),
+            (None, None) => {}
+        }
+        vec![
+            head,
+            format!("evidence: {}", self.evidence),
+            format!("what to do: {}", self.remedy),
+        ]
+    }
+}
+
+/// The README's troubleshooting table, generated from [`Cause::ALL`]: one row per cause,
+/// `| fault | what okd-install says | what to do |`.
+pub fn troubleshooting_table() -> String {
+    let mut out = String::from("| fault | what okd-install says | what to do |\n|---|---|---|\n");
+    for c in Cause::ALL {
+        out.push_str(&format!(
+            "| `{}` | {} (`{}`) | {} |\n",
+            c.fault(),
+            c.summary(),
+            c.id(),
+            c.remedy()
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -83,5 +388,122 @@ mod tests {
             let json = serde_json::to_string(&cause).expect("a unit variant serializes");
             assert_eq!(json, format!("\"{}\"", cause.id()));
         }
+    }
+    /// Real lines, each from the tool that writes it on a bootstrap host (run by hand against
+    /// the 4.19 payload's binaries, 2026-11-26), and the cause each must name.
+    const REAL_LINES: &[(&str, Option<&str>, Cause)] = &[
+        // podman pull of a release image whose registry does not answer (podman 4.9).
+        (
+            r#"Error: initializing source docker://localhost:5999/okd/release:4.19: pinging container registry localhost:5999: Get "https://localhost:5999/v2/": dial tcp 127.0.0.1:5999: connect: connection refused"#,
+            Some("release-image"),
+            Cause::ReleaseImagePull,
+        ),
+        // The same failure in the node image's unit is the node image's.
+        (
+            r#"Error: initializing source docker://quay.io/okd/scos-release-missing:4.19.0-okd-scos.0: pinging container registry quay.io: Get "https://quay.io/v2/": dial tcp: lookup quay.io on 10.255.255.53:53: no such host"#,
+            Some("node-image-pull"),
+            Cause::NodeImagePull,
+        ),
+        // etcd 3.5 of the payload (zap logger), data directory not writable.
+        (
+            r#"{"level":"warn","ts":"2026-11-26T14:03:21.460Z","caller":"etcdmain/etcd.go:176","msg":"failed to start etcd","error":"cannot access data directory: mkdir /var/lib/etcd/member-x: read-only file system"}"#,
+            None,
+            Cause::EtcdStart,
+        ),
+        // The same etcd with its default (capnslog) logger.
+        (
+            "2026-11-26 14:03:14.888645 C | etcdmain: cannot access data directory: mkdir /proc/nope: no such file or directory",
+            None,
+            Cause::EtcdStart,
+        ),
+        // Go crypto/x509 (x509.CertificateInvalidError, reason Expired), both directions.
+        (
+            "x509: certificate has expired or is not yet valid: current time 2026-11-25T10:00:00Z is before 2026-11-26T14:00:00Z",
+            None,
+            Cause::CertificatesNotYetValid,
+        ),
+        (
+            "x509: certificate has expired or is not yet valid: current time 2026-11-28T10:00:00Z is after 2026-11-27T14:00:00Z",
+            None,
+            Cause::CertificatesExpired,
+        ),
+        // bootstrap-verify-api-server-urls.sh's record message.
+        (
+            "api-int.compact.example.com does not resolve to any address",
+            Some("bootkube"),
+            Cause::ApiIntDns,
+        ),
+        // The same record message for check-api-url names the API name itself.
+        (
+            "api.compact.example.com does not resolve to any address",
+            Some("bootkube"),
+            Cause::ApiDns,
+        ),
+        // The payload's machine-config-server (bootstrap) with port 22623 taken.
+        (
+            "F1126 14:08:07.400182       1 api.go:89] Machine Config Server exited with error: listen tcp :22623: bind: address already in use",
+            None,
+            Cause::MachineConfigServerPort,
+        ),
+        // The payload's kubectl (Go crypto/x509) against a certificate valid from 2099.
+        (
+            "Unable to connect to the server: tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2026-11-26T14:08:31Z is before 2099-01-01T00:00:00Z",
+            None,
+            Cause::CertificatesNotYetValid,
+        ),
+        // ENOSPC as podman reports a blob write.
+        (
+            "Error: writing blob: storing blob to file \"/var/tmp/container_images_storage1/1\": write /var/tmp/container_images_storage1/1: no space left on device",
+            Some("release-image"),
+            Cause::DiskFull,
+        ),
+    ];
+
+    #[test]
+    fn real_lines_name_their_cause_and_no_other() {
+        for (line, service, want) in REAL_LINES {
+            assert_eq!(Cause::recognise(line, *service), Some(*want), "{line}");
+        }
+        assert_eq!(Cause::recognise("Starting bootkube.service", None), None);
+    }
+
+    #[test]
+    fn names_and_faults_map_back() {
+        for c in Cause::ALL {
+            assert_eq!(Cause::from_name(c.id()), Some(c));
+            assert_eq!(Cause::from_name(c.fault()), Some(c));
+            assert!(!c.summary().is_empty() && !c.remedy().is_empty());
+        }
+        assert_eq!(
+            Cause::from_name("clock-ahead"),
+            Some(Cause::CertificatesExpired)
+        );
+    }
+
+    /// The README's `## Troubleshooting` table is generated from the catalogue;
+    /// `OKD_INSTALL_BLESS=1 cargo test -p contract` rewrites it.
+    #[test]
+    fn readme_troubleshooting_table_is_generated() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+        let readme = std::fs::read_to_string(&path).expect("README.md");
+        let start = readme
+            .find("| fault | what okd-install says | what to do |")
+            .expect("README.md has the troubleshooting table under ## Troubleshooting");
+        let end = readme[start..]
+            .find("\n\n")
+            .map_or(readme.len(), |e| start + e + 1);
+        let want = troubleshooting_table();
+        if readme[start..end] == want {
+            return;
+        }
+        if std::env::var_os("OKD_INSTALL_BLESS").is_some() {
+            let fresh = format!("{}{want}{}", &readme[..start], &readme[end..]);
+            std::fs::write(&path, fresh).expect("write README.md");
+            return;
+        }
+        panic!(
+            "README.md's troubleshooting table is not the generated one; run \
+             OKD_INSTALL_BLESS=1 cargo test -p contract to rewrite it. Want:\n{want}"
+        );
     }
 }

@@ -290,6 +290,52 @@ pub(crate) struct WaitArgs {
     /// Control-plane host addresses, used in the gather command suggested on failure.
     #[arg(long = "master", value_name = "HOST")]
     pub masters: Vec<String>,
+    /// Cap on the whole wait, e.g. 90s, 10m, 1h30m (default: each phase's own budget).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+    /// SSH private key for reading the bootstrap host's records on failure (with --bootstrap);
+    /// repeat to try several.
+    #[arg(long = "key", value_name = "FILE")]
+    pub keys: Vec<PathBuf>,
+    /// SSH port of the bootstrap host.
+    #[arg(long, default_value_t = 22, hide = true)]
+    pub ssh_port: u16,
+    /// SSH user on the bootstrap host.
+    #[arg(long, default_value = "core", hide = true)]
+    pub ssh_user: String,
+    /// Remote gather script (for labs with a custom image).
+    #[arg(long, default_value = contract::GATHER_SCRIPT, hide = true)]
+    pub remote_command: String,
+}
+
+/// `90s`, `10m`, `1h30m`, `2h`, or plain seconds: the duration `--timeout` takes.
+pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("{text:?} is not a duration: write e.g. 90s, 10m or 1h30m");
+    if let Ok(secs) = text.parse::<f64>() {
+        return (secs >= 0.0)
+            .then(|| std::time::Duration::from_secs_f64(secs))
+            .ok_or_else(bad);
+    }
+    let mut total = 0.0;
+    let mut number = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() || c == '.' {
+            number.push(c);
+            continue;
+        }
+        let unit = match c {
+            'h' => 3600.0,
+            'm' => 60.0,
+            's' => 1.0,
+            _ => return Err(bad()),
+        };
+        total += number.parse::<f64>().map_err(|_| bad())? * unit;
+        number.clear();
+    }
+    if !number.is_empty() || total <= 0.0 && text.is_empty() {
+        return Err(bad());
+    }
+    Ok(std::time::Duration::from_secs_f64(total))
 }
 
 /// `gather` sources.
@@ -330,4 +376,23 @@ pub(crate) struct GatherArgs {
     /// Output style of the analysis.
     #[arg(long, value_enum, default_value_t)]
     pub output: OutputFormat,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::parse_duration;
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("2.5"), Ok(Duration::from_millis(2500)));
+        assert!(parse_duration("10").is_ok());
+        assert!(parse_duration("10x").is_err());
+        assert!(parse_duration("m").is_err());
+        assert!(parse_duration("5m3").is_err());
+    }
 }

@@ -10,6 +10,11 @@ use testkit::api::pki::kubeconfig_yaml;
 use crate::support::{Fixture, Recorder, never};
 
 async fn api_failure(fx: &Fixture) -> WaitError {
+    api_failure_with(fx, 5).await
+}
+
+/// [`api_failure`] ending with exit code `code` (10 when a cause is named).
+async fn api_failure_with(fx: &Fixture, code: i32) -> WaitError {
     let mut opts = fx.bootstrap_opts();
     opts.api_timeout = Duration::from_millis(1000);
     let cluster = fx.cluster().await;
@@ -18,7 +23,7 @@ async fn api_failure(fx: &Fixture) -> WaitError {
         .await
         .unwrap_err();
     assert_eq!(err.phase(), Some(Phase::Api));
-    assert_eq!(err.exit_code(), 5);
+    assert_eq!(err.exit_code(), code);
     // The status the spinner showed is the same sentence as the diagnosis.
     let seen = err
         .diagnosis()
@@ -163,16 +168,59 @@ async fn expired_server_certificate_says_when() {
         &pki.admin,
         Some(&pki.api_host()),
     ));
-    let err = api_failure(&fx).await;
-    let seen = err
-        .diagnosis()
-        .and_then(|d| d.last_seen.clone())
-        .unwrap_or_default();
+    let err = api_failure_with(&fx, 10).await;
+    let d = err.diagnosis().expect("diagnosis");
+    let seen = d.last_seen.clone().unwrap_or_default();
+    // Go's crypto/x509 words, as the payload's kubectl says them for the same certificate.
     assert!(
-        seen.starts_with(
-            "x509: server certificate \"CN=api.test.example.com\" expired at 2001-01-01T00:00:00Z;"
-        ),
+        seen.starts_with("x509: certificate has expired or is not yet valid: current time "),
         "{seen}"
+    );
+    assert!(
+        seen.contains(" is after 2001-01-01T00:00:00Z: server certificate \"CN=api.test.example.com\" valid from 2000-01-01T00:00:00Z to 2001-01-01T00:00:00Z"),
+        "{seen}"
+    );
+    let f = d.finding.as_ref().expect("a named cause");
+    assert_eq!(f.cause, contract::Cause::CertificatesExpired);
+    assert_eq!(f.evidence, seen);
+    assert_eq!(contract::Cause::recognise(&seen, None), Some(f.cause));
+}
+
+#[tokio::test]
+async fn a_server_certificate_not_valid_yet_is_the_clock_not_the_ca() {
+    let pki = testkit::api::TestPki::generate("test.example.com");
+    let future = pki.server_ca.issue_future_server(
+        "api.test.example.com",
+        &["api.test.example.com"],
+        &["127.0.0.1".parse().expect("ip")],
+    );
+    let server = testkit::api::TestApiServer::start(
+        &future.cert_pem,
+        &future.key_pem,
+        &pki.client_ca.cert_pem(),
+    )
+    .await;
+    let fx = Fixture::new(false).await;
+    fx.rewrite_kubeconfig(&kubeconfig_yaml(
+        &server.url(),
+        &pki.server_ca.cert_pem(),
+        &pki.admin,
+        Some(&pki.api_host()),
+    ));
+    let err = api_failure_with(&fx, 10).await;
+    let d = err.diagnosis().expect("diagnosis");
+    let f = d.finding.as_ref().expect("a named cause");
+    assert_eq!(f.cause, contract::Cause::CertificatesNotYetValid);
+    assert!(
+        f.evidence
+            .contains(" is before 2099-01-01T00:00:00Z: server certificate "),
+        "{}",
+        f.evidence
+    );
+    assert!(
+        d.to_string()
+            .contains("cause (certificates-not-yet-valid): "),
+        "{d}"
     );
 }
 
@@ -185,10 +233,16 @@ async fn unresolvable_api_name_is_a_dns_problem() {
         &fx.pki.admin,
         None,
     ));
-    let err = api_failure(&fx).await;
+    let err = api_failure_with(&fx, 10).await;
     let d = err.diagnosis().expect("diagnosis");
     let seen = d.last_seen.clone().unwrap_or_default();
     assert!(seen.starts_with("DNS lookup failed"), "{seen}");
+    let f = d.finding.as_ref().expect("a named cause");
+    assert_eq!(f.cause, contract::Cause::ApiDns);
+    assert_eq!(
+        f.summary,
+        "api.cluster.nonexistent.invalid does not resolve where okd-install runs"
+    );
     assert!(
         d.likely_cause
             .starts_with("api.cluster.nonexistent.invalid does not resolve"),

@@ -19,6 +19,7 @@ const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// for people.
 pub(crate) const JOURNALS: &[&str] = &[
     "bootkube",
+    "release-image",
     "release-image-pivot",
     "node-image-pull",
     "node-image-overlay",

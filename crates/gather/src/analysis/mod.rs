@@ -17,6 +17,7 @@ mod checks;
 mod containers;
 mod diagnosis;
 mod extras;
+mod finding;
 mod image_mode;
 mod image_ref;
 mod os_pivot;
@@ -74,6 +75,9 @@ pub struct UnreadableRecord {
 pub struct Analysis {
     /// The analysed bundle.
     pub bundle: PathBuf,
+    /// The cause in the catalogue `wait-for` names too, with the host's own error line and
+    /// the unit and stage it showed in; `None` when the bundle shows no failure it can name.
+    pub finding: Option<contract::cause::Finding>,
     /// The first problem, or why there is none.
     pub verdict: Verdict,
     /// The component the evidence names as the one that failed, with its output.
@@ -174,11 +178,18 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
     if let Some(shown) = cause.as_ref().and_then(|c| c.log_file.as_ref()) {
         crash_loops.retain(|l| l.log_file.as_ref() != Some(shown));
     }
+    let finding = finding::finding(&finding::Sources {
+        files,
+        verdict: &verdict,
+        component: cause.as_ref(),
+        services: &services,
+    });
     let mut notes = Vec::new();
     let machine_os = machine_os(files, &mut notes);
     let image_mode = image_mode::image_mode(files, machine_os.as_ref());
     Analysis {
         bundle: path.to_path_buf(),
+        finding,
         verdict,
         cause,
         crash_loops,

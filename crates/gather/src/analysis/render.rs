@@ -8,6 +8,11 @@ impl Analysis {
     /// Renders the analysis for a terminal: the verdict first, then the supporting evidence.
     pub fn render(&self) -> String {
         let mut out = String::new();
+        if let Some(f) = &self.finding {
+            for line in f.lines() {
+                let _ = writeln!(out, "{line}");
+            }
+        }
         self.render_verdict(&mut out);
         self.render_cause(&mut out);
         self.render_crash_loops(&mut out);

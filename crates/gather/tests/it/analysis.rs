@@ -570,9 +570,11 @@ fn a_failed_os_pivot_rebase_names_stage_error_lines_and_where_to_look() {
     assert!(p.error_lines[2].contains("unauthorized"));
     assert_eq!(analysis.other_failures, vec!["bootkube"]);
     let text = analysis.render();
+    // The cause first: the rebase could not pull the machine-OS (node) image.
+    assert!(text.starts_with("cause (node-image-pull): "), "{text}");
     assert!(
-        text.starts_with(
-            "Problem: release-image-pivot.service failed at stage rebase-host-os and could not \
+        text.contains(
+            "\nProblem: release-image-pivot.service failed at stage rebase-host-os and could not \
              move the bootstrap host onto the release's machine-OS image (started 1 time(s))."
         ),
         "{text}"

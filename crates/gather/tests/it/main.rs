@@ -2,6 +2,7 @@
 //! against a real OpenSSH server.
 
 mod analysis;
+mod causes;
 mod diagnosis;
 mod gather;
 mod image_mode;

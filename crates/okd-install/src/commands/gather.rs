@@ -23,19 +23,11 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
             )
         })?,
     };
-    let now = time::OffsetDateTime::now_local().unwrap_or_else(|_| time::OffsetDateTime::now_utc());
-    let mut opts = GatherOptions::new(bootstrap, dir, gather::gather_id_now(now));
+    let mut opts = host_options(dir, bootstrap, &args.keys)?;
     opts.masters = args.masters.clone();
     opts.port = args.port;
     opts.user = args.user.clone();
-    opts.keys = args.keys.clone();
     opts.remote_command = args.remote_command.clone();
-    opts.agent_socket = std::env::var_os("SSH_AUTH_SOCK").map(PathBuf::from);
-    opts.home_ssh_dir = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".ssh"));
-    if let Some(key) = bootstrap_key_from_state(dir)? {
-        opts.extra_keys
-            .push(("generated bootstrap key (state file)".into(), key));
-    }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let outcome = runtime
         .block_on(gather::gather_bootstrap(&opts, &mut |e: GatherEvent| {
@@ -52,6 +44,25 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
         tracing::info!("attach {} to a bug report", outcome.bundle_path.display());
     }
     Ok(())
+}
+
+/// Options to reach the bootstrap host `bootstrap` as `gather bootstrap` does: the `--key`
+/// files, the generated bootstrap key from the state file, the ssh-agent, then `~/.ssh`.
+pub(crate) fn host_options(
+    dir: &Path,
+    bootstrap: String,
+    keys: &[PathBuf],
+) -> Result<GatherOptions> {
+    let now = time::OffsetDateTime::now_local().unwrap_or_else(|_| time::OffsetDateTime::now_utc());
+    let mut opts = GatherOptions::new(bootstrap, dir, gather::gather_id_now(now));
+    opts.keys = keys.to_vec();
+    opts.agent_socket = std::env::var_os("SSH_AUTH_SOCK").map(PathBuf::from);
+    opts.home_ssh_dir = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".ssh"));
+    if let Some(key) = bootstrap_key_from_state(dir)? {
+        opts.extra_keys
+            .push(("generated bootstrap key (state file)".into(), key));
+    }
+    Ok(opts)
 }
 
 fn log_event(e: &GatherEvent) {

@@ -63,12 +63,16 @@ async fn bootstrap(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
     opts.api_timeout = minutes(args.api_timeout, opts.api_timeout);
     opts.bootstrap_timeout = minutes(args.bootstrap_timeout, opts.bootstrap_timeout);
     opts.etcd_timeout = minutes(args.etcd_timeout, opts.etcd_timeout);
+    opts.total = args.timeout;
     let cluster = connect(dir, args).await?;
     let display = Display::new(args.output);
     let result =
         cluster::wait_bootstrap_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;
     display.finish();
-    let summary = result.map_err(|e| failure(e, args.output))?;
+    let summary = match result {
+        Ok(summary) => summary,
+        Err(e) => return Err(bootstrap_failure(dir, args, e).await),
+    };
     print_timings(&summary, args.output);
     if args.output == OutputFormat::Text {
         print_bootstrap_done(&summary, pivot);
@@ -155,6 +159,98 @@ async fn ctrl_c() {
         std::future::pending::<()>().await;
     }
 }
+
+/// A failed bootstrap as the process ends with it. When the API alone did not name the cause
+/// and `--bootstrap` says where the host is, the host's own records name it (read over SSH
+/// with gather's code). A named cause ends with exit code 10 and, in JSON, a `diagnosis`
+/// event; an unknown one with 5 and the gather command to run.
+async fn bootstrap_failure(dir: &Path, args: &WaitArgs, err: WaitError) -> Exit {
+    let Some(mut diagnosis) = err.diagnosis().cloned() else {
+        return failure(err, args.output);
+    };
+    let mut code = err.exit_code();
+    let from_host = match (&args.bootstrap, code) {
+        (Some(host), 5 | cluster::EXIT_CAUSE_NAMED) => host_finding(dir, args, host).await,
+        _ => None,
+    };
+    // The API name not resolving here is this machine's problem, whatever the host says.
+    let local = diagnosis
+        .finding
+        .as_ref()
+        .is_some_and(|f| f.cause == contract::Cause::ApiDns);
+    if let Some(found) = from_host.filter(|_| !local) {
+        diagnosis.finding = Some(found);
+    }
+    if code == 5 && diagnosis.finding.is_some() {
+        code = cluster::EXIT_CAUSE_NAMED;
+    }
+    if code == 5 {
+        diagnosis.likely_cause = format!(
+            "{}; the API alone cannot tell why: the bootstrap host's records can (pass \
+             --bootstrap HOST, or run the gather command below)",
+            diagnosis.likely_cause
+        );
+    }
+    if args.output == OutputFormat::Json {
+        let line = match &diagnosis.finding {
+            Some(f) => super::analyze::diagnosis_event(f, Some(code)),
+            None => serde_json::json!({
+                "event": "diagnosis", "cause": null, "exit_code": code,
+                "next": diagnosis.next_command,
+            })
+            .to_string(),
+        };
+        println!("{line}");
+        return Exit::code(code, err.into());
+    }
+    Exit::code(code, err.into()).with_detail(Some(diagnosis.to_string()))
+}
+
+/// The cause the bootstrap host's log bundle names, gathered over SSH; `None` (with a warning
+/// saying why) when the host cannot be reached or names none.
+async fn host_finding(dir: &Path, args: &WaitArgs, host: &str) -> Option<contract::cause::Finding> {
+    let mut opts = match super::gather::host_options(dir, host.to_string(), &args.keys) {
+        Ok(opts) => opts,
+        Err(e) => {
+            tracing::warn!("cannot read the bootstrap host's records: {e:#}");
+            return None;
+        }
+    };
+    opts.masters = args.masters.clone();
+    opts.port = args.ssh_port;
+    opts.user = args.ssh_user.clone();
+    opts.remote_command = args.remote_command.clone();
+    tracing::info!("reading the bootstrap host's service records over SSH ({host})");
+    let gathered = tokio::time::timeout(
+        HOST_GATHER_LIMIT,
+        gather::gather_bootstrap(&opts, &mut |e| tracing::debug!("{e}")),
+    )
+    .await;
+    let outcome = match gathered {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(e)) => {
+            tracing::warn!("cannot read the bootstrap host's records: {e}");
+            return None;
+        }
+        Err(_) => {
+            tracing::warn!(
+                "the bootstrap host's records did not arrive within {HOST_GATHER_LIMIT:?}"
+            );
+            return None;
+        }
+    };
+    tracing::info!("log bundle written to {}", outcome.bundle_path.display());
+    match gather::analyze_bundle(&outcome.bundle_path) {
+        Ok(analysis) => analysis.finding,
+        Err(e) => {
+            tracing::warn!("cannot analyse {}: {e}", outcome.bundle_path.display());
+            None
+        }
+    }
+}
+
+/// Longest the host's records may take after a failed wait (the gather script runs there).
+const HOST_GATHER_LIMIT: Duration = Duration::from_secs(300);
 
 /// The failure as the process ends with it: its message, and in text mode the diagnosis
 /// below it (in JSON mode the `failed` event already carried the diagnosis).

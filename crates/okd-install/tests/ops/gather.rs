@@ -341,3 +341,135 @@ fn sigint_while_the_remote_script_runs_exits_8() {
     assert!(seen.contains("interrupted"), "{seen}");
     assert_eq!(bundles(dir.path()), Vec::<String>::new());
 }
+
+/// A stand-in gather script that leaves the prepared bundle `bundle` as the host's.
+fn copying_stand_in(dir: &Path, bundle: &Path) -> String {
+    let text = format!(
+        r#"#!/bin/sh
+# Stand-in for the gather script: the bundle was prepared by the test.
+set -eu
+id=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --id) id=$2; shift 2 ;;
+    *) shift ;;
+  esac
+done
+cp '{}' "$HOME/log-bundle-$id.tar.gz"
+"#,
+        bundle.display()
+    );
+    let path = dir.join("installer-gather-copy.sh");
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// The payload's etcd 3.5 (zap logger) with a data directory it cannot create (run by hand
+/// against the 4.19 payload, 2026-11-26).
+const ETCD_DATA_DIR: &str = r#"{"level":"warn","ts":"2026-11-26T14:03:21.460Z","caller":"etcdmain/etcd.go:176","msg":"failed to start etcd","error":"cannot access data directory: mkdir /var/lib/etcd/member: read-only file system"}"#;
+
+/// A bootstrap host whose etcd crash-loops on ETCD_DATA_DIR while bootkube waits for it.
+fn etcd_start_bundle(dir: &Path) -> PathBuf {
+    use testkit::gather::scenario::{
+        Ending, bootkube_run, control_plane_with, crash_looping, etcd, renders_before,
+    };
+    let log = format!("{{\"level\":\"info\",\"msg\":\"starting etcd\"}}\n{ETCD_DATA_DIR}\n");
+    let mut containers = control_plane_with(&["192.0.2.11"], crash_looping(&etcd(), 1, 4, 1, &log));
+    containers.extend(renders_before(None));
+    let mut bundle = crate::bundle::Bundle::new("etcd")
+        .service("release-image", succeeded())
+        .service("bootkube", bootkube_run("wait-for-etcd", Ending::Running));
+    for c in &containers {
+        let sub = match c.runtime {
+            testkit::gather::evidence::Runtime::Crio => "bootstrap/containers",
+            testkit::gather::evidence::Runtime::Podman => "bootstrap/pods",
+        };
+        bundle = bundle.container(sub, c);
+    }
+    bundle.write(dir, "prepared-etcd.tar.gz")
+}
+
+/// `wait-for bootstrap-complete --bootstrap HOST` against an API that never answers: with
+/// `--timeout` capping the wait, it reads the host's records over SSH and names the cause.
+fn wait_for_with_host(lab: &Lab, key: &Path, extra: &[&str]) -> Output {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let pki = testkit::api::TestPki::generate("ops.example.com");
+    let server = format!("https://127.0.0.1:{}", free_port());
+    let yaml = testkit::api::pki::kubeconfig_yaml(
+        &server,
+        &pki.server_ca.cert_pem(),
+        &pki.admin,
+        Some(&pki.api_host()),
+    );
+    let kubeconfig = dir.path().join("admin.kubeconfig");
+    std::fs::write(&kubeconfig, yaml).unwrap();
+    let port = lab.server.port.to_string();
+    let key = key.display().to_string();
+    let out = okd(dir.path())
+        .args(["wait-for", "bootstrap-complete", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .args([
+            "--timeout",
+            "3s",
+            "--bootstrap",
+            "127.0.0.1",
+            "--ssh-port",
+            &port,
+        ])
+        .args([
+            "--ssh-user",
+            &lab.server.user,
+            "--remote-command",
+            &lab.script,
+        ])
+        .args(["--key", &key])
+        .args(extra)
+        .env("HOME", lab.home.path())
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("run okd-install wait-for");
+    lab.remove_remote_bundles(dir.path());
+    out
+}
+
+#[test]
+fn wait_for_reads_the_bootstrap_hosts_records_and_names_etcd() {
+    let Some(mut lab) = Lab::start() else { return };
+    let bundle = etcd_start_bundle(lab.server.dir.path());
+    lab.script = copying_stand_in(lab.server.dir.path(), &bundle);
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+
+    let out = wait_for_with_host(&lab, &key, &[]);
+    assert_eq!(out.status.code(), Some(10), "{}", both(&out));
+    let err = stderr(&out);
+    assert!(err.contains("Kubernetes API not done after 3.0s"), "{err}");
+    let said: Vec<&str> = err
+        .lines()
+        .skip_while(|l| !l.starts_with("cause ("))
+        .take(3)
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "cause (etcd-start): etcd on the bootstrap host did not start [bootkube.service, stage wait-for-etcd]".to_string(),
+            format!("evidence: {ETCD_DATA_DIR}"),
+            format!("what to do: {}", contract::Cause::EtcdStart.remedy()),
+        ],
+        "{err}"
+    );
+
+    let out = wait_for_with_host(&lab, &key, &["--output", "json"]);
+    assert_eq!(out.status.code(), Some(10), "{}", both(&out));
+    let lines = json_lines(&out);
+    let d = lines.last().expect("events");
+    assert_eq!(d["event"], "diagnosis", "{}", both(&out));
+    assert_eq!(d["cause"], "etcd-start");
+    assert_eq!(d["unit"], "bootkube.service");
+    assert_eq!(d["stage"], "wait-for-etcd");
+    assert_eq!(d["evidence"], ETCD_DATA_DIR);
+    assert_eq!(d["remedy"], contract::Cause::EtcdStart.remedy());
+    assert_eq!(d["exit_code"], 10);
+}

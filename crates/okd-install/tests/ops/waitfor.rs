@@ -188,13 +188,21 @@ fn bootstrap_complete_succeeds_with_a_timing_line_per_phase() {
 #[test]
 fn api_never_up_exits_5_and_names_the_gather_command() {
     let api = Api::new(false);
-    let mut args = vec!["--bootstrap", "10.0.0.9", "--master", "10.0.0.10"];
-    args.extend(["--api-timeout", "0.02"]);
+    // --bootstrap also makes wait-for read the host's records over SSH: nothing listens on
+    // the SSH port here, so it cannot, says so, and the cause stays unknown (exit code 5).
+    let port = crate::sshd::free_port().to_string();
+    let mut args = vec!["--bootstrap", "127.0.0.1", "--master", "10.0.0.10"];
+    args.extend(["--api-timeout", "0.02", "--ssh-port", &port]);
     let out = api.wait_for("bootstrap-complete", &args);
     assert_eq!(out.status.code(), Some(5), "{}", both(&out));
     let err = stderr(&out);
+    assert!(
+        err.contains("cannot read the bootstrap host's records"),
+        "{err}"
+    );
+    assert!(err.contains("the API alone cannot tell why"), "{err}");
     let command = format!(
-        "okd-install gather bootstrap --dir {} --bootstrap 10.0.0.9 --master 10.0.0.10",
+        "okd-install gather bootstrap --dir {} --bootstrap 127.0.0.1 --master 10.0.0.10",
         api.dir().display()
     );
     assert!(
@@ -478,20 +486,28 @@ fn json_output_is_one_object_per_line() {
 #[test]
 fn json_output_of_a_failure_ends_with_the_failed_event() {
     let api = Api::new(false);
+    let port = crate::sshd::free_port().to_string();
     let args = [
         "--api-timeout",
         "0.01",
         "--output",
         "json",
         "--bootstrap",
-        "10.0.0.9",
+        "127.0.0.1",
+        "--ssh-port",
+        &port,
         "--master",
         "10.0.0.10",
     ];
     let out = api.wait_for("bootstrap-complete", &args);
     assert_eq!(out.status.code(), Some(5), "{}", both(&out));
     let lines = json_lines(&out);
-    let last = lines.last().expect("at least one event");
+    // The very last event is the diagnosis: no cause named, the gather command to run.
+    let diagnosis = lines.last().expect("at least one event");
+    assert_eq!(diagnosis["event"], "diagnosis", "{}", both(&out));
+    assert_eq!(diagnosis["cause"], Value::Null);
+    assert_eq!(diagnosis["exit_code"], 5);
+    let last = &lines[lines.len() - 2];
     assert_eq!(last["event"], "failed", "{}", both(&out));
     assert_eq!(last["exit_code"], 5);
     assert_eq!(last["phase"], "api");
@@ -499,7 +515,7 @@ fn json_output_of_a_failure_ends_with_the_failed_event() {
         .as_str()
         .unwrap_or_default();
     assert!(
-        next.ends_with("--bootstrap 10.0.0.9 --master 10.0.0.10"),
+        next.ends_with("--bootstrap 127.0.0.1 --master 10.0.0.10"),
         "{next}"
     );
     assert!(

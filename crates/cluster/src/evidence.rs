@@ -1,0 +1,74 @@
+//! What the API itself can tell about why the bootstrap stalls: the Warning events its
+//! components recorded (the kubelet's failed pulls, a pod's x509 complaints).
+//!
+//! The API alone cannot see a bootstrap host whose API never came up; the binary adds the
+//! host's own records over SSH for that (see `okd-install wait-for --bootstrap`).
+
+use std::time::Duration;
+
+use contract::cause::{Cause, Finding};
+use k8s_openapi::api::core::v1::Event as KubeEvent;
+use kube::Api;
+use kube::api::ListParams;
+
+use crate::client::Cluster;
+
+/// Longest wait for the event list: the diagnosis must not hang on a slow API.
+const LIST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The newest Warning event whose message names a cause, as a finding whose unit is the
+/// object the event is about.
+pub(crate) async fn event_finding(cluster: &Cluster) -> Option<Finding> {
+    let api: Api<KubeEvent> = Api::all(cluster.client.clone());
+    let params = ListParams::default().fields("type=Warning").limit(500);
+    let list = tokio::time::timeout(LIST_TIMEOUT, api.list(&params))
+        .await
+        .ok()?
+        .ok()?;
+    let mut events = list.items;
+    events.sort_by_key(|e| e.last_timestamp.clone().map(|t| t.0));
+    events.iter().rev().find_map(finding_of)
+}
+
+/// The finding one event names, if any.
+fn finding_of(event: &KubeEvent) -> Option<Finding> {
+    let message = event.message.as_deref()?.trim();
+    let cause = Cause::recognise(message, None)?;
+    let object = &event.involved_object;
+    let unit = match (&object.kind, &object.namespace, &object.name) {
+        (Some(kind), Some(ns), Some(name)) => Some(format!("{} {ns}/{name}", kind.to_lowercase())),
+        (Some(kind), None, Some(name)) => Some(format!("{} {name}", kind.to_lowercase())),
+        _ => None,
+    };
+    Some(Finding::new(cause, message).at(unit, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(message: &str) -> KubeEvent {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "e1", "namespace": "openshift-etcd"},
+            "involvedObject": {"kind": "Pod", "namespace": "openshift-etcd", "name": "etcd-bootstrap"},
+            "type": "Warning",
+            "reason": "Failed",
+            "message": message,
+        }))
+        .expect("event")
+    }
+
+    #[test]
+    fn a_kubelet_pull_failure_names_the_release_image_and_the_pod() {
+        // The kubelet's Failed event wraps the runtime's pull error (podman/c-image words).
+        let e = event(
+            "Failed to pull image \"quay.io/okd/scos-content@sha256:0\": initializing source \
+             docker://quay.io/okd/scos-content@sha256:0: pinging container registry quay.io: \
+             Get \"https://quay.io/v2/\": dial tcp: lookup quay.io on 10.255.255.53:53: no such host",
+        );
+        let f = finding_of(&e).expect("finding");
+        assert_eq!(f.cause, Cause::ReleaseImagePull);
+        assert_eq!(f.unit.as_deref(), Some("pod openshift-etcd/etcd-bootstrap"));
+        assert!(finding_of(&event("Back-off restarting failed container")).is_none());
+    }
+}

@@ -1,0 +1,208 @@
+//! The cause in the catalogue `wait-for` names too ([`contract::Cause`]), with the host's own
+//! error line as evidence and the unit and stage it showed in.
+//!
+//! The ordered checks and the component diagnosis say *where* the bootstrap stopped; the
+//! error lines say *why*. A stopped bootkube looks the same whether etcd's disk was full or
+//! its certificates not valid yet, so every line the bundle holds about the failure (the
+//! service records' messages, the failing container's log, the journals' ends) is read
+//! against the real tools' words ([`contract::Cause::recognise`]) and the most fundamental
+//! cause found wins: a full disk explains a failed pull, a wrong clock a failed etcd.
+
+use contract::cause::{Cause, Finding};
+
+use super::bundle::{BundleFile, Wanted};
+use super::diagnosis::{self, Component};
+use super::records::ServiceSummary;
+use super::{Verdict, last_lines};
+
+/// Causes in the order one explains the next: the first found is the root.
+const PRIORITY: [Cause; 10] = [
+    Cause::DiskFull,
+    Cause::CertificatesNotYetValid,
+    Cause::CertificatesExpired,
+    Cause::NodeImagePull,
+    Cause::ReleaseImagePull,
+    Cause::ApiIntDns,
+    Cause::ApiDns,
+    Cause::MachineConfigServerPort,
+    Cause::EtcdStart,
+    Cause::UserManifest,
+];
+
+/// How many lines of each journal are read for error lines.
+const JOURNAL_LINES: usize = 60;
+
+/// One line the host wrote, with where it came from.
+#[derive(Debug, Clone)]
+struct Line {
+    text: String,
+    unit: Option<String>,
+    stage: Option<String>,
+}
+
+/// Everything the finding reads.
+pub(crate) struct Sources<'a> {
+    pub files: &'a [BundleFile],
+    pub verdict: &'a Verdict,
+    pub component: Option<&'a diagnosis::Cause>,
+    pub services: &'a [ServiceSummary],
+}
+
+/// The cause the bundle's lines name, else the one the failed stage or component implies.
+pub(crate) fn finding(src: &Sources) -> Option<Finding> {
+    let lines = candidate_lines(src);
+    recognised(&lines).or_else(|| implied(src, &lines))
+}
+
+fn unit_name(service: &str) -> String {
+    format!("{service}.service")
+}
+
+/// The problem's lines first (newest first), then the failing component's log, every
+/// service's last failure, and the ends of the journals.
+fn candidate_lines(src: &Sources) -> Vec<Line> {
+    let mut out = Vec::new();
+    let (p_unit, p_stage) = problem_place(src.verdict);
+    if let Verdict::Problem(p) = src.verdict {
+        push_rev(&mut out, &p.error_lines, &p_unit, &p_stage);
+    }
+    if let Some(c) = src.component {
+        let stage = c.stage.clone().or(p_stage.clone());
+        push_rev(&mut out, &c.log_tail, &p_unit, &stage);
+    }
+    for s in src.services {
+        let Some(f) = &s.last_failure else { continue };
+        let msg: Vec<String> = f
+            .error_message
+            .as_deref()
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        push_rev(&mut out, &msg, &Some(unit_name(&s.name)), &f.stage);
+    }
+    for file in src.files {
+        if let Wanted::Journal(unit) = &file.kind {
+            let tail = last_lines(&file.text, JOURNAL_LINES);
+            let unit = Some(unit_name(unit));
+            // The problem unit's journal ends in the stage the problem names.
+            let stage = if unit == p_unit {
+                p_stage.clone()
+            } else {
+                None
+            };
+            push_rev(&mut out, &tail, &unit, &stage);
+        }
+    }
+    out
+}
+
+fn push_rev(out: &mut Vec<Line>, lines: &[String], unit: &Option<String>, stage: &Option<String>) {
+    for l in lines.iter().rev().filter(|l| !l.trim().is_empty()) {
+        out.push(Line {
+            text: tidy(l.trim()),
+            unit: unit.clone(),
+            stage: stage.clone(),
+        });
+    }
+}
+
+/// A zap (JSON) log line without its Go stack trace: the line is evidence, the trace is noise.
+fn tidy(line: &str) -> String {
+    match line.find(",\"stacktrace\":") {
+        Some(cut) if line.starts_with('{') => format!("{}}}", &line[..cut]),
+        _ => line.to_string(),
+    }
+}
+
+/// The unit and stage of the ordered checks' problem.
+fn problem_place(verdict: &Verdict) -> (Option<String>, Option<String>) {
+    match verdict {
+        Verdict::Problem(p) => (Some(unit_name(&p.service)), p.stage.clone()),
+        _ => (None, None),
+    }
+}
+
+/// The highest-priority cause any line names, with its first such line.
+fn recognised(lines: &[Line]) -> Option<Finding> {
+    let found: Vec<(Cause, &Line)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let service = l.unit.as_deref().map(|u| u.trim_end_matches(".service"));
+            let cause = Cause::recognise(&l.text, service)?;
+            let settled = cause == Cause::UserManifest && created_later(&lines[..i], &l.text);
+            (!settled).then_some((cause, l))
+        })
+        .collect();
+    PRIORITY.iter().find_map(|want| {
+        let (cause, line) = found.iter().find(|(c, _)| c == want)?;
+        let place = (line.unit.clone(), line.stage.clone());
+        Some(match render_stage(line.stage.as_deref()) {
+            // A payload image a render step could not pull is that step's failure: the
+            // release image itself was pulled, or no render would have started.
+            Some(stage) if *cause == Cause::ReleaseImagePull => {
+                let mut f = Finding::new(Cause::RenderStage, line.text.clone());
+                f.summary = format!(
+                    "{}: stage {stage} could not pull its image",
+                    Cause::RenderStage.summary()
+                );
+                f.at(place.0, place.1)
+            }
+            _ => Finding::new(*cause, line.text.clone()).at(place.0, place.1),
+        })
+    })
+}
+
+/// Whether a newer line (`newer`, newest first) says cluster-bootstrap created the manifest
+/// file `refusal` names after all: a manifest whose kind's CRD came a little later is
+/// refused at first on every bootstrap.
+fn created_later(newer: &[Line], refusal: &str) -> bool {
+    let Some(file) = refusal
+        .split('"')
+        .find(|part| part.ends_with(".yaml") || part.ends_with(".yml"))
+    else {
+        return false;
+    };
+    let created = format!("created \"{file}\"");
+    newer.iter().any(|l| {
+        l.text
+            .to_ascii_lowercase()
+            .contains(&created.to_ascii_lowercase())
+    })
+}
+
+/// `stage` when it is one of bootkube's render stages.
+fn render_stage(stage: Option<&str>) -> Option<&str> {
+    stage.filter(|s| {
+        contract::BOOTKUBE_RENDER_STAGES
+            .iter()
+            .any(|(st, _)| st == s)
+    })
+}
+
+/// No line names a cause: the failed stage or the component does.
+fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
+    let (unit, stage) = problem_place(src.verdict);
+    // The failing container's own last line says more than the script's message about it.
+    let own_line = src
+        .component
+        .and_then(|c| c.log_tail.iter().rev().find(|l| !l.trim().is_empty()))
+        .map(|l| l.trim().to_string());
+    let evidence = own_line
+        .or_else(|| lines.first().map(|l| l.text.clone()))
+        .or_else(|| src.component.map(|c| c.summary.clone()));
+    let cause = match (src.verdict, src.component.map(|c| c.component)) {
+        (_, Some(Component::RenderStage)) => Cause::RenderStage,
+        (_, Some(Component::Etcd)) => Cause::EtcdStart,
+        (Verdict::Problem(p), _) if p.service.starts_with("node-image") => Cause::NodeImagePull,
+        (Verdict::Problem(p), _) if p.service == "release-image" => Cause::ReleaseImagePull,
+        (Verdict::Problem(p), _) if render_stage(p.stage.as_deref()).is_some() => {
+            Cause::RenderStage
+        }
+        _ => return None,
+    };
+    let evidence = evidence.unwrap_or_else(|| cause.summary().to_string());
+    let stage = stage.or_else(|| src.component.and_then(|c| c.stage.clone()));
+    Some(Finding::new(cause, evidence).at(unit, stage))
+}

@@ -1,0 +1,364 @@
+//! The cause in the catalogue wait-for names too (`contract::Cause`), from bundles holding
+//! the real control plane's own error lines: each line below was written by the real tool
+//! (the 4.19 payload's binaries and podman, run by hand on 2026-11-26, or our bootstrap
+//! scripts' record messages), and each case checks the cause, the unit, the stage decoded
+//! from the service records and the evidence line, and that no neighbouring cause is named.
+
+use contract::Cause;
+use contract::cause::Finding;
+use gather::{Analysis, analyze_bundle};
+
+use crate::bundle::{Bundle, failed_in, record, succeeded};
+use crate::evidence::Container;
+use crate::scenario::{
+    Ending, bootkube_run, control_plane_with, crash_looping, etcd, renders_before,
+};
+
+/// podman 4.9 pulling from a registry that refuses connections.
+const PULL_REFUSED: &str = r#"Error: initializing source docker://registry.example.com:5000/okd/release@sha256:0a1b: pinging container registry registry.example.com:5000: Get "https://registry.example.com:5000/v2/": dial tcp 192.0.2.50:5000: connect: connection refused"#;
+/// podman 4.9 pulling from a registry whose name does not resolve.
+const PULL_NO_HOST: &str = r#"Error: initializing source docker://quay.io/okd/scos-content@sha256:4f8a: pinging container registry quay.io: Get "https://quay.io/v2/": dial tcp: lookup quay.io on 10.255.255.53:53: no such host"#;
+/// The payload's etcd 3.5 (zap logger) with a data directory it cannot create.
+const ETCD_DATA_DIR: &str = r#"{"level":"warn","ts":"2026-11-26T14:03:21.460Z","caller":"etcdmain/etcd.go:176","msg":"failed to start etcd","error":"cannot access data directory: mkdir /var/lib/etcd/member: read-only file system"}"#;
+/// The payload's kubectl (Go crypto/x509) against a certificate valid from 2099.
+const X509_NOT_YET: &str = "Unable to connect to the server: tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2026-11-26T14:08:31Z is before 2099-01-01T00:00:00Z";
+/// The same against a certificate that ended in 2001.
+const X509_EXPIRED: &str = "Unable to connect to the server: tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2026-11-26T14:08:33Z is after 2001-01-01T00:00:00Z";
+/// The payload's machine-config-server (bootstrap) with port 22623 taken.
+const MCS_PORT: &str = "F1126 14:08:07.400182       1 api.go:89] Machine Config Server exited with error: listen tcp :22623: bind: address already in use";
+/// podman writing a layer onto a full /var.
+const ENOSPC: &str = r#"Error: writing blob: storing blob to file "/var/tmp/container_images_storage2817/1": write /var/tmp/container_images_storage2817/1: no space left on device"#;
+/// bootstrap-verify-api-server-urls.sh's record message for check-api-int-url.
+const API_INT: &str = "api-int.okd.example.com does not resolve to any address";
+
+const SERVED: &[&str] = &["192.0.2.11", "192.0.2.12", "192.0.2.13"];
+
+fn analyse(bundle: Bundle) -> Analysis {
+    let dir = tempfile::tempdir().unwrap();
+    let path = bundle.write(dir.path(), "bundle.tar.gz");
+    analyze_bundle(&path).unwrap()
+}
+
+/// The finding, checked to name `cause` at `unit` / `stage` with `evidence` as its line.
+fn expect(a: &Analysis, cause: Cause, unit: &str, stage: Option<&str>, evidence: &str) -> Finding {
+    let report = a.render();
+    let f = a
+        .finding
+        .clone()
+        .unwrap_or_else(|| panic!("no finding in\n{report}"));
+    assert_eq!(f.cause, cause, "{report}");
+    assert_eq!(f.unit.as_deref(), Some(unit), "{report}");
+    assert_eq!(f.stage.as_deref(), stage, "{report}");
+    assert_eq!(f.evidence, evidence, "{report}");
+    assert_eq!(f.remedy, cause.remedy());
+    // The report opens with the few lines of the finding.
+    let head: Vec<&str> = report.lines().take(3).collect();
+    assert_eq!(head, f.lines(), "{report}");
+    f
+}
+
+fn booted(id: &str) -> Bundle {
+    Bundle::new(id)
+        .service("node-image-pull", succeeded())
+        .service("node-image-overlay", succeeded())
+}
+
+#[test]
+fn a_release_image_pull_names_the_unit_stage_and_podman_line() {
+    let bundle = booted("release").service(
+        "release-image",
+        failed_in("pull-release-image", PULL_REFUSED),
+    );
+    let a = analyse(bundle);
+    expect(
+        &a,
+        Cause::ReleaseImagePull,
+        "release-image.service",
+        Some("pull-release-image"),
+        PULL_REFUSED,
+    );
+}
+
+#[test]
+fn the_same_pull_error_in_the_node_image_unit_is_the_node_image() {
+    let bundle = Bundle::new("node").service(
+        "node-image-pull",
+        failed_in("pull-node-image", PULL_NO_HOST),
+    );
+    let a = analyse(bundle);
+    expect(
+        &a,
+        Cause::NodeImagePull,
+        "node-image-pull.service",
+        Some("pull-node-image"),
+        PULL_NO_HOST,
+    );
+}
+
+/// A bootstrap host whose etcd crash-loops with `log`, bootkube failed in wait-for-etcd.
+fn etcd_host(id: &str, log: &str) -> Bundle {
+    let mut containers = control_plane_with(SERVED, crash_looping(&etcd(), 1, 4, 1, log));
+    containers.extend(renders_before(None));
+    let mut bundle = booted(id).service("release-image", succeeded()).service(
+        "bootkube",
+        bootkube_run(
+            "wait-for-etcd",
+            Ending::Failed("etcd did not become healthy"),
+        ),
+    );
+    for c in &containers {
+        let dir = match c.runtime {
+            crate::evidence::Runtime::Crio => "bootstrap/containers",
+            crate::evidence::Runtime::Podman => "bootstrap/pods",
+        };
+        bundle = bundle.container(dir, c);
+    }
+    bundle
+}
+
+#[test]
+fn etcd_that_cannot_start_is_etcd_start_not_an_image_pull() {
+    let log = format!("{{\"level\":\"info\",\"msg\":\"starting etcd\"}}\n{ETCD_DATA_DIR}\n");
+    let a = analyse(etcd_host("etcd", &log));
+    expect(
+        &a,
+        Cause::EtcdStart,
+        "bootkube.service",
+        Some("wait-for-etcd"),
+        ETCD_DATA_DIR,
+    );
+}
+
+/// The real etcd-start fault (port 2379 taken), from /work/fault-evidence/etcd-start: the
+/// etcd container's log ends with these two lines (the fatal one with a Go stack trace).
+const ETCD_BIND_WARN: &str = r#"{"level":"warn","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:176","msg":"failed to start etcd","error":"listen tcp 0.0.0.0:2379: bind: address already in use"}"#;
+const ETCD_BIND_FATAL: &str = r#"{"level":"fatal","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:271","msg":"discovery failed","error":"listen tcp 0.0.0.0:2379: bind: address already in use","stacktrace":"go.etcd.io/etcd/etcdmain.startEtcdOrProxyV2\n\tgo.etcd.io/etcd/etcdmain/etcd.go:271"}"#;
+
+#[test]
+fn the_real_etcd_start_fault_is_named_without_the_stack_trace() {
+    let log = format!("{ETCD_BIND_WARN}\n{ETCD_BIND_FATAL}\n");
+    let a = analyse(etcd_host("etcd-bind", &log));
+    let fatal = r#"{"level":"fatal","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:271","msg":"discovery failed","error":"listen tcp 0.0.0.0:2379: bind: address already in use"}"#;
+    expect(
+        &a,
+        Cause::EtcdStart,
+        "bootkube.service",
+        Some("wait-for-etcd"),
+        fatal,
+    );
+}
+
+#[test]
+fn an_etcd_that_rejects_a_certificate_not_valid_yet_is_the_clock() {
+    let line = format!(
+        "{{\"level\":\"warn\",\"msg\":\"rejected connection\",\"error\":\"{X509_NOT_YET}\"}}"
+    );
+    let a = analyse(etcd_host("clock-behind", &format!("{line}\n")));
+    let f = expect(
+        &a,
+        Cause::CertificatesNotYetValid,
+        "bootkube.service",
+        Some("wait-for-etcd"),
+        &line,
+    );
+    assert!(f.lines()[0].starts_with("cause (certificates-not-yet-valid): "));
+}
+
+#[test]
+fn an_expired_certificate_is_told_from_one_not_valid_yet() {
+    let a = analyse(etcd_host("clock-ahead", &format!("{X509_EXPIRED}\n")));
+    expect(
+        &a,
+        Cause::CertificatesExpired,
+        "bootkube.service",
+        Some("wait-for-etcd"),
+        X509_EXPIRED,
+    );
+}
+
+#[test]
+fn a_full_disk_outranks_the_pull_it_broke() {
+    let bundle = booted("disk").service("release-image", failed_in("pull-release-image", ENOSPC));
+    let a = analyse(bundle);
+    expect(
+        &a,
+        Cause::DiskFull,
+        "release-image.service",
+        Some("pull-release-image"),
+        ENOSPC,
+    );
+}
+
+#[test]
+fn a_machine_config_server_without_its_port_is_named() {
+    let mcs = Container::crio(
+        "openshift-machine-config-operator",
+        &crate::scenario::bootstrap_pod("bootstrap-machine-config-operator"),
+        "machine-config-server",
+    );
+    let log = format!(
+        "I1126 14:08:07.399116       1 api.go:68] Launching server on :22623\n{MCS_PORT}\n"
+    );
+    let mut containers = control_plane_with(SERVED, crash_looping(&mcs, 1, 4, 255, &log));
+    containers.extend(renders_before(None));
+    let mut bundle = booted("mcs")
+        .service("release-image", succeeded())
+        .service("bootkube", bootkube_run("cb-bootstrap", Ending::Running));
+    for c in &containers {
+        let dir = match c.runtime {
+            crate::evidence::Runtime::Crio => "bootstrap/containers",
+            crate::evidence::Runtime::Podman => "bootstrap/pods",
+        };
+        bundle = bundle.container(dir, c);
+    }
+    let a = analyse(bundle);
+    expect(
+        &a,
+        Cause::MachineConfigServerPort,
+        "bootkube.service",
+        Some("cb-bootstrap"),
+        MCS_PORT,
+    );
+}
+
+#[test]
+fn a_failed_render_stage_is_named_with_its_stage() {
+    let line = "F1126 14:10:00.000000       1 render.go:88] error: failed to render config: infrastructure.config.openshift.io \"cluster\" is invalid: spec.platformSpec.type: Unsupported value: \"Nonesuch\"";
+    let mut containers = renders_before(Some("config-bootstrap"));
+    containers.push(
+        Container::podman("config-render")
+            .exited(1)
+            .log(&format!("{line}\n")),
+    );
+    let mut bundle = booted("render")
+        .service("release-image", succeeded())
+        .service(
+            "bootkube",
+            bootkube_run(
+                "config-bootstrap",
+                Ending::Failed("config-render exited with status 1"),
+            ),
+        );
+    for c in &containers {
+        bundle = bundle.container("bootstrap/pods", c);
+    }
+    let a = analyse(bundle);
+    expect(
+        &a,
+        Cause::RenderStage,
+        "bootkube.service",
+        Some("config-bootstrap"),
+        line,
+    );
+}
+
+#[test]
+fn api_int_not_resolving_is_named_even_when_bootkube_finished() {
+    let bootkube = vec![
+        record("service start", "", "", ""),
+        record("stage start", "check-api-int-url", "", ""),
+        record("stage end", "check-api-int-url", "failure", API_INT),
+        record("service end", "", "success", ""),
+    ];
+    let bundle = booted("api-int")
+        .service("release-image", succeeded())
+        .service("bootkube", bootkube);
+    let a = analyse(bundle);
+    expect(
+        &a,
+        Cause::ApiIntDns,
+        "bootkube.service",
+        Some("check-api-int-url"),
+        API_INT,
+    );
+}
+
+#[test]
+fn a_healthy_bundle_names_no_cause() {
+    let bundle = booted("ok")
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded());
+    assert_eq!(analyse(bundle).finding, None);
+}
+
+#[test]
+fn a_render_stage_that_cannot_pull_its_image_is_the_render_stage() {
+    // What podman says when the release names an operator image no store has (the
+    // harness's render-fails fault), as the stage's record message carries it.
+    let pull = r#"Error: initializing source docker://localhost/okd-harness-faults/absent-scheduler-operator:4.19: pinging container registry localhost: Get "https://localhost/v2/": dial tcp [::1]:443: connect: connection refused"#;
+    let bundle = booted("render-pull")
+        .service("release-image", succeeded())
+        .service(
+            "bootkube",
+            bootkube_run("kube-scheduler-bootstrap", Ending::Failed(pull)),
+        );
+    let a = analyse(bundle);
+    let f = expect(
+        &a,
+        Cause::RenderStage,
+        "bootkube.service",
+        Some("kube-scheduler-bootstrap"),
+        pull,
+    );
+    assert!(
+        f.summary
+            .ends_with("stage kube-scheduler-bootstrap could not pull its image"),
+        "{}",
+        f.summary
+    );
+}
+
+#[test]
+fn the_api_name_not_resolving_on_the_host_is_api_dns() {
+    let line = "api.okd.example.com does not resolve to any address";
+    let bootkube = vec![
+        record("service start", "", "", ""),
+        record("stage start", "check-api-url", "", ""),
+        record("stage end", "check-api-url", "failure", line),
+        record("service end", "", "success", ""),
+    ];
+    let bundle = booted("api")
+        .service("release-image", succeeded())
+        .service("bootkube", bootkube);
+    let a = analyse(bundle);
+    expect(
+        &a,
+        Cause::ApiDns,
+        "bootkube.service",
+        Some("check-api-url"),
+        line,
+    );
+}
+
+/// cluster-bootstrap's create loop (`Failed to create %q %s: %v`, `Created %q %s`) in the
+/// bootkube journal.
+fn journal_host(id: &str, journal: &str) -> Bundle {
+    booted(id)
+        .service("release-image", succeeded())
+        .service("bootkube", bootkube_run("cb-bootstrap", Ending::Running))
+        .file("bootstrap/journals/bootkube.log", journal)
+}
+
+#[test]
+fn a_manifest_the_api_keeps_refusing_is_the_users() {
+    let refused = r#"Failed to create "99-user-widget.yaml" widgets.v1.widgets.example.com/my-widget -n default: no matches for kind "Widget" in version "widgets.example.com/v1""#;
+    let journal = format!(
+        "Created \"0000_00_cluster-version-operator_00_namespace.yaml\" namespaces.v1./openshift-cluster-version -n \n{refused}\n"
+    );
+    let a = analyse(journal_host("manifest", &journal));
+    expect(
+        &a,
+        Cause::UserManifest,
+        "bootkube.service",
+        Some("cb-bootstrap"),
+        refused,
+    );
+}
+
+#[test]
+fn a_manifest_refused_until_its_crd_came_is_no_cause() {
+    let journal = "Failed to create \"99_openshift-machineconfig_99-master-ssh.yaml\" machineconfigs.v1.machineconfiguration.openshift.io/99-master-ssh -n : no matches for kind \"MachineConfig\" in version \"machineconfiguration.openshift.io/v1\"\n\
+                   Created \"99_openshift-machineconfig_99-master-ssh.yaml\" machineconfigs.v1.machineconfiguration.openshift.io/99-master-ssh -n \n";
+    let a = analyse(journal_host("transient", journal));
+    assert_eq!(a.finding, None, "{}", a.render());
+}
