@@ -89,7 +89,7 @@ impl ClusterPki {
         let from = store;
         let mut certs = BTreeMap::new();
         for &id in CertId::ALL {
-            certs.insert(id, cert_of(&from, id)?.cert_key(&id.key_path())?);
+            certs.insert(id, cert_of(&from, id)?.cert_key(id.key_path())?);
         }
         let mut bundles = BTreeMap::new();
         for &id in BundleId::ALL {

@@ -62,7 +62,7 @@ impl Asset for SecretsExport {
         let mut signer_certs = BTreeMap::new();
         for &id in CertId::ALL {
             let cert = cert_of(parents, id)?;
-            cert_keys.insert(id, KeyPem::from_pem(&cert.key_pem, &id.key_path())?);
+            cert_keys.insert(id, KeyPem::from_pem(&cert.key_pem, id.key_path())?);
             if id.spec().is_signer() {
                 signer_certs.insert(id, cert.cert_pem.clone());
             }

@@ -185,8 +185,8 @@ impl<S: CertSel> Asset for Cert<S> {
         let (crt, key) = (S::CERT.cert_path(), S::CERT.key_path());
         // The key is read first so that a problem found afterwards is blamed on the .crt
         // (the engine names the last file read).
-        let key_pem = dir.read_string(&key)?;
-        let (Some(cert_pem), Some(key_pem)) = (dir.read_string(&crt)?, key_pem) else {
+        let key_pem = dir.read_string(key)?;
+        let (Some(cert_pem), Some(key_pem)) = (dir.read_string(crt)?, key_pem) else {
             return Ok(None);
         };
         pki::check_pair(&cert_pem, &key_pem, &format!("{crt} with {key}"))?;

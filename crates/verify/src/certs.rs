@@ -19,7 +19,7 @@ pub(crate) fn check_all(
     report: &mut Report,
 ) {
     for &id in CertId::ALL {
-        let file = set.name(&id.cert_path());
+        let file = set.name(id.cert_path());
         if !set.certs.contains_key(&id) {
             report.error(
                 "cert.present",
@@ -62,7 +62,7 @@ impl Findings {
 }
 
 fn check_cert(set: &CertSet, id: CertId, params: Option<&ClusterParams>, report: &mut Report) {
-    let file = set.name(&id.cert_path());
+    let file = set.name(id.cert_path());
     let spec = id.spec();
     let ders = match set.ders(id) {
         Some(d) => d,
@@ -110,7 +110,7 @@ fn check_issuer(
         ));
         return format!("signer {issuer} missing");
     };
-    let signer = match x509::parse(&signer_der, &set.name(&issuer.cert_path())) {
+    let signer = match x509::parse(&signer_der, &set.name(issuer.cert_path())) {
         Ok(s) => s,
         Err(e) => {
             f.errors.push(e);
@@ -121,7 +121,7 @@ fn check_issuer(
         f.errors.push(format!(
             "not issued by {}: {e}; the two files come from different runs, regenerate \
              both (or restore the matching pair)",
-            set.name(&issuer.cert_path())
+            set.name(issuer.cert_path())
         ));
     }
     if spec.append_parent && ders.get(1) != Some(&signer_der) {
@@ -164,7 +164,7 @@ fn check_self_signed(cert: &X509Certificate, user_supplied: bool, f: &mut Findin
 
 fn check_key(set: &CertSet, id: CertId, f: &mut Findings) {
     let pair = &set.certs[&id];
-    let key_file = set.name(&id.key_path());
+    let key_file = set.name(id.key_path());
     match &pair.key_pem {
         Some(key) => {
             if let Err(e) = pki::check_pair(&pair.cert_pem, key, &key_file) {
@@ -289,7 +289,7 @@ fn check_sans(
 
 /// Expiry of the earliest-expiring certificate in the file.
 fn check_expiry(set: &CertSet, id: CertId, opts: &Options, report: &mut Report) {
-    let file = set.name(&id.cert_path());
+    let file = set.name(id.cert_path());
     let Some(ders) = set.ders(id) else {
         return;
     };
@@ -390,7 +390,7 @@ fn bundle_diff(set: &CertSet, id: BundleId, have: &[Vec<u8>]) -> (Vec<String>, V
 }
 
 fn check_bundle(set: &CertSet, id: BundleId, report: &mut Report) {
-    let file = set.name(&id.path());
+    let file = set.name(id.path());
     let Some(have) = set.bundle_ders(id) else {
         let why = if set.bundles.contains_key(&id) {
             "unreadable"

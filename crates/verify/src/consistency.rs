@@ -328,7 +328,7 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
     if let Some(v) = m.stored.root_ca_pem().and_then(root_ca_of) {
         f.add("root CA", STATE_FILE, v);
     }
-    if let Some(v) = std::fs::read_to_string(m.dir.join(&rel))
+    if let Some(v) = std::fs::read_to_string(m.dir.join(rel))
         .ok()
         .and_then(|t| root_ca_of(&t))
     {

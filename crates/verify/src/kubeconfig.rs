@@ -141,14 +141,14 @@ fn check_ca(set: &CertSet, name: &str, id: KubeconfigId, kc: &Kubeconfig, report
              \"x509: certificate signed by unknown authority\"; regenerate the kubeconfig in \
              the same run as the certificates",
             x509::describe_all(&cas),
-            set.name(&serving.cert_path()),
+            set.name(serving.cert_path()),
             cert.issuer()
         ));
     }
     if !x509::host_matches(&host, &sans) {
         problems.push(format!(
             "server host {host} is not a SAN of {} ({})",
-            set.name(&serving.cert_path()),
+            set.name(serving.cert_path()),
             x509::san_text(&sans)
         ));
     }
@@ -187,9 +187,9 @@ fn check_client(set: &CertSet, name: &str, kc: &Kubeconfig, report: &mut Report)
              would answer 401 Unauthorized",
             x509::describe(&cert),
             cert.issuer(),
-            set.name(&bundle.path())
+            set.name(bundle.path())
         )),
-        None => problems.push(format!("{} is missing", set.name(&bundle.path()))),
+        None => problems.push(format!("{} is missing", set.name(bundle.path()))),
     }
     if let Err(e) = pki::check_pair(&kc.client_cert_pem, &kc.client_key_pem, name) {
         problems.push(format!(

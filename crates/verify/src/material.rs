@@ -82,7 +82,7 @@ impl CertSet {
     /// Every certificate (DER) of a certificate file, or `None` when absent or unreadable.
     pub(crate) fn ders(&self, id: CertId) -> Option<Vec<Vec<u8>>> {
         let pair = self.certs.get(&id)?;
-        crate::x509::ders(&pair.cert_pem, &self.name(&id.cert_path())).ok()
+        crate::x509::ders(&pair.cert_pem, &self.name(id.cert_path())).ok()
     }
 
     /// DER of the first certificate of a certificate file.
@@ -93,7 +93,7 @@ impl CertSet {
     /// Every certificate (DER) of a bundle.
     pub(crate) fn bundle_ders(&self, id: BundleId) -> Option<Vec<Vec<u8>>> {
         let pem = self.bundles.get(&id)?;
-        crate::x509::ders(pem, &self.name(&id.path())).ok()
+        crate::x509::ders(pem, &self.name(id.path())).ok()
     }
 }
 
@@ -413,19 +413,19 @@ pub(crate) fn certs_from_bootstrap(b: &Bootstrap) -> CertSet {
     let mut set = empty(Origin::Bootstrap(b.name.clone()));
     let node = |rel: &str| b.text(&format!("{NODE_TLS_DIR}{}", rel.trim_start_matches("tls/")));
     for &id in CertId::ALL {
-        if let Some(cert_pem) = node(&id.cert_path()) {
+        if let Some(cert_pem) = node(id.cert_path()) {
             set.certs.insert(
                 id,
                 Pair {
                     cert_pem,
-                    key_pem: node(&id.key_path()),
+                    key_pem: node(id.key_path()),
                     user_supplied: false,
                 },
             );
         }
     }
     for &id in BundleId::ALL {
-        if let Some(pem) = node(&id.path()) {
+        if let Some(pem) = node(id.path()) {
             set.bundles.insert(id, pem);
         }
     }

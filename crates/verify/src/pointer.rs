@@ -27,7 +27,7 @@ pub(crate) fn mcs_cert(m: &Material) -> Option<(String, Vec<u8>)> {
         }
     }
     let set = m.certs.as_ref()?;
-    Some((set.name(&rel), set.leaf(CertId::MachineConfigServer)?))
+    Some((set.name(rel), set.leaf(CertId::MachineConfigServer)?))
 }
 
 /// Checks every pointer config present.

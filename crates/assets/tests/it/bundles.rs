@@ -136,19 +136,15 @@ fn tls_tree_covers_every_certificate_bundle_and_the_service_account_key() {
     assert_eq!(file("tls/service-account.key"), Some(sa.key_pem.as_str()));
     assert_eq!(file("tls/service-account.pub"), Some(sa.pub_pem.as_str()));
     for id in BundleId::ALL {
-        assert_eq!(file(&id.path()), Some(pki().bundle(*id)), "{id}");
+        assert_eq!(file(id.path()), Some(pki().bundle(*id)), "{id}");
     }
     for id in CertId::ALL {
         assert_eq!(
-            file(&id.cert_path()),
+            file(id.cert_path()),
             Some(pki().cert(*id).cert_pem()),
             "{id}"
         );
-        assert_eq!(
-            file(&id.key_path()),
-            Some(pki().cert(*id).key_pem()),
-            "{id}"
-        );
+        assert_eq!(file(id.key_path()), Some(pki().cert(*id).key_pem()), "{id}");
     }
 }
 

@@ -46,7 +46,7 @@ async fn installer_admin_kubeconfig_talks_to_installer_serving_cert() {
     let yaml = pki.kubeconfig(KubeconfigId::Admin);
     let path = write_kubeconfig(
         dir.path(),
-        &local_kubeconfig(yaml, &server.url(), &pki.params().api_host()),
+        &local_kubeconfig(yaml, &server.url(), pki.params().api_host()),
     );
     let cluster = Cluster::from_kubeconfig(&path).await.expect("client");
     let rec = Recorder::default();

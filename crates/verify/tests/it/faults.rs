@@ -24,7 +24,7 @@ fn edit_state(dir: &Path, edit: impl FnOnce(&mut serde_json::Map<String, Value>)
 
 /// The certificate value (`cert_pem`, `key_pem`, ...) of `id` in a state's assets.
 fn cert_value(assets: &mut serde_json::Map<String, Value>, id: CertId) -> &mut Value {
-    &mut assets[&id.cert_path()]["value"][0]
+    &mut assets[id.cert_path()]["value"][0]
 }
 
 #[test]
@@ -292,7 +292,7 @@ fn missing_signer_and_incomplete_bundle_are_named() {
     let dir = copy_dir(base(0));
     let (other_signer, _) = state_cert(base(1), CertId::KubeletSigner);
     edit_state(dir.path(), |a| {
-        a.remove(&CertId::KubeletBootstrapKubeconfigSigner.cert_path());
+        a.remove(CertId::KubeletBootstrapKubeconfigSigner.cert_path());
         let bundle = "tls/kubelet-client-ca-bundle.crt";
         a[bundle]["value"][0] = Value::String(other_signer);
     });
