@@ -3,6 +3,7 @@
 pub(crate) mod analyze;
 pub(crate) mod create;
 pub(crate) mod gather;
+pub(crate) mod media;
 pub(crate) mod misc;
 pub(crate) mod verify;
 pub(crate) mod waitfor;
