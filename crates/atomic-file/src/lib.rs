@@ -19,6 +19,16 @@ pub const TEMP_PREFIX: &str = ".okd-tmp-";
 /// exactly `mode` (whatever the umask), is synced, renamed over `path`, and the directory is
 /// synced so the rename itself survives a crash. The directory must exist.
 pub fn write(path: &Path, data: &[u8], mode: u32) -> io::Result<()> {
+    write_with(path, mode, |file| file.write_all(data))
+}
+
+/// Like [`write`], for contents too large to hold in memory (boot media of a gigabyte):
+/// `fill` gets the temporary file, already with `mode`, and may write, seek and patch it in
+/// place. When `fill` fails the temporary file is removed and `path` is left as it was.
+pub fn write_with<F>(path: &Path, mode: u32, fill: F) -> io::Result<()>
+where
+    F: FnOnce(&mut fs::File) -> io::Result<()>,
+{
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -28,7 +38,7 @@ pub fn write(path: &Path, data: &[u8], mode: u32) -> io::Result<()> {
         .tempfile_in(dir)?;
     tmp.as_file()
         .set_permissions(fs::Permissions::from_mode(mode))?;
-    tmp.write_all(data)?;
+    fill(tmp.as_file_mut())?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     fs::File::open(dir)?.sync_all()
@@ -52,6 +62,28 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["secret"]);
+    }
+
+    #[test]
+    fn a_failed_fill_leaves_the_old_file_and_no_temp_file() {
+        use std::io::{Seek, SeekFrom, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("media.iso");
+        super::write_with(&path, 0o644, |f| {
+            f.write_all(b"0123456789")?;
+            f.seek(SeekFrom::Start(2))?;
+            f.write_all(b"ab")
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"01ab456789");
+        let err = super::write_with(&path, 0o600, |f| {
+            f.write_all(b"half")?;
+            Err(std::io::Error::other("too large"))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "too large");
+        assert_eq!(std::fs::read(&path).unwrap(), b"01ab456789");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -10,7 +10,8 @@ pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
   1  any other error
-  3  install-config.yaml invalid, image-mode manifests unready, release unknown
+  3  install-config.yaml invalid, image-mode manifests unready, release unknown,
+     boot media input unusable (not a live ISO, config too large, missing .ign)
   5  bootstrap did not complete (wait-for bootstrap-complete)
   6  the cluster did not finish installing (wait-for install-complete)
   7  cluster operators did not become stable
@@ -230,6 +231,12 @@ pub(crate) enum CreateCommand {
     SingleNodeIgnitionConfig(CreateOpts),
     /// Write every certificate and key into DIR/tls/ plus auth/ for inspection.
     Pki(CreateOpts),
+    /// Write DIR/ROLE.iso: a copy of the CoreOS live ISO that boots with ROLE's Ignition
+    /// config (and with --dest-device installs it to a disk and reboots).
+    LiveIso(crate::commands::media::LiveIsoArgs),
+    /// Write DIR/ROLE.ign.img (the config as an extra initrd) and DIR/ROLE.ipxe (an iPXE
+    /// script booting the live system with it).
+    PxeFiles(crate::commands::media::PxeArgs),
     /// Write a secrets bundle (every key, signer and the kubeadmin password) to reuse
     /// with --with-secrets.
     Secrets {

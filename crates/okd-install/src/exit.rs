@@ -5,7 +5,8 @@ use std::fmt;
 /// 1: any error without a more specific code.
 pub(crate) const GENERIC: i32 = 1;
 /// 3: install-config.yaml cannot be read or is invalid, or an image-mode manifest made from it
-/// is not ready, or the release image's release is unknown or not supported.
+/// is not ready, or the release image's release is unknown or not supported, or a boot-media
+/// input is unusable (not a live ISO, a config too large for it, a missing .ign, a bad role).
 pub(crate) const INSTALL_CONFIG: i32 = 3;
 /// 8: interrupted.
 pub(crate) const INTERRUPTED: i32 = 8;
@@ -74,6 +75,8 @@ pub(crate) fn classify(error: &anyhow::Error) -> i32 {
     let invalid_config = error.chain().any(|e| {
         e.downcast_ref::<installconfig::LoadError>().is_some()
             || e.downcast_ref::<releases::ResolveError>().is_some()
+            || e.downcast_ref::<bootmedia::Error>()
+                .is_some_and(bootmedia::Error::is_invalid_input)
             || e.downcast_ref::<assets::Error>()
                 .is_some_and(assets::Error::is_invalid_input)
             || matches!(

@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod console;
+mod coreos_stream;
 mod download;
 mod examples;
 mod exit;

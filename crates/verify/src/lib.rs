@@ -18,6 +18,7 @@ mod consistency;
 mod ign;
 mod kubeconfig;
 mod material;
+mod media;
 mod online;
 mod platform;
 mod pointer;
@@ -83,6 +84,7 @@ pub fn verify(dir: &Path, opts: &Options) -> Report {
     ign::check_all(&m, opts, &mut report);
     consistency::check_all(&m, &mut report);
     platform::check_all(&m, &mut report);
+    media::check_all(&m, &mut report);
     if opts.online {
         online::check_all(&m, opts, &mut report);
     }

@@ -6,6 +6,7 @@
 //! - [`gather`]: a real OpenSSH server and agent, a simulated bootstrap host for the real
 //!   gather scripts, and log bundles laid out like the bootstrap gather script's.
 //! - [`cli`]: running the built `okd-install` in a clean environment and reading its outputs.
+//! - [`liveiso`]: a CoreOS live ISO in the real layout, built with xorriso, for boot media.
 //! - [`require`]: the one rule for tests that need a tool this machine may lack.
 //!
 //! Nothing here is shipped: only dev-dependencies and the render harness (a test tool) use
@@ -16,6 +17,7 @@
 pub mod api;
 pub mod cli;
 pub mod gather;
+pub mod liveiso;
 pub mod require;
 
 pub use require::{require, require_tool};

@@ -30,6 +30,8 @@ pub(crate) fn run(dir: &Path, cmd: &CreateCommand) -> Result<()> {
         }
         CreateCommand::Pki(opts) => target(dir, opts, targets::PKI).map(|_| ()),
         CreateCommand::Secrets { opts, output_file } => secrets(dir, opts, output_file),
+        CreateCommand::LiveIso(args) => super::media::live_iso(dir, args),
+        CreateCommand::PxeFiles(args) => super::media::pxe_files(dir, args),
     }
 }
 

@@ -4,6 +4,7 @@ pub(crate) mod analyze;
 pub(crate) mod coreos;
 pub(crate) mod create;
 pub(crate) mod gather;
+pub(crate) mod media;
 pub(crate) mod misc;
 pub(crate) mod verify;
 pub(crate) mod waitfor;

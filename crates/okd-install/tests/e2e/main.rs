@@ -13,6 +13,7 @@ mod expiry;
 mod fixture;
 mod golden;
 mod image_mode;
+mod media;
 mod outputs;
 mod redact;
 mod rerun;

@@ -1,0 +1,234 @@
+//! `okd-install create live-iso` and `create pxe-files`: boot media carrying a role's
+//! Ignition config, written by the `bootmedia` library without coreos-installer.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use bootmedia::live::{Customization, Destination};
+use bootmedia::media::KargsEdit;
+use bootmedia::pxe::PxeUrls;
+use bootmedia::role::Role;
+use clap::Args;
+
+use crate::coreos_stream::{Artifact, StreamArgs, stream_artifact, stream_location};
+
+/// What both media take: the role, and what the machine does with the config.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct RoleArgs {
+    /// Machine role: single-node (bootstrap-in-place-for-live-iso.ign), bootstrap
+    /// (bootstrap.ign), master (master.ign) or worker (worker.ign), read from DIR.
+    #[arg(long, value_name = "ROLE")]
+    pub role: String,
+    /// Install to this disk with the role's config and reboot, without asking (bootstrap,
+    /// master, worker; single-node takes install-config's bootstrapInPlace disk).
+    #[arg(long, value_name = "DEVICE")]
+    pub dest_device: Option<String>,
+    /// Kernel argument for the installed system (with --dest-device); repeatable.
+    #[arg(long, value_name = "ARG", requires = "dest_device")]
+    pub dest_karg_append: Vec<String>,
+    /// NetworkManager keyfile for the live system, and with --dest-device for the installed
+    /// one too; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub network_keyfile: Vec<PathBuf>,
+}
+
+/// Flags of `create live-iso`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LiveIsoArgs {
+    /// Role, destination disk, keyfiles.
+    #[command(flatten)]
+    pub role: RoleArgs,
+    /// The CoreOS live ISO to start from; it is copied, never changed (default: the live ISO
+    /// of the configs' release, downloaded into the cache and checked).
+    #[arg(long, value_name = "FILE")]
+    pub iso: Option<PathBuf>,
+    /// Where the release's live ISO comes from when --iso is not given.
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// Add a kernel argument to the live system; repeatable.
+    #[arg(long, value_name = "ARG")]
+    pub karg: Vec<String>,
+    /// Remove a kernel argument of the live system (exact match); repeatable.
+    #[arg(long, value_name = "ARG")]
+    pub delete_karg: Vec<String>,
+}
+
+/// Flags of `create pxe-files`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PxeArgs {
+    /// Role, destination disk, keyfiles.
+    #[command(flatten)]
+    pub role: RoleArgs,
+    /// Which release stream's kernel, initramfs and rootfs URLs to use when no flag names
+    /// them.
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// Where all parts are served: BASE/kernel, BASE/initramfs.img, BASE/rootfs.img and
+    /// BASE/ROLE.ign.img, unless a flag below names one.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// URL of the live kernel.
+    #[arg(long, value_name = "URL")]
+    pub kernel_url: Option<String>,
+    /// URL of the live initramfs.
+    #[arg(long, value_name = "URL")]
+    pub initramfs_url: Option<String>,
+    /// URL of the live root file system.
+    #[arg(long, value_name = "URL")]
+    pub rootfs_url: Option<String>,
+    /// URL where you serve DIR/ROLE.ign.img.
+    #[arg(long, value_name = "URL")]
+    pub config_url: Option<String>,
+    /// Add a kernel argument to the live system; repeatable.
+    #[arg(long, value_name = "ARG")]
+    pub karg: Vec<String>,
+}
+
+/// `create live-iso`: DIR/ROLE.iso.
+pub(crate) fn live_iso(dir: &Path, args: &LiveIsoArgs) -> Result<()> {
+    let (role, custom) = customization(dir, &args.role)?;
+    let input = match &args.iso {
+        Some(path) => path.clone(),
+        None => stream_artifact(dir, Artifact::Iso, &args.stream)?,
+    };
+    let output = dir.join(role.iso_file());
+    let edit = KargsEdit {
+        append: args.karg.clone(),
+        delete: args.delete_karg.clone(),
+    };
+    let written =
+        bootmedia::media::write_iso(&input, &output, &custom, &edit, mode(role, &custom))?;
+    if written.replaced_customization {
+        tracing::warn!(
+            "{} already carried a config or changed kernel arguments; {} has only this run's",
+            input.display(),
+            output.display()
+        );
+    }
+    tracing::info!(
+        "wrote {} ({}; config image {} of {} bytes)",
+        output.display(),
+        behaviour(role, &custom),
+        written.image_bytes,
+        written.capacity
+    );
+    Ok(())
+}
+
+/// `create pxe-files`: DIR/ROLE.ign.img and DIR/ROLE.ipxe.
+pub(crate) fn pxe_files(dir: &Path, args: &PxeArgs) -> Result<()> {
+    let (role, custom) = customization(dir, &args.role)?;
+    let urls = pxe_urls(dir, role, args)?;
+    let image = dir.join(role.config_image_file());
+    let bytes = bootmedia::media::write_config_image(&image, &custom, mode(role, &custom))?;
+    let script = dir.join(role.ipxe_file());
+    let text = bootmedia::pxe::ipxe_script(&urls, &args.karg);
+    atomic_file::write(&script, text.as_bytes(), 0o644)
+        .with_context(|| format!("writing {}", script.display()))?;
+    tracing::info!(
+        "wrote {} ({bytes} bytes; serve it at {}) and {} ({})",
+        image.display(),
+        urls.config,
+        script.display(),
+        behaviour(role, &custom)
+    );
+    Ok(())
+}
+
+/// The role and what its media carry, from the flags and the role's config in `dir`.
+fn customization(dir: &Path, args: &RoleArgs) -> Result<(Role, Customization)> {
+    let role = Role::from_name(&args.role)?;
+    if role == Role::SingleNode && args.dest_device.is_some() {
+        return Err(bootmedia::Error::Input(format!(
+            "--dest-device does not apply to --role single-node: its config installs itself to \
+             install-config's bootstrapInPlace.installationDisk{}; change that and re-run \
+             `okd-install create single-node-ignition-config --dir {}`",
+            single_node_disk(dir).map_or(String::new(), |d| format!(" ({d})")),
+            dir.display()
+        ))
+        .into());
+    }
+    let config = role.read_config(dir)?;
+    let keyfiles = args
+        .network_keyfile
+        .iter()
+        .map(|path| read_keyfile(path))
+        .collect::<Result<Vec<_>>>()?;
+    let dest = args.dest_device.as_ref().map(|device| Destination {
+        device: device.clone(),
+        append_kargs: args.dest_karg_append.clone(),
+    });
+    Ok((
+        role,
+        Customization {
+            config,
+            dest,
+            keyfiles,
+        },
+    ))
+}
+
+fn read_keyfile(path: &Path) -> Result<(String, Vec<u8>)> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .with_context(|| format!("{} has no file name", path.display()))?;
+    let data = std::fs::read(path).map_err(|e| {
+        bootmedia::Error::Input(format!(
+            "cannot read keyfile {} given with --network-keyfile: {e}",
+            path.display()
+        ))
+    })?;
+    Ok((name.to_string(), data))
+}
+
+/// 0600 when the media carry private keys (bootstrap configs) or network secrets
+/// (keyfiles may hold Wi-Fi or 802.1X passwords), else 0644.
+fn mode(role: Role, custom: &Customization) -> u32 {
+    if role.holds_secrets() || !custom.keyfiles.is_empty() {
+        0o600
+    } else {
+        0o644
+    }
+}
+
+fn behaviour(role: Role, custom: &Customization) -> String {
+    match (&custom.dest, role) {
+        (Some(dest), _) => format!("installs to {} and reboots", dest.device),
+        (None, Role::SingleNode) => "installs itself to bootstrapInPlace's disk".into(),
+        (None, _) => "runs the config in the live system".into(),
+    }
+}
+
+fn single_node_disk(dir: &Path) -> Option<String> {
+    let ic = super::stored_install_config(dir)?;
+    Some(ic.bootstrap_in_place?.installation_disk)
+}
+
+fn pxe_urls(dir: &Path, role: Role, args: &PxeArgs) -> Result<PxeUrls> {
+    let base = args.base_url.as_deref().map(|b| b.trim_end_matches('/'));
+    let pick = |given: &Option<String>, file: &str, artifact: Artifact| -> Result<String> {
+        match (given, base) {
+            (Some(url), _) => Ok(url.clone()),
+            (None, Some(base)) => Ok(format!("{base}/{file}")),
+            (None, None) => stream_location(dir, artifact, &args.stream),
+        }
+    };
+    let config = match (&args.config_url, base) {
+        (Some(url), _) => url.clone(),
+        (None, Some(base)) => format!("{base}/{}", role.config_image_file()),
+        (None, None) => {
+            return Err(bootmedia::Error::Input(format!(
+                "pass --config-url (where you serve {}) or --base-url",
+                role.config_image_file()
+            ))
+            .into());
+        }
+    };
+    Ok(PxeUrls {
+        kernel: pick(&args.kernel_url, "kernel", Artifact::Kernel)?,
+        initramfs: pick(&args.initramfs_url, "initramfs.img", Artifact::Initramfs)?,
+        rootfs: pick(&args.rootfs_url, "rootfs.img", Artifact::Rootfs)?,
+        config,
+    })
+}

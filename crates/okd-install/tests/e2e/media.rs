@@ -1,0 +1,364 @@
+//! `create live-iso`, `create pxe-files` and `verify` on boot media: a live ISO in the real
+//! layout (testkit::liveiso, built with xorriso), read back by the real coreos-installer.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use testkit::liveiso::{LiveIso, LiveIsoSpec};
+
+use crate::common::{EPOCH, Run, create_at, run};
+use crate::support::okd;
+
+/// Ignition configs of the compact example in a temp dir, and the fixture ISO beside it;
+/// None (skip) without xorriso.
+fn setup(spec: &LiveIsoSpec, example: &str) -> Option<(tempfile::TempDir, LiveIso)> {
+    if !testkit::require_tool("xorriso", "xorriso") {
+        return None;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cluster");
+    let target = crate::common::ignition_target(example);
+    create_at(&dir, EPOCH, &[target, "--from-example", example]).ok("ignition configs");
+    let iso = spec.build(tmp.path(), "live.iso");
+    Some((tmp, iso))
+}
+
+fn okd_in(dir: &Path, args: &[&str]) -> Run {
+    run(okd(dir), args)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn coreos_installer(args: &[&str]) -> Option<Vec<u8>> {
+    if !testkit::require_tool(
+        "coreos-installer",
+        "coreos-installer (cargo install --locked coreos-installer)",
+    ) {
+        return None;
+    }
+    let out = Command::new("coreos-installer")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out.stdout)
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The `media` lines of a verify run.
+fn media_lines(out: &Run) -> Vec<String> {
+    out.stdout
+        .lines()
+        .skip_while(|l| *l != "media:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn live_isos_carry_the_role_config_and_a_stale_one_is_caught_and_replaced() {
+    let Some((tmp, iso)) = setup(&LiveIsoSpec::default(), "compact-3-node") else {
+        return;
+    };
+    let dir = tmp.path().join("cluster");
+    let args = [
+        "create",
+        "live-iso",
+        "--role",
+        "master",
+        "--iso",
+        s(&iso.path),
+        "--karg",
+        "console=ttyS0",
+    ];
+    okd_in(&dir, &args).ok("master ISO");
+    okd_in(
+        &dir,
+        &[
+            "create",
+            "live-iso",
+            "--role",
+            "bootstrap",
+            "--iso",
+            s(&iso.path),
+        ],
+    )
+    .ok("bootstrap ISO");
+    let master_iso = dir.join("master.iso");
+    assert_eq!(mode(&master_iso), 0o644);
+    assert_eq!(
+        mode(&dir.join("bootstrap.iso")),
+        0o600,
+        "the bootstrap config holds the PKI"
+    );
+    let master_ign = std::fs::read(dir.join("master.ign")).unwrap();
+    if let Some(shown) = coreos_installer(&["iso", "ignition", "show", s(&master_iso)]) {
+        assert_eq!(
+            shown, master_ign,
+            "coreos-installer reads our config byte for byte"
+        );
+        let kargs = coreos_installer(&["iso", "kargs", "show", s(&master_iso)]).unwrap();
+        assert_eq!(
+            String::from_utf8(kargs).unwrap().trim(),
+            format!("{} console=ttyS0", iso.default_kargs)
+        );
+    }
+    let verified = okd_in(&dir, &["verify"]);
+    let lines = media_lines(&verified);
+    assert_eq!(lines.len(), 4, "{}", verified.stdout);
+    assert!(
+        lines.iter().all(|l| l.trim_start().starts_with("ok")),
+        "{lines:?}"
+    );
+
+    // A re-run that changes master.ign makes master.iso stale.
+    let mut changed = master_ign.clone();
+    changed.extend_from_slice(b"\n");
+    std::fs::write(dir.join("master.ign"), &changed).unwrap();
+    let stale = okd_in(&dir, &["verify"]).expect_code(9, "stale ISO");
+    let lines = media_lines(&stale);
+    let line = lines
+        .iter()
+        .find(|l| l.contains("master.iso") && l.contains("error"))
+        .unwrap();
+    assert!(
+        line.contains("okd-install create live-iso --role master"),
+        "{line}"
+    );
+    okd_in(&dir, &args).ok("re-run");
+    let embedded = bootmedia::inspect::read_iso(&master_iso).unwrap();
+    assert_eq!(embedded.config().unwrap(), changed);
+    let again = okd_in(&dir, &["verify"]);
+    assert!(
+        media_lines(&again)
+            .iter()
+            .all(|l| l.trim_start().starts_with("ok")),
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn an_installing_iso_holds_the_installer_config_for_the_role() {
+    let Some((tmp, iso)) = setup(&LiveIsoSpec::default(), "compact-3-node") else {
+        return;
+    };
+    let dir = tmp.path().join("cluster");
+    let keyfile = tmp.path().join("eno1.nmconnection");
+    std::fs::write(&keyfile, "[connection]\nid=eno1\ntype=ethernet\n").unwrap();
+    let out = okd_in(
+        &dir,
+        &[
+            "create",
+            "live-iso",
+            "--role",
+            "worker",
+            "--iso",
+            s(&iso.path),
+            "--dest-device",
+            "/dev/disk/by-id/wwn-0x5000",
+            "--dest-karg-append",
+            "nosmt",
+            "--network-keyfile",
+            s(&keyfile),
+        ],
+    )
+    .ok("installing ISO");
+    out.stderr_has(&["installs to /dev/disk/by-id/wwn-0x5000 and reboots"]);
+    let worker = dir.join("worker.iso");
+    assert_eq!(mode(&worker), 0o600, "keyfiles may hold network secrets");
+    let embedded = bootmedia::inspect::read_iso(&worker).unwrap();
+    let install = embedded.install().unwrap();
+    assert_eq!(
+        install.dest_device.as_deref(),
+        Some("/dev/disk/by-id/wwn-0x5000")
+    );
+    assert_eq!(
+        install.dest_config.unwrap(),
+        std::fs::read(dir.join("worker.ign")).unwrap()
+    );
+    let yaml = &install.configs[0].1;
+    assert!(
+        yaml.contains("copy-network: true") && yaml.contains("\"nosmt\""),
+        "{yaml}"
+    );
+    assert_eq!(embedded.keyfiles(), ["eno1.nmconnection"]);
+    let verified = okd_in(&dir, &["verify"]);
+    assert!(
+        media_lines(&verified)
+            .iter()
+            .all(|l| l.trim_start().starts_with("ok")),
+        "{}",
+        verified.stdout
+    );
+}
+
+#[test]
+fn unusable_inputs_exit_3_with_the_fix() {
+    let small = LiveIsoSpec {
+        ignition_area: 8192,
+        ..LiveIsoSpec::default()
+    };
+    let Some((tmp, iso)) = setup(&small, "single-node") else {
+        return;
+    };
+    let dir = tmp.path().join("cluster");
+    let iso_arg = s(&iso.path);
+    let out = okd_in(
+        &dir,
+        &[
+            "create",
+            "live-iso",
+            "--role",
+            "controller",
+            "--iso",
+            iso_arg,
+        ],
+    )
+    .expect_code(3, "role");
+    out.stderr_has(&[
+        "unknown role \"controller\"",
+        "single-node, bootstrap, master, worker",
+    ]);
+    let out = okd_in(
+        &dir,
+        &["create", "live-iso", "--role", "master", "--iso", iso_arg],
+    )
+    .expect_code(3, "no master.ign");
+    out.stderr_has(&[
+        "master.ign does not exist",
+        "okd-install create ignition-configs --dir",
+    ]);
+    let out =
+        okd_in(&dir, &["create", "live-iso", "--role", "single-node"]).expect_code(3, "no --iso");
+    out.stderr_has(&["--iso is required until the stream download lands"]);
+    let out = okd_in(
+        &dir,
+        &[
+            "create",
+            "live-iso",
+            "--role",
+            "single-node",
+            "--iso",
+            iso_arg,
+            "--dest-device",
+            "/dev/sdb",
+        ],
+    )
+    .expect_code(3, "single node disk");
+    out.stderr_has(&[
+        "bootstrapInPlace.installationDisk",
+        "create single-node-ignition-config",
+    ]);
+    let out = okd_in(
+        &dir,
+        &[
+            "create",
+            "live-iso",
+            "--role",
+            "single-node",
+            "--iso",
+            iso_arg,
+        ],
+    )
+    .expect_code(3, "too large");
+    out.stderr_has(&["area holds 8192 bytes", "bytes but the ISO"]);
+    assert!(!dir.join("single-node.iso").exists(), "no output at all");
+    let plain = LiveIsoSpec {
+        live: false,
+        ..LiveIsoSpec::default()
+    }
+    .build(tmp.path(), "plain.iso");
+    let out = okd_in(
+        &dir,
+        &[
+            "create",
+            "live-iso",
+            "--role",
+            "single-node",
+            "--iso",
+            s(&plain.path),
+        ],
+    )
+    .expect_code(3, "not live");
+    out.stderr_has(&["plain.iso is not a CoreOS live ISO", "--iso"]);
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".iso") || n.starts_with(".okd-tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn pxe_files_boot_with_ignition_and_coreos_installer_unwraps_the_config() {
+    let Some((tmp, _iso)) = setup(&LiveIsoSpec::default(), "single-node") else {
+        return;
+    };
+    let dir = tmp.path().join("cluster");
+    okd_in(&dir, &["create", "pxe-files", "--role", "single-node"]).expect_code(3, "no URLs");
+    okd_in(
+        &dir,
+        &[
+            "create",
+            "pxe-files",
+            "--role",
+            "single-node",
+            "--base-url",
+            "http://pxe.example/okd/",
+            "--karg",
+            "console=ttyS0",
+        ],
+    )
+    .ok("pxe files");
+    let image = dir.join("single-node.ign.img");
+    assert_eq!(mode(&image), 0o600);
+    let ign = std::fs::read(dir.join("bootstrap-in-place-for-live-iso.ign")).unwrap();
+    if let Some(unwrapped) = coreos_installer(&["pxe", "ignition", "unwrap", s(&image)]) {
+        assert_eq!(unwrapped, ign);
+    }
+    let script = std::fs::read_to_string(dir.join("single-node.ipxe")).unwrap();
+    assert!(
+        script.contains("coreos.live.rootfs_url=http://pxe.example/okd/rootfs.img"),
+        "{script}"
+    );
+    assert!(
+        script.contains("ignition.firstboot ignition.platform.id=metal console=ttyS0"),
+        "{script}"
+    );
+    assert!(
+        script.contains("initrd --name config http://pxe.example/okd/single-node.ign.img"),
+        "{script}"
+    );
+    let verified = okd_in(&dir, &["verify"]);
+    let lines = media_lines(&verified);
+    assert_eq!(lines.len(), 2, "{}", verified.stdout);
+    assert!(
+        lines.iter().all(|l| l.trim_start().starts_with("ok")),
+        "{lines:?}"
+    );
+    std::fs::write(
+        dir.join("single-node.ipxe"),
+        script.replace(" ignition.firstboot", ""),
+    )
+    .unwrap();
+    let broken = okd_in(&dir, &["verify"]).expect_code(9, "ipxe without firstboot");
+    assert!(
+        media_lines(&broken)
+            .iter()
+            .any(|l| l.contains("lacks ignition.firstboot")),
+        "{}",
+        broken.stdout
+    );
+}

@@ -1,0 +1,203 @@
+//! A CoreOS live ISO in the real layout, built with xorriso, for the boot-media tests: the
+//! ISO 9660 image (ISO level 1 names, plus Rock Ridge and Joliet, as the CoreOS build makes
+//! it) with `coreos/igninfo.json` naming a zero-filled `images/ignition.img`,
+//! `coreos/kargs.json` naming the kernel-argument areas in `EFI/fedora/grub.cfg` and
+//! `isolinux/isolinux.cfg`, `coreos/features.json`, and a live initramfs carrying the
+//! `etc/coreos-live-initramfs` stamp. Tests need xorriso (`crate::require_tool("xorriso",
+//! "xorriso")`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// How to build the fixture.
+#[derive(Debug, Clone)]
+pub struct LiveIsoSpec {
+    /// ISO 9660 volume id (also in `coreos.liveiso=`).
+    pub volume_id: String,
+    /// Size of `images/ignition.img` (CoreOS ships 256 KiB).
+    pub ignition_area: usize,
+    /// Size of each kernel-argument area.
+    pub kargs_area: usize,
+    /// Bytes of an extra `images/rootfs.img` (zeros, sparse on disk), to make a large ISO.
+    pub filler: u64,
+    /// Whether to include the `coreos/` metadata (false: a plain, non-live ISO).
+    pub live: bool,
+}
+
+impl Default for LiveIsoSpec {
+    fn default() -> Self {
+        LiveIsoSpec {
+            volume_id: "scos-test-live.x86_64".into(),
+            ignition_area: 256 << 10,
+            kargs_area: 1138,
+            filler: 0,
+            live: true,
+        }
+    }
+}
+
+/// A built fixture.
+#[derive(Debug, Clone)]
+pub struct LiveIso {
+    /// The ISO file.
+    pub path: PathBuf,
+    /// The default kernel arguments (`kargs.json`'s `default`).
+    pub default_kargs: String,
+}
+
+impl LiveIsoSpec {
+    /// The default kernel arguments, as CoreOS builds them.
+    pub fn default_kargs(&self) -> String {
+        format!(
+            "coreos.liveiso={} ignition.firstboot ignition.platform.id=metal",
+            self.volume_id
+        )
+    }
+
+    /// Builds the ISO at `dir/name` (a staging tree goes into `dir` too).
+    pub fn build(&self, dir: &Path, name: &str) -> LiveIso {
+        let tree = dir.join(format!("{name}.tree"));
+        let _ = std::fs::remove_dir_all(&tree);
+        if self.live {
+            self.write_live_tree(&tree);
+        } else {
+            write(&tree.join("README.TXT"), b"not a live ISO\n");
+        }
+        if self.filler > 0 {
+            let f = std::fs::File::create(tree.join("images/rootfs.img")).expect("filler");
+            f.set_len(self.filler).expect("filler size");
+        }
+        let path = dir.join(name);
+        let _ = std::fs::remove_file(&path);
+        let out = Command::new("xorriso")
+            .args([
+                "-as",
+                "mkisofs",
+                "-quiet",
+                "-R",
+                "-J",
+                "-V",
+                &self.volume_id,
+                "-o",
+            ])
+            .arg(&path)
+            .arg(&tree)
+            .output()
+            .expect("running xorriso");
+        assert!(
+            out.status.success(),
+            "xorriso failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::remove_dir_all(&tree).expect("removing the staging tree");
+        LiveIso {
+            path,
+            default_kargs: self.default_kargs(),
+        }
+    }
+
+    fn write_live_tree(&self, tree: &Path) {
+        let kargs = self.default_kargs();
+        let area = karg_area(&kargs, self.kargs_area);
+        let grub_head =
+            "set timeout=1\nmenuentry 'CoreOS (Live)' {\n  linux /images/pxeboot/vmlinuz ";
+        let grub_tail = "\n  initrd /images/pxeboot/initrd.img /images/ignition.img\n}\n";
+        let linux_head = "default vesamenu.c32\nlabel linux\n  kernel /images/pxeboot/vmlinuz\n  append initrd=/images/pxeboot/initrd.img,/images/ignition.img ";
+        let linux_tail = "\n";
+        write(
+            &tree.join("EFI/fedora/grub.cfg"),
+            &[grub_head.as_bytes(), &area, grub_tail.as_bytes()].concat(),
+        );
+        write(
+            &tree.join("isolinux/isolinux.cfg"),
+            &[linux_head.as_bytes(), &area, linux_tail.as_bytes()].concat(),
+        );
+        let kargs_json = serde_json::json!({
+            "default": kargs,
+            "files": [
+                {"path": "EFI/fedora/grub.cfg", "offset": grub_head.len()},
+                {"path": "isolinux/isolinux.cfg", "offset": linux_head.len(), "end": "\n", "pad": "#"},
+            ],
+            "size": self.kargs_area,
+        });
+        write(
+            &tree.join("coreos/kargs.json"),
+            kargs_json.to_string().as_bytes(),
+        );
+        write(
+            &tree.join("coreos/igninfo.json"),
+            br#"{"file": "images/ignition.img"}"#,
+        );
+        write(
+            &tree.join("coreos/features.json"),
+            br#"{"installer-config": true, "installer-config-directives": {"console": true}, "live-initrd-network": true}"#,
+        );
+        write(
+            &tree.join("images/ignition.img"),
+            &vec![0; self.ignition_area],
+        );
+        write(&tree.join("images/pxeboot/vmlinuz"), b"not a kernel\n");
+        write(&tree.join("images/pxeboot/initrd.img"), &live_initramfs());
+    }
+}
+
+/// The live initramfs: a newc cpio with the stamp file the live tools look for.
+pub fn live_initramfs() -> Vec<u8> {
+    let mut out = Vec::new();
+    for (ino, (name, mode, data)) in [
+        ("etc", 0o040_755, &b""[..]),
+        ("etc/coreos-live-initramfs", 0o100_644, &b""[..]),
+        ("etc/coreos", 0o040_755, &b""[..]),
+        (
+            "etc/coreos/features.json",
+            0o100_644,
+            &br#"{"installer-config": true, "live-initrd-network": true}"#[..],
+        ),
+        ("TRAILER!!!", 0, &b""[..]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        out.extend_from_slice(b"070701");
+        let fields = [
+            ino as u32 + 1,
+            mode,
+            0,
+            0,
+            1,
+            0,
+            data.len() as u32,
+            0,
+            0,
+            0,
+            0,
+            name.len() as u32 + 1,
+            0,
+        ];
+        for f in fields {
+            out.extend_from_slice(format!("{f:08x}").as_bytes());
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.push(0);
+        while !out.len().is_multiple_of(4) {
+            out.push(0);
+        }
+        out.extend_from_slice(data);
+        while !out.len().is_multiple_of(4) {
+            out.push(0);
+        }
+    }
+    out
+}
+
+fn karg_area(kargs: &str, size: usize) -> Vec<u8> {
+    let mut area = format!("{kargs}\n").into_bytes();
+    assert!(area.len() <= size, "default kargs larger than the area");
+    area.resize(size, b'#');
+    area
+}
+
+fn write(path: &Path, data: &[u8]) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, data).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+}
