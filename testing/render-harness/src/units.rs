@@ -64,7 +64,12 @@ impl Unit {
         log: &Path,
         host_root: &Path,
     ) -> Result<Unit, Error> {
-        File::create(log).map_err(Error::io(log))?;
+        // Appended to: a unit started again (systemctl restart) keeps one journal.
+        File::options()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(Error::io(log))?;
         let state = Arc::new(Mutex::new((UnitState::Running, 0)));
         let stop = Arc::new(AtomicBool::new(false));
         let child: Arc<Mutex<Option<Child>>> = Arc::new(Mutex::new(None));
