@@ -529,7 +529,7 @@ impl Run {
             ),
         ];
         let mut units = Vec::new();
-        for spec in unit_specs(single_node, bootkube_failures) {
+        for spec in unit_specs(single_node, bootkube_failures, &tools.dir, logs) {
             let log = logs.join(format!("{}.log", spec.name));
             units.push(Unit::start(spec, sandbox, env.clone(), &log, &host.root)?);
         }
@@ -843,7 +843,7 @@ impl Run {
         self.units[index].stop();
         let log = self.logs.join("bootkube.log");
         match Unit::start(
-            bootkube_spec(12),
+            bootkube_spec(12, &self.logs),
             &self.access.sandbox,
             self.env.clone(),
             &log,
@@ -1065,8 +1065,16 @@ impl Run {
 
 /// bootkube.service, progress.service and approve-csr.service as their units run them
 /// (a single node reports progress after its reboot, not from here).
-fn unit_specs(single_node: bool, bootkube_failures: u32) -> Vec<UnitSpec> {
-    let mut specs = vec![bootkube_spec(bootkube_failures)];
+fn unit_specs(
+    single_node: bool,
+    bootkube_failures: u32,
+    tools: &Path,
+    logs: &Path,
+) -> Vec<UnitSpec> {
+    let mut specs = vec![
+        release_image_spec(tools),
+        bootkube_spec(bootkube_failures, logs),
+    ];
     specs.push(UnitSpec {
         name: "approve-csr",
         exec: vec![
@@ -1076,6 +1084,7 @@ fn unit_specs(single_node: bool, bootkube_failures: u32) -> Vec<UnitSpec> {
         workdir: None,
         unless: None,
         max_failures: 100,
+        after: None,
     });
     if !single_node {
         specs.push(UnitSpec {
@@ -1087,19 +1096,34 @@ fn unit_specs(single_node: bool, bootkube_failures: u32) -> Vec<UnitSpec> {
             workdir: None,
             unless: None,
             max_failures: 100,
+            after: None,
         });
     }
     specs
 }
 
 /// bootkube.service as its unit runs it.
-fn bootkube_spec(max_failures: u32) -> UnitSpec {
+fn bootkube_spec(max_failures: u32, logs: &Path) -> UnitSpec {
     UnitSpec {
         name: "bootkube",
         exec: vec!["/usr/local/bin/bootkube.sh".into()],
         workdir: Some("/opt/openshift"),
         unless: Some(BOOTKUBE_DONE),
         max_failures,
+        after: Some(logs.join(crate::tools::RELEASE_IMAGE_DONE)),
+    }
+}
+
+/// release-image.service's stand-in: the release image is in podman's store already (or
+/// pulled, and the pull retried, as the real unit does), with the unit's service record.
+fn release_image_spec(tools: &Path) -> UnitSpec {
+    UnitSpec {
+        name: "release-image",
+        exec: vec![tools.join("release-image").display().to_string()],
+        workdir: None,
+        unless: None,
+        max_failures: 100,
+        after: None,
     }
 }
 

@@ -35,7 +35,13 @@ pub const STAND_INS: &[StandIn] = &[
                       started again 5 s after a failure (Restart=on-failure) until .bootkube.done exists",
     },
     StandIn {
-        component: "release-image, crio-configure, node-image-pull/overlay units; bootstrap-pivot.service",
+        component: "release-image.service",
+        replaced_by: "tools/release-image: the release image is looked up in podman's store first (the payload \
+                      is loaded there), else pulled with retries as the unit does; the unit's service record \
+                      is written; bootkube.sh starts after it succeeded (After=, Requires=)",
+    },
+    StandIn {
+        component: "crio-configure, node-image-pull/overlay units; bootstrap-pivot.service",
         replaced_by: "not run: the payload images are in podman already, there is no node OS image, \
                       and the pivot installs the machine itself to a disk",
     },

@@ -52,6 +52,14 @@ impl Tools {
         let logs_dir = logs.display().to_string();
         script(dir, "journalctl", &JOURNALCTL.replace("@LOGS@", &logs_dir))?;
         script(dir, "systemctl", &SYSTEMCTL.replace("@LOGS@", &logs_dir))?;
+        script(
+            dir,
+            "release-image",
+            &RELEASE_IMAGE.replace(
+                "@DONE@",
+                &logs.join(RELEASE_IMAGE_DONE).display().to_string(),
+            ),
+        )?;
         let label = format!("{SANDBOX_LABEL}={sandbox}");
         script(dir, "crictl", &CRICTL.replace("@SANDBOX_LABEL@", &label))?;
         let real = which("podman").ok_or(Error::MissingTool {
@@ -190,6 +198,30 @@ exec)
     exit 1
     ;;
 esac
+"#;
+
+/// The file the release-image stand-in leaves in the logs directory once the image is there.
+pub(crate) const RELEASE_IMAGE_DONE: &str = "release-image.done";
+
+const RELEASE_IMAGE: &str = r#"#!/usr/bin/env bash
+# release-image.service stand-in of the okd-install harness: the payload's images are in
+# podman's store already, so the release image is looked up there first; when it is not, it
+# is pulled, retried as release-image-download.sh retries it (the pull of a pull spec no
+# registry has fails as on a bootstrap machine). The unit's service record is written with
+# the host's own bootstrap-service-record.sh.
+set -euo pipefail
+SERVICE_NAME=release-image
+# shellcheck source=/dev/null
+. /usr/local/bin/bootstrap-service-record.sh
+RELEASE_IMAGE="$(sed -n "s/^RELEASE_IMAGE='\(.*\)'$//p" /usr/local/bin/release-image.sh | head -n 1)"
+record_service_stage_start "pull-release-image"
+echo "Pulling ${RELEASE_IMAGE}..."
+until podman image exists "${RELEASE_IMAGE}" || podman pull --quiet "${RELEASE_IMAGE}"; do
+    echo "Pulling ${RELEASE_IMAGE} failed; trying again in 5s"
+    sleep 5
+done
+record_service_stage_success
+touch '@DONE@'
 "#;
 
 const JOURNALCTL: &str = r#"#!/usr/bin/env bash
