@@ -213,7 +213,7 @@ set -euo pipefail
 SERVICE_NAME=release-image
 # shellcheck source=/dev/null
 . /usr/local/bin/bootstrap-service-record.sh
-RELEASE_IMAGE="$(sed -n "s/^RELEASE_IMAGE='\(.*\)'$//p" /usr/local/bin/release-image.sh | head -n 1)"
+RELEASE_IMAGE="$(sed -n "s/^RELEASE_IMAGE='\(.*\)'$/\1/p" /usr/local/bin/release-image.sh | head -n 1)"
 record_service_stage_start "pull-release-image"
 echo "Pulling ${RELEASE_IMAGE}..."
 until podman image exists "${RELEASE_IMAGE}" || podman pull --quiet "${RELEASE_IMAGE}"; do
