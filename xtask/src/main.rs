@@ -12,16 +12,22 @@
 //!   4.19 today; or `$OKD_PAYLOAD_DIR` alone): first its renders and the node configs, then
 //!   the whole bootstrap on the payload's real control plane in a sandbox; lists every
 //!   problem (root and podman needed; the payload's load.sh installs podman).
-//! * `real-render --example NAME --keep`: the whole bootstrap of one example, left running
-//!   for a person: the last lines say `NETNS=`, `KUBECONFIG=`, `ASSETS=` (and `MASTER_IGN=`
-//!   for single node). `real-render --stop NETNS` takes such a run down.
+//! * `real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]]`: the whole
+//!   bootstrap of one example (or of an asset directory D the caller prepared), with one fault
+//!   of `render_harness::FAULTS` injected; `--keep` leaves it running for a person and returns
+//!   when bootkube.sh ends or after DURATION (`90s`, `10m`): the last lines say `NETNS=`,
+//!   `KUBECONFIG=`, `ASSETS=`, `BOOTSTRAP=` (and `MASTER_IGN=` for single node).
+//!   `real-render --stop NETNS` takes such a run down.
+//! * `faults [--evidence DIR] [FAULT...]`: every fault of `render_harness::FAULTS` (or those
+//!   named) on the compact-3-node bootstrap: injected, shown on the host, diagnosed by
+//!   `wait-for`, removed and recovered; one pass/fail line per fault.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME --keep | cargo xtask real-render --stop NETNS";
+const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...]";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,8 +37,11 @@ fn main() -> Result<()> {
         ["golden", "--new-secrets"] => golden(true),
         ["bench"] => bench(3),
         ["bench", rounds] => bench(rounds.parse().context("ROUNDS must be a number")?),
-        ["real-render", "--example", example, "--keep"] => keep_bootstrap(example),
         ["real-render", "--stop", netns] => stop_bootstrap(netns),
+        ["real-render", "--example", ..] | ["real-render", "--dir", ..] => {
+            one_bootstrap(&OneRun::parse(&args[1..])?)
+        }
+        ["faults", rest @ ..] => faults(rest),
         ["real-render", examples @ ..] if !examples.iter().any(|e| e.starts_with('-')) => {
             real_render(examples)
         }
@@ -220,16 +229,110 @@ fn bootstraps(binary: &Path, example: &str, payload: &render_harness::Payload) -
     Ok(false)
 }
 
-/// The whole bootstrap of `example`, left running: sandbox, containers, API server.
-fn keep_bootstrap(example: &str) -> Result<()> {
+/// `real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]]`.
+#[derive(Debug, Default)]
+struct OneRun {
+    example: Option<String>,
+    fault: Option<&'static render_harness::Fault>,
+    dir: Option<PathBuf>,
+    keep: bool,
+    keep_for: Option<std::time::Duration>,
+}
+
+impl OneRun {
+    fn parse(args: &[&str]) -> Result<OneRun> {
+        let mut run = OneRun::default();
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            let mut value = || {
+                it.next()
+                    .copied()
+                    .with_context(|| format!("{arg} needs a value"))
+            };
+            match *arg {
+                "--example" => run.example = Some(value()?.to_string()),
+                "--fault" => {
+                    let name = value()?;
+                    run.fault = Some(render_harness::faults::fault(name).with_context(|| {
+                        format!(
+                            "no fault {name}; the faults are: {}",
+                            fault_names().join(", ")
+                        )
+                    })?);
+                }
+                "--dir" => run.dir = Some(PathBuf::from(value()?)),
+                "--keep" => run.keep = true,
+                "--for" => run.keep_for = Some(duration(value()?)?),
+                _ => bail!("{USAGE}"),
+            }
+        }
+        ensure!(run.keep_for.is_none() || run.keep, "--for goes with --keep");
+        if run.example.is_none() && run.dir.is_none() {
+            bail!("{USAGE}");
+        }
+        Ok(run)
+    }
+}
+
+fn fault_names() -> Vec<&'static str> {
+    render_harness::FAULTS.iter().map(|f| f.name).collect()
+}
+
+/// `90`, `90s`, `10m`, `1h`.
+fn duration(text: &str) -> Result<std::time::Duration> {
+    let (number, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((at, _)) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let n: u64 = number
+        .parse()
+        .with_context(|| format!("{text:?} is not a duration (90s, 10m, 1h)"))?;
+    let seconds = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => bail!("{text:?} is not a duration (90s, 10m, 1h)"),
+    };
+    Ok(std::time::Duration::from_secs(seconds))
+}
+
+/// One whole bootstrap, with a fault or the caller's directory, kept or not.
+fn one_bootstrap(one: &OneRun) -> Result<()> {
     let binary = build_okd_install()?;
     let payload = load(&render_harness::default_payload_dir(&root()))?;
-    let work = work_dir("real-bootstrap", example)?;
+    let example = one
+        .example
+        .clone()
+        .unwrap_or_else(|| "compact-3-node".into());
+    let work = work_dir("real-bootstrap", &example)?;
     let options = render_harness::BootstrapOptions {
-        keep: true,
+        keep: one.keep,
+        keep_for: one.keep.then(|| {
+            one.keep_for
+                .unwrap_or(std::time::Duration::from_secs(25 * 60))
+        }),
+        fault: one.fault,
+        recover: !one.keep,
+        evidence: one.fault.map(|_| work.join("evidence")),
+        dir: one.dir.clone(),
         ..Default::default()
     };
-    let report = render_harness::bootstrap_example(&binary, example, &payload, &work, &options)?;
+    let report = render_harness::bootstrap_example(&binary, &example, &payload, &work, &options)?;
+    if let Some(fault) = &report.fault {
+        print_fault(fault);
+    }
+    if !one.keep {
+        for finding in &report.findings {
+            println!("problem: {finding}");
+        }
+        ensure!(
+            report.findings.is_empty(),
+            "the bootstrap had problems ({})",
+            work.display()
+        );
+        println!("the bootstrap ran to its end ({})", work.display());
+        return Ok(());
+    }
     for line in &report.kubelet {
         println!("kubelet: {line}");
     }
@@ -241,14 +344,18 @@ fn keep_bootstrap(example: &str) -> Result<()> {
     }
     println!("stages done: {}", report.stages_done.join(" "));
     println!("unit logs: {}", report.logs.display());
-    println!("enter it: {}", report.sandbox.enter_line());
     println!(
         "take it down: cargo xtask real-render --stop {}",
         report.sandbox.name
     );
+    println!("enter it: {}", report.sandbox.enter_line());
     println!("NETNS={}", report.sandbox.name);
     println!("KUBECONFIG={}", report.kubeconfig.display());
     println!("ASSETS={}", report.host.assets().display());
+    if let Some(address) = report.sandbox.addresses.first() {
+        println!("BOOTSTRAP={address}");
+    }
+    println!("SSH_PORT={}", render_harness::sshd::SSH_PORT);
     if let Some(master_ign) = &report.master_ign {
         println!("MASTER_IGN={}", master_ign.display());
     }
@@ -267,4 +374,196 @@ fn stop_bootstrap(netns: &str) -> Result<()> {
         "removed {netns} (and its installed node's sandbox, if any): its processes, containers and namespaces"
     );
     Ok(())
+}
+
+/// What a fault did, for a person.
+fn print_fault(fault: &render_harness::FaultReport) {
+    match &fault.host_error_line {
+        Some((file, line)) => println!("fault {}: the host says ({file}): {line}", fault.name),
+        None => println!("fault {}: did not show on the host", fault.name),
+    }
+    if let Some((code, out, _)) = &fault.wait_for_json {
+        let cause = diagnosed_cause(out);
+        println!(
+            "fault {}: wait-for exited {code}, cause {}",
+            fault.name,
+            cause.as_deref().unwrap_or("(none named)")
+        );
+    }
+    if let Some(evidence) = &fault.evidence {
+        println!("fault {}: evidence in {}", fault.name, evidence.display());
+    }
+}
+
+/// The `cause` wait-for's JSON events name, if any.
+fn diagnosed_cause(json_lines: &str) -> Option<String> {
+    json_lines.lines().find_map(|line| {
+        let at = line.find("\"cause\"")?;
+        let rest = line[at + 7..].trim_start().strip_prefix(':')?.trim_start();
+        let rest = rest.strip_prefix('"')?;
+        Some(rest[..rest.find('"')?].to_string())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// faults
+
+/// Every fault of the table (or those named) on compact-3-node, one after another: each
+/// must show its own error line on the host, be named by wait-for with its cause, and the
+/// same bootstrap must complete once it is removed (the clock faults: configs made again).
+fn faults(args: &[&str]) -> Result<()> {
+    let mut evidence_root: Option<PathBuf> = None;
+    let mut names = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "--evidence" => {
+                evidence_root = Some(PathBuf::from(
+                    it.next().context("--evidence needs a value")?,
+                ))
+            }
+            name if !name.starts_with('-') => names.push(name.to_string()),
+            _ => bail!("{USAGE}"),
+        }
+    }
+    let chosen: Vec<&'static render_harness::Fault> = if names.is_empty() {
+        render_harness::FAULTS.iter().collect()
+    } else {
+        names
+            .iter()
+            .map(|n| {
+                render_harness::faults::fault(n).with_context(|| {
+                    format!("no fault {n}; the faults are: {}", fault_names().join(", "))
+                })
+            })
+            .collect::<Result<_>>()?
+    };
+    let binary = build_okd_install()?;
+    let payload = load(&render_harness::default_payload_dir(&root()))?;
+    let mut lines = Vec::new();
+    for fault in chosen {
+        let work = work_dir("fault", fault.name)?;
+        let evidence = evidence_root
+            .as_ref()
+            .map(|r| r.join(fault.name))
+            .unwrap_or_else(|| work.join("evidence"));
+        let options = render_harness::BootstrapOptions {
+            fault: Some(fault),
+            recover: true,
+            evidence: Some(evidence),
+            ..Default::default()
+        };
+        let line = match render_harness::bootstrap_example(
+            &binary,
+            "compact-3-node",
+            &payload,
+            &work,
+            &options,
+        ) {
+            Ok(report) => {
+                if let Some(f) = &report.fault {
+                    print_fault(f);
+                }
+                let mut line = verdict(fault, &report);
+                if !fault.recovers_in_place && line.starts_with("PASS") {
+                    line = recover_anew(&binary, fault, &payload, &report, &work, line)?;
+                }
+                line
+            }
+            Err(e) => format!("FAIL {}: {e}", fault.name),
+        };
+        println!("{line}");
+        lines.push(line);
+    }
+    println!();
+    for line in &lines {
+        println!("{line}");
+    }
+    ensure!(
+        lines.iter().all(|l| l.starts_with("PASS")),
+        "some faults failed"
+    );
+    Ok(())
+}
+
+/// The recovery of a fault that needs configs made again (the clock faults): `create
+/// ignition-configs` in the same install directory without the fault, and a new bootstrap
+/// from those configs, which must run to its end.
+fn recover_anew(
+    binary: &Path,
+    fault: &render_harness::Fault,
+    payload: &render_harness::Payload,
+    failed: &render_harness::BootstrapReport,
+    work: &Path,
+    line: String,
+) -> Result<String> {
+    let options = render_harness::BootstrapOptions {
+        dir: Some(failed.dir.clone()),
+        sandbox: Some(render_harness::fault_sandbox_name(fault)),
+        ..Default::default()
+    };
+    let again = work.join("recovery");
+    std::fs::create_dir_all(&again)?;
+    let report =
+        render_harness::bootstrap_example(binary, "compact-3-node", payload, &again, &options)?;
+    Ok(if report.findings.is_empty() {
+        format!("{line}; recovered with configs made again")
+    } else {
+        format!(
+            "FAIL {} ({}): configs made again did not complete: {}",
+            fault.name,
+            fault.expected.id(),
+            report
+                .findings
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })
+}
+
+/// The pass/fail line of one fault run.
+fn verdict(fault: &render_harness::Fault, report: &render_harness::BootstrapReport) -> String {
+    let mut wrong = Vec::new();
+    let f = report.fault.clone().unwrap_or_default();
+    if f.host_error_line.is_none() {
+        wrong.push("the fault did not show on the host".to_string());
+    }
+    let cause = f
+        .wait_for_json
+        .as_ref()
+        .and_then(|(_, out, _)| diagnosed_cause(out));
+    if cause.as_deref() != Some(fault.expected.id()) {
+        wrong.push(format!(
+            "wait-for named {} instead of {}",
+            cause.as_deref().unwrap_or("no cause"),
+            fault.expected.id()
+        ));
+    }
+    if fault.recovers_in_place && !report.findings.is_empty() {
+        wrong.push(format!(
+            "no recovery: {}",
+            report
+                .findings
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    let shown = f
+        .host_error_line
+        .map(|(file, line)| format!(" [{file}: {line}]"))
+        .unwrap_or_default();
+    if wrong.is_empty() {
+        format!("PASS {} ({}){shown}", fault.name, fault.expected.id())
+    } else {
+        format!(
+            "FAIL {} ({}): {}{shown}",
+            fault.name,
+            fault.expected.id(),
+            wrong.join("; ")
+        )
+    }
 }

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::check::read_objects;
 use crate::error::Error;
+use crate::faults::{Fault, FaultReport, Injected};
 use crate::host::output_of;
 
 use crate::kubelet::{BOOTSTRAP_NODE, Kubelet};
@@ -61,6 +62,8 @@ pub struct BootstrapReport {
     pub logs: PathBuf,
     /// kubectl for the sandbox (`tools/kubectl` of the work directory).
     pub kubectl: PathBuf,
+    /// What the injected fault did, when there was one.
+    pub fault: Option<FaultReport>,
 }
 
 impl BootstrapReport {
@@ -107,6 +110,21 @@ pub struct BootstrapOptions {
     pub limit: Duration,
     /// Leave the sandbox, its containers and the API server running.
     pub keep: bool,
+    /// With `keep`: return when bootkube.sh ends or after this long, whichever comes first.
+    pub keep_for: Option<Duration>,
+    /// A fault of [`crate::faults::FAULTS`] to inject.
+    pub fault: Option<&'static Fault>,
+    /// How long the injected fault may take to show on the host.
+    pub fault_limit: Duration,
+    /// Remove the fault once it showed and let the same bootstrap run to its end.
+    pub recover: bool,
+    /// Where to save what the failing bootstrap produced (logs, wait-for's output).
+    pub evidence: Option<PathBuf>,
+    /// An asset directory the caller prepared (install-config, SSH key, manifests) to run
+    /// instead of the example's: `create ignition-configs` runs in it.
+    pub dir: Option<PathBuf>,
+    /// The sandbox's name, instead of the example's (or the fault's).
+    pub sandbox: Option<String>,
 }
 
 impl Default for BootstrapOptions {
@@ -114,8 +132,115 @@ impl Default for BootstrapOptions {
         BootstrapOptions {
             limit: Duration::from_secs(25 * 60),
             keep: false,
+            keep_for: None,
+            fault: None,
+            fault_limit: Duration::from_secs(8 * 60),
+            recover: false,
+            evidence: None,
+            dir: None,
+            sandbox: None,
         }
     }
+}
+
+/// The sandbox name of a run with `fault`: `flt-` and the fault's name, apart from every
+/// example's.
+pub fn fault_sandbox_name(fault: &Fault) -> String {
+    let short: String = fault.name.chars().filter(|c| *c != '-').collect();
+    format!("flt-{}", &short[..short.len().min(20)])
+}
+
+/// (exit code, stdout, stderr) of `cmd`.
+fn capture(cmd: &mut std::process::Command) -> (i32, String, String) {
+    match cmd.stdin(std::process::Stdio::null()).output() {
+        Ok(out) => (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ),
+        Err(e) => (-1, String::new(), e.to_string()),
+    }
+}
+
+/// Moves every `log-bundle-*.tar.gz` of `from` into `to`.
+fn move_bundles(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("log-bundle-") && name.ends_with(".tar.gz") {
+            let _ = std::fs::rename(entry.path(), to.join(&name))
+                .or_else(|_| std::fs::copy(entry.path(), to.join(&name)).map(|_| ()));
+        }
+    }
+}
+
+/// The newest `log-bundle-*.tar.gz` in `dir`.
+fn newest_bundle(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with("log-bundle-") && n.ends_with(".tar.gz")
+        })
+        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
+        .map(|e| e.path())
+}
+
+/// The install directory's configs: the example's with the payload's release image, or,
+/// with a fault, made the way the fault needs (another release image, user manifests, the
+/// clock), or those of a directory the caller prepared. Returns the bootstrap config and
+/// whether it is the single-node one.
+fn make_configs(
+    okd_install: &Path,
+    example: &str,
+    payload: &Payload,
+    dir: &Path,
+    options: &BootstrapOptions,
+) -> Result<(PathBuf, bool)> {
+    let fault = options.fault;
+    let plain = fault
+        .is_none_or(|f| f.user_manifests().is_empty() && f.source_date_epoch().is_none())
+        && options.dir.is_none();
+    let release = match fault {
+        Some(f) => f.release_image(payload)?,
+        None => None,
+    }
+    .unwrap_or_else(|| payload.release_image.clone());
+    if plain && release == payload.release_image {
+        return crate::example::create_configs(okd_install, example, payload, dir);
+    }
+    let create = |target: &str, from_example: bool| {
+        let mut cmd = std::process::Command::new(okd_install);
+        cmd.args(["create", target]);
+        if from_example {
+            cmd.args(["--from-example", example]);
+        }
+        cmd.arg("--dir")
+            .arg(dir)
+            .args(["--release-image", &release]);
+        if let Some(epoch) = fault.and_then(Fault::source_date_epoch) {
+            cmd.env("SOURCE_DATE_EPOCH", epoch.to_string());
+        }
+        output_of(&mut cmd).map(|_| ())
+    };
+    let from_example = options.dir.is_none();
+    let manifests = fault.map(Fault::user_manifests).unwrap_or_default();
+    if !manifests.is_empty() {
+        create("manifests", from_example)?;
+        for (name, content) in manifests {
+            let path = dir.join("manifests").join(name);
+            std::fs::write(&path, content).map_err(Error::io(&path))?;
+        }
+        create("ignition-configs", false)?;
+    } else {
+        create("ignition-configs", from_example)?;
+    }
+    let single = dir.join("bootstrap-in-place-for-live-iso.ign");
+    if single.exists() {
+        return Ok((single, true));
+    }
+    Ok((dir.join("bootstrap.ign"), false))
 }
 
 /// The sandbox name of `example`.
@@ -136,9 +261,8 @@ pub fn bootstrap_example(
     work: &Path,
     options: &BootstrapOptions,
 ) -> Result<BootstrapReport> {
-    let dir = work.join("install");
-    let (ignition, single_node) =
-        crate::example::create_configs(okd_install, example, payload, &dir)?;
+    let dir = options.dir.clone().unwrap_or_else(|| work.join("install"));
+    let (ignition, single_node) = make_configs(okd_install, example, payload, &dir, options)?;
     let host = Host::new(&work.join("host"));
     materialize(&ignition, &host)?;
     let install_config = read_objects(&dir.join("install-config.yaml"))
@@ -146,20 +270,41 @@ pub fn bootstrap_example(
         .next()
         .unwrap_or_default();
     let plan = Plan::read(&install_config)?;
-    let sandbox = Sandbox::create(
-        &sandbox_name(example),
-        &host,
-        &plan.bootstrap,
-        &plan.hosts(),
-    )?;
+    let name = match (&options.sandbox, options.fault) {
+        (Some(name), _) => name.clone(),
+        (None, Some(fault)) => fault_sandbox_name(fault),
+        (None, None) => sandbox_name(example),
+    };
+    let sandbox = Sandbox::create(&name, &host, &plan.bootstrap, &plan.hosts())?;
     let logs = work.join("logs");
     std::fs::create_dir_all(&logs).map_err(Error::io(&logs))?;
-    let run =
-        Run::start(payload, &host, &sandbox, &plan, work, &logs, single_node).map(|run| Run {
-            okd_install: okd_install.to_path_buf(),
-            keep: options.keep,
-            ..run
-        });
+    let injected = match options.fault {
+        Some(fault) => match fault.inject(&sandbox, &host) {
+            Ok(injected) => Some(injected),
+            Err(e) => {
+                sandbox.remove_run(payload);
+                return Err(e);
+            }
+        },
+        None => None,
+    };
+    let bootkube_failures = if injected.is_some() { 12 } else { 3 };
+    let run = Run::start(
+        payload,
+        &host,
+        &sandbox,
+        &plan,
+        work,
+        &logs,
+        (single_node, bootkube_failures, &ignition),
+    )
+    .map(|run| Run {
+        okd_install: okd_install.to_path_buf(),
+        keep: options.keep,
+        fault: injected,
+        stop_at_failure: options.keep && options.keep_for.is_some(),
+        ..run
+    });
     let mut report = BootstrapReport {
         example: example.to_string(),
         dir: dir.clone(),
@@ -173,10 +318,42 @@ pub fn bootstrap_example(
         master_ign: None,
         logs: logs.clone(),
         kubectl: work.join("tools/kubectl"),
+        fault: None,
     };
     match run {
         Ok(mut run) => {
-            report.findings = run.wait_and_check(&dir, options.limit, single_node);
+            let mut limit = options.limit;
+            if options.keep
+                && let Some(keep_for) = options.keep_for
+            {
+                limit = limit.min(keep_for);
+            }
+            let started = Instant::now();
+            let mut failed_for_good = false;
+            if run.fault.is_some() {
+                let (fault_report, problem) = run.show_fault(&dir, options);
+                report.fault = Some(fault_report);
+                if let Some(problem) = problem {
+                    report.findings.push(finding("fault", &problem));
+                    failed_for_good = true;
+                }
+            }
+            let recovers = options.recover
+                && run
+                    .fault
+                    .as_ref()
+                    .is_some_and(|f| f.fault.recovers_in_place);
+            if !failed_for_good && (run.fault.is_none() || recovers) {
+                let left = limit.saturating_sub(started.elapsed());
+                report
+                    .findings
+                    .extend(run.wait_and_check(&dir, left, single_node));
+            }
+            if let Some(injected) = &run.fault
+                && !options.keep
+            {
+                injected.remove_images(payload);
+            }
             report.stages_done = stages_done(&host);
             if single_node && host.path(SINGLE_NODE_MASTER_IGN).is_file() {
                 report.master_ign = Some(host.path(SINGLE_NODE_MASTER_IGN));
@@ -279,6 +456,15 @@ struct Run {
     master_kubelet: Option<Kubelet>,
     stand_ins: ApiStandIns,
     units: Vec<Unit>,
+    /// The fault in place, if any.
+    fault: Option<Injected>,
+    /// sshd on the bootstrap address, for `gather bootstrap` (None when it did not start).
+    sshd: Option<crate::sshd::SandboxSshd>,
+    /// Return at bootkube.sh's first failure (a kept run with a time limit).
+    stop_at_failure: bool,
+    /// The environment of the units.
+    env: Vec<(String, String)>,
+    logs: PathBuf,
 }
 
 impl Run {
@@ -289,7 +475,7 @@ impl Run {
         plan: &Plan,
         work: &Path,
         logs: &Path,
-        single_node: bool,
+        (single_node, bootkube_failures, ignition): (bool, u32, &Path),
     ) -> Result<Run> {
         let tools = Tools::install(
             &work.join("tools"),
@@ -297,7 +483,22 @@ impl Run {
             payload,
             &sandbox.name,
             &host.calls_file(),
+            logs,
         )?;
+        let sshd = match crate::sshd::SandboxSshd::start(
+            sandbox,
+            plan.bootstrap[0],
+            &crate::sshd::core_keys(ignition),
+            &work.join("sshd"),
+            &tools.path(),
+            &logs.join("sshd.log"),
+        ) {
+            Ok(sshd) => Some(sshd),
+            Err(e) => {
+                eprintln!("sshd in the sandbox did not start, gather cannot run: {e}");
+                None
+            }
+        };
         let placeholders = payload.placeholders()?;
         let kubelet = Kubelet::start(
             sandbox,
@@ -328,7 +529,7 @@ impl Run {
             ),
         ];
         let mut units = Vec::new();
-        for spec in unit_specs(single_node) {
+        for spec in unit_specs(single_node, bootkube_failures, &tools.dir, logs) {
             let log = logs.join(format!("{}.log", spec.name));
             units.push(Unit::start(spec, sandbox, env.clone(), &log, &host.root)?);
         }
@@ -356,6 +557,11 @@ impl Run {
             master_kubelet,
             stand_ins,
             units,
+            fault: None,
+            sshd,
+            stop_at_failure: false,
+            env,
+            logs: logs.to_path_buf(),
         })
     }
 
@@ -373,6 +579,10 @@ impl Run {
             match bootkube {
                 Some((UnitState::GaveUp, failures)) => {
                     break Err(format!("bootkube.sh failed {failures} times"));
+                }
+                // A kept run returns when bootkube.sh ends, to be looked at.
+                Some((UnitState::Running, failures)) if self.stop_at_failure && failures > 0 => {
+                    break Err(format!("bootkube.sh failed (run {failures})"));
                 }
                 Some((UnitState::Succeeded, _))
                     if single_node
@@ -521,9 +731,321 @@ impl Run {
         }
     }
 
+    /// Waits until the injected fault shows on the host (its error line in a unit's or a
+    /// container's log), bootkube.sh ends, or the fault's time is up; saves the evidence;
+    /// with `recover`, removes the fault and restarts what a person would restart. The
+    /// second value is a problem that ends the run.
+    fn show_fault(
+        &mut self,
+        dir: &Path,
+        options: &BootstrapOptions,
+    ) -> (FaultReport, Option<String>) {
+        let Some(fault) = self.fault.as_ref().map(|f| f.fault) else {
+            return (FaultReport::default(), None);
+        };
+        let mut report = FaultReport {
+            name: fault.name.to_string(),
+            ..Default::default()
+        };
+        let mut limit = options.fault_limit;
+        if options.keep
+            && let Some(keep_for) = options.keep_for
+        {
+            limit = limit.min(keep_for);
+        }
+        let started = Instant::now();
+        let mut shown_at: Option<Instant> = None;
+        loop {
+            let files = self.log_files();
+            if shown_at.is_none() {
+                report.host_error_line = crate::faults::host_error_line(fault, &files);
+                if report.host_error_line.is_some() {
+                    shown_at = Some(Instant::now());
+                }
+            }
+            let bootkube = self.unit("bootkube").map(Unit::state);
+            let ended = matches!(
+                bootkube,
+                Some((
+                    UnitState::GaveUp | UnitState::Succeeded | UnitState::Skipped,
+                    _
+                ))
+            ) || bootkube.is_some_and(|(_, failures)| failures > 0);
+            // Once it showed, a little longer: what fails next is evidence too.
+            if shown_at.is_some_and(|t| t.elapsed() > Duration::from_secs(30)) || ended {
+                break;
+            }
+            if started.elapsed() > limit {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(5));
+        }
+        if report.host_error_line.is_none() {
+            report.host_error_line = crate::faults::host_error_line(fault, &self.log_files());
+        }
+        report.wait_for_text = Some(self.wait_for(dir, false));
+        report.wait_for_json = Some(self.wait_for(dir, true));
+        if self.sshd.is_some() {
+            let gather_dir = options
+                .evidence
+                .clone()
+                .unwrap_or_else(|| self.logs.join("gather"));
+            report.gather = Some(self.gather(dir, &gather_dir));
+            report.bundle = newest_bundle(&gather_dir);
+            if let Some(bundle) = &report.bundle {
+                report.analyze_json = Some(self.okd(&["analyze", "--output", "json"], bundle));
+            }
+        }
+        if let Some(evidence) = &options.evidence {
+            if let Err(e) = self.save_evidence(evidence, fault, &report) {
+                eprintln!("saving the evidence in {}: {e}", evidence.display());
+            }
+            report.evidence = Some(evidence.clone());
+        }
+        let mut problem = None;
+        if report.host_error_line.is_none() {
+            problem = Some(format!(
+                "fault {}: none of {:?} showed in a unit's or a container's log within {}s",
+                fault.name,
+                fault.symptoms,
+                limit.as_secs()
+            ));
+        }
+        if options.recover && fault.recovers_in_place {
+            let removed = self
+                .fault
+                .as_mut()
+                .map(|f| f.remove(&self.host, &self.payload));
+            match removed {
+                Some(Ok(restart)) => {
+                    report.removed = true;
+                    let gave_up = self
+                        .unit("bootkube")
+                        .is_some_and(|u| u.state().0 == UnitState::GaveUp);
+                    if restart || gave_up {
+                        self.restart_bootkube();
+                    }
+                }
+                Some(Err(e)) => {
+                    problem = Some(format!("removing fault {}: {e}", fault.name));
+                }
+                None => {}
+            }
+        }
+        (report, problem)
+    }
+
+    /// `systemctl restart bootkube.service`: the running script is ended and started again.
+    fn restart_bootkube(&mut self) {
+        let Some(index) = self.units.iter().position(|u| u.name == "bootkube") else {
+            return;
+        };
+        self.units[index].stop();
+        let log = self.logs.join("bootkube.log");
+        match Unit::start(
+            bootkube_spec(12, &self.logs),
+            &self.access.sandbox,
+            self.env.clone(),
+            &log,
+            &self.host.root,
+        ) {
+            Ok(unit) => self.units[index] = unit,
+            Err(e) => eprintln!("restarting bootkube.sh: {e}"),
+        }
+    }
+
+    /// Every log of the run, (name, text): the units', the kubelet stand-ins', and each
+    /// container's of the sandbox (`podman logs`).
+    fn log_files(&self) -> Vec<(String, String)> {
+        let mut files: Vec<(String, String)> = std::fs::read_dir(&self.logs)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let text = std::fs::read_to_string(e.path()).ok()?;
+                Some((name, text))
+            })
+            .collect();
+        files.sort();
+        files.extend(self.container_logs());
+        files
+    }
+
+    /// `podman logs` of each container of the sandbox: (`containers/<name>.log`, text).
+    fn container_logs(&self) -> Vec<(String, String)> {
+        let mut list = self.payload.podman();
+        list.args(["ps", "--all", "--format", "{{.Names}}", "--filter"])
+            .arg(format!(
+                "label={}={}",
+                crate::kubelet::SANDBOX_LABEL,
+                self.access.sandbox.name
+            ));
+        let names = output_of(&mut list).unwrap_or_default();
+        names
+            .split_whitespace()
+            .filter_map(|name| {
+                let out = self
+                    .payload
+                    .podman()
+                    .args(["logs", name])
+                    .stdin(std::process::Stdio::null())
+                    .output()
+                    .ok()?;
+                let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+                text.push_str(&String::from_utf8_lossy(&out.stderr));
+                Some((format!("containers/{name}.log"), text))
+            })
+            .collect()
+    }
+
+    /// `okd-install wait-for bootstrap-complete --log-level debug` inside the sandbox, with
+    /// short timeouts: (exit code, stdout, stderr).
+    fn wait_for(&self, dir: &Path, json: bool) -> (i32, String, String) {
+        let mut cmd = self.access.sandbox.command(&self.okd_install);
+        cmd.args([
+            "wait-for",
+            "bootstrap-complete",
+            "--log-level",
+            "debug",
+            "--api-timeout",
+            "0.5",
+            "--bootstrap-timeout",
+            "0.5",
+            "--etcd-timeout",
+            "0.5",
+        ]);
+        if json {
+            cmd.args(["--output", "json"]);
+        }
+        cmd.arg("--dir").arg(dir);
+        capture(&mut cmd)
+    }
+
+    /// `okd-install gather bootstrap` inside the sandbox, over ssh to the bootstrap address as
+    /// `core` (the generated bootstrap key from the state file), the bundle into `into`:
+    /// (exit code, stdout, stderr) of the text run, then of the `--output json` run.
+    fn gather(&self, dir: &Path, into: &Path) -> [(i32, String, String); 2] {
+        let _ = std::fs::create_dir_all(into);
+        let address = self.plan.bootstrap[0].to_string();
+        let run = |json: bool| {
+            let home = tempfile::tempdir().ok();
+            let mut cmd = self.access.sandbox.command(&self.okd_install);
+            cmd.args([
+                "gather",
+                "bootstrap",
+                "--log-level",
+                "debug",
+                "--bootstrap",
+                &address,
+            ]);
+            if json {
+                cmd.args(["--output", "json"]);
+            }
+            cmd.arg("--dir").arg(dir).current_dir(into);
+            if let Some(home) = &home {
+                cmd.env("HOME", home.path());
+            }
+            cmd.env_remove("SSH_AUTH_SOCK");
+            capture(&mut cmd)
+        };
+        let text = run(false);
+        // The bundle is written into DIR: move it where the evidence is.
+        move_bundles(dir, into);
+        let json = run(true);
+        move_bundles(dir, into);
+        [text, json]
+    }
+
+    /// `okd-install ARGS PATH` (outside the sandbox: it reads a file).
+    fn okd(&self, args: &[&str], path: &Path) -> (i32, String, String) {
+        let mut cmd = std::process::Command::new(&self.okd_install);
+        cmd.args(args).arg(path);
+        capture(&mut cmd)
+    }
+
+    /// Saves the evidence of the failing bootstrap in `evidence`.
+    fn save_evidence(&self, evidence: &Path, fault: &Fault, report: &FaultReport) -> Result<()> {
+        std::fs::create_dir_all(evidence.join("containers")).map_err(Error::io(evidence))?;
+        for (name, text) in self.log_files() {
+            let path = evidence.join(&name);
+            std::fs::write(&path, text).map_err(Error::io(&path))?;
+        }
+        let write = |name: &str, text: &str| {
+            let path = evidence.join(name);
+            std::fs::write(&path, text).map_err(Error::io(&path))
+        };
+        if let Some((code, out, err)) = &report.wait_for_text {
+            write(
+                "wait-for.txt",
+                &format!("# exit code {code}\n# stdout\n{out}\n# stderr\n{err}"),
+            )?;
+        }
+        if let Some((code, out, err)) = &report.wait_for_json {
+            write("wait-for.json", out)?;
+            write(
+                "wait-for.json.stderr",
+                &format!("# exit code {code}\n{err}"),
+            )?;
+        }
+        if let Some(gathered) = &report.gather {
+            for (name, (code, out, err)) in ["gather.txt", "gather.json"].iter().zip(gathered) {
+                write(
+                    name,
+                    &format!("# exit code {code}\n# stdout\n{out}\n# stderr\n{err}"),
+                )?;
+            }
+        }
+        if let Some((code, out, err)) = &report.analyze_json {
+            write("analyze.json", out)?;
+            write("analyze.json.stderr", &format!("# exit code {code}\n{err}"))?;
+        }
+        for record in std::fs::read_dir(self.host.path("/var/log/openshift"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let target = evidence.join("service-records");
+            std::fs::create_dir_all(&target).map_err(Error::io(&target))?;
+            let _ = std::fs::copy(record.path(), target.join(record.file_name()));
+        }
+        let line = report
+            .host_error_line
+            .as_ref()
+            .map(|(file, line)| format!("{file}: {line}"))
+            .unwrap_or_else(|| "(none of the symptoms showed)".into());
+        write(
+            "README.txt",
+            &format!(
+                "fault: {}\nexpected cause: {}\ninjected: {}\nremoved (recovery): {}\n\
+                 symptoms looked for: {:?}\nhost error line: {line}\n\
+                 sandbox: {}\nbootstrap address: {}\n\n\
+                 Files: *.log are the harness's unit logs (bootkube.log = bootkube.service's \
+                 journal), kubelet*.log the kubelet stand-ins' journals, stand-ins.log the API \
+                 stand-ins'; containers/ the `podman logs` of every container of the sandbox; \
+                 wait-for.txt and wait-for.json `okd-install wait-for bootstrap-complete \
+                 --log-level debug` (0.5-minute timeouts) run inside the sandbox while the fault \
+                 was in place; service-records/ the bootstrap service records.\n",
+                fault.name,
+                fault.expected.id(),
+                fault.injected,
+                fault.removed,
+                fault.symptoms,
+                self.access.sandbox.name,
+                self.plan.bootstrap[0],
+            ),
+        )
+    }
+
     /// Stops the units, the stand-ins and the kubelets (their containers keep running until
     /// the sandbox is removed): what the kubelets and the API stand-ins did.
     fn finish(mut self) -> (Vec<String>, Vec<String>) {
+        // A kept run keeps its sshd and its fault (a port held) until `--stop`, which ends
+        // every process of the sandbox.
+        if self.keep {
+            std::mem::forget(self.sshd.take());
+            std::mem::forget(self.fault.take());
+        }
         for unit in &mut self.units {
             unit.stop();
         }
@@ -543,14 +1065,16 @@ impl Run {
 
 /// bootkube.service, progress.service and approve-csr.service as their units run them
 /// (a single node reports progress after its reboot, not from here).
-fn unit_specs(single_node: bool) -> Vec<UnitSpec> {
-    let mut specs = vec![UnitSpec {
-        name: "bootkube",
-        exec: vec!["/usr/local/bin/bootkube.sh".into()],
-        workdir: Some("/opt/openshift"),
-        unless: Some(BOOTKUBE_DONE),
-        max_failures: 3,
-    }];
+fn unit_specs(
+    single_node: bool,
+    bootkube_failures: u32,
+    tools: &Path,
+    logs: &Path,
+) -> Vec<UnitSpec> {
+    let mut specs = vec![
+        release_image_spec(tools),
+        bootkube_spec(bootkube_failures, logs),
+    ];
     specs.push(UnitSpec {
         name: "approve-csr",
         exec: vec![
@@ -560,6 +1084,7 @@ fn unit_specs(single_node: bool) -> Vec<UnitSpec> {
         workdir: None,
         unless: None,
         max_failures: 100,
+        after: None,
     });
     if !single_node {
         specs.push(UnitSpec {
@@ -571,9 +1096,35 @@ fn unit_specs(single_node: bool) -> Vec<UnitSpec> {
             workdir: None,
             unless: None,
             max_failures: 100,
+            after: None,
         });
     }
     specs
+}
+
+/// bootkube.service as its unit runs it.
+fn bootkube_spec(max_failures: u32, logs: &Path) -> UnitSpec {
+    UnitSpec {
+        name: "bootkube",
+        exec: vec!["/usr/local/bin/bootkube.sh".into()],
+        workdir: Some("/opt/openshift"),
+        unless: Some(BOOTKUBE_DONE),
+        max_failures,
+        after: Some(logs.join(crate::tools::RELEASE_IMAGE_DONE)),
+    }
+}
+
+/// release-image.service's stand-in: the release image is in podman's store already (or
+/// pulled, and the pull retried, as the real unit does), with the unit's service record.
+fn release_image_spec(tools: &Path) -> UnitSpec {
+    UnitSpec {
+        name: "release-image",
+        exec: vec![tools.join("release-image").display().to_string()],
+        workdir: None,
+        unless: None,
+        max_failures: 100,
+        after: None,
+    }
 }
 
 /// Where kubectl, copied out of the payload once, is kept between runs.

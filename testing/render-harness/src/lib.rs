@@ -26,6 +26,7 @@ mod bootstrap;
 mod check;
 mod cluster_mcs;
 mod error;
+pub mod faults;
 mod host;
 mod kubelet;
 mod mcc;
@@ -36,13 +37,17 @@ mod pointer;
 mod run;
 mod sandbox;
 mod single_node;
+pub mod sshd;
 mod standins;
 mod tools;
 mod units;
 
-pub use bootstrap::{BootstrapOptions, BootstrapReport, bootstrap_example, sandbox_name};
+pub use bootstrap::{
+    BootstrapOptions, BootstrapReport, bootstrap_example, fault_sandbox_name, sandbox_name,
+};
 pub use check::{Finding, check_outputs};
 pub use error::Error;
+pub use faults::{FAULTS, Fault, FaultReport};
 pub use host::{Host, materialize};
 pub use kubelet::Kubelet;
 pub use mcc::{RenderedPool, render_pool_configs};

@@ -35,7 +35,13 @@ pub const STAND_INS: &[StandIn] = &[
                       started again 5 s after a failure (Restart=on-failure) until .bootkube.done exists",
     },
     StandIn {
-        component: "release-image, crio-configure, node-image-pull/overlay units; bootstrap-pivot.service",
+        component: "release-image.service",
+        replaced_by: "tools/release-image: the release image is looked up in podman's store first (the payload \
+                      is loaded there), else pulled with retries as the unit does; the unit's service record \
+                      is written; bootkube.sh starts after it succeeded (After=, Requires=)",
+    },
+    StandIn {
+        component: "crio-configure, node-image-pull/overlay units; bootstrap-pivot.service",
         replaced_by: "not run: the payload images are in podman already, there is no node OS image, \
                       and the pivot installs the machine itself to a disk",
     },
@@ -45,7 +51,25 @@ pub const STAND_INS: &[StandIn] = &[
     },
     StandIn {
         component: "crictl",
-        replaced_by: "a script answering `crictl ps` and `crictl logs` from the kubelet stand-in's containers",
+        replaced_by: "a script answering `crictl ps [--state S]`, `logs`, `inspect` and `exec` from the kubelet \
+                      stand-in's containers",
+    },
+    StandIn {
+        component: "journalctl (of the bootstrap units)",
+        replaced_by: "a script printing the harness's log of the unit (`--unit bootkube.service` is \
+                      logs/bootkube.log; kubelet.log is the kubelet stand-in's)",
+    },
+    StandIn {
+        component: "systemctl (list-units, status)",
+        replaced_by: "a script: no unit is ever failed (the harness restarts them), `status` shows the end of \
+                      the unit's log",
+    },
+    StandIn {
+        component: "the node's `core` user, its sudo rights and sshd",
+        replaced_by: "the machine's sshd on the bootstrap address:22 in the sandbox's network namespace; `core` \
+                      with the keys bootstrap.ign gives it and passwordless sudo, from private copies of \
+                      /etc/passwd, /etc/shadow, /etc/group and /etc/sudoers.d bound over the originals in \
+                      the sandbox's mount namespace only",
     },
     StandIn {
         component: "oc",

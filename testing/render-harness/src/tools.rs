@@ -1,5 +1,6 @@
-//! The programs a bootstrap machine has on its PATH that this machine lacks: `oc`, `kubectl`
-//! and `crictl`, plus the podman wrapper that notes every call the scripts make.
+//! The programs a bootstrap machine has on its PATH that this machine lacks: `oc`, `kubectl`,
+//! `crictl`, and `journalctl` and `systemctl` for the units the harness runs, plus the podman
+//! wrapper that notes every call the scripts make.
 //!
 //! kubectl is the payload's own (the hyperkube image carries it); `oc` is kubectl with the
 //! one `oc adm` verb the bootstrap scripts use translated; `crictl` answers from the
@@ -32,6 +33,7 @@ impl Tools {
         payload: &Payload,
         sandbox: &str,
         calls: &Path,
+        logs: &Path,
     ) -> Result<Tools> {
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
         std::fs::create_dir_all(kubectl_cache).map_err(Error::io(kubectl_cache))?;
@@ -47,6 +49,17 @@ impl Tools {
             &KUBECTL.replace("@KUBECTL@", &kubectl.display().to_string()),
         )?;
         script(dir, "oc", OC)?;
+        let logs_dir = logs.display().to_string();
+        script(dir, "journalctl", &JOURNALCTL.replace("@LOGS@", &logs_dir))?;
+        script(dir, "systemctl", &SYSTEMCTL.replace("@LOGS@", &logs_dir))?;
+        script(
+            dir,
+            "release-image",
+            &RELEASE_IMAGE.replace(
+                "@DONE@",
+                &logs.join(RELEASE_IMAGE_DONE).display().to_string(),
+            ),
+        )?;
         let label = format!("{SANDBOX_LABEL}={sandbox}");
         script(dir, "crictl", &CRICTL.replace("@SANDBOX_LABEL@", &label))?;
         let real = which("podman").ok_or(Error::MissingTool {
@@ -134,9 +147,11 @@ command="${1:-}"
 shift || true
 case "$command" in
 ps)
-    all=() quiet=false name='.*'
+    all=() state=() quiet=false name='.*'
     while [ "$#" -gt 0 ]; do
         case "$1" in
+        --state) state=(--filter "status=$2"); shift ;;
+        --state=*) state=(--filter "status=${1#--state=}") ;;
         -a | --all) all=(--all) ;;
         -q | --quiet) quiet=true ;;
         --name) name="$2"; shift ;;
@@ -145,7 +160,7 @@ ps)
         esac
         shift
     done
-    podman ps "${all[@]}" --filter 'label=@SANDBOX_LABEL@' \
+    podman ps "${all[@]}" "${state[@]}" --filter 'label=@SANDBOX_LABEL@' \
         --format '{{.ID}} {{index .Labels "io.kubernetes.container.name"}} {{.State}} {{index .Labels "io.kubernetes.pod.name"}}' |
         while read -r id container state pod; do
             if [[ "$container" =~ $name ]]; then
@@ -156,10 +171,102 @@ ps)
 logs)
     exec podman logs "$@"
     ;;
+inspect)
+    # `inspect --output go-template --template T ID`: the gather asks for the container's
+    # name; plain `inspect ID` is podman's inspect.
+    template='' id=''
+    while [ "$#" -gt 0 ]; do
+        case "$1" in
+        --template) template="$2"; shift ;;
+        --output | -o) shift ;;
+        *) id="$1" ;;
+        esac
+        shift
+    done
+    if [ -n "$template" ]; then
+        exec podman inspect --format '{{index .Config.Labels "io.kubernetes.container.name"}}' "$id"
+    fi
+    exec podman inspect "$id"
+    ;;
+exec)
+    id="$1"
+    shift
+    exec podman exec "$id" "$@"
+    ;;
 *)
     echo "crictl stand-in: '$command' is not supported" >&2
     exit 1
     ;;
+esac
+"#;
+
+/// The file the release-image stand-in leaves in the logs directory once the image is there.
+pub(crate) const RELEASE_IMAGE_DONE: &str = "release-image.done";
+
+const RELEASE_IMAGE: &str = r#"#!/usr/bin/env bash
+# release-image.service stand-in of the okd-install harness: the payload's images are in
+# podman's store already, so the release image is looked up there first; when it is not, it
+# is pulled, retried as release-image-download.sh retries it (the pull of a pull spec no
+# registry has fails as on a bootstrap machine). The unit's service record is written with
+# the host's own bootstrap-service-record.sh.
+set -euo pipefail
+SERVICE_NAME=release-image
+# shellcheck source=/dev/null
+. /usr/local/bin/bootstrap-service-record.sh
+RELEASE_IMAGE="$(sed -n "s/^RELEASE_IMAGE='\(.*\)'$/\1/p" /usr/local/bin/release-image.sh | head -n 1)"
+record_service_stage_start "pull-release-image"
+echo "Pulling ${RELEASE_IMAGE}..."
+until podman image exists "${RELEASE_IMAGE}" || podman pull --quiet "${RELEASE_IMAGE}"; do
+    echo "Pulling ${RELEASE_IMAGE} failed; trying again in 5s"
+    sleep 5
+done
+record_service_stage_success
+touch '@DONE@'
+"#;
+
+const JOURNALCTL: &str = r#"#!/usr/bin/env bash
+# journalctl stand-in of the okd-install harness: the journal of a unit the harness runs is
+# its log in @LOGS@ (`--unit bootkube.service` reads bootkube.log; the kubelet stand-in's is
+# kubelet.log). Other options are accepted and ignored; without --unit, every log.
+unit=''
+while [ "$#" -gt 0 ]; do
+    case "$1" in
+    -u | --unit) unit="$2"; shift ;;
+    --unit=*) unit="${1#--unit=}" ;;
+    *) ;;
+    esac
+    shift
+done
+if [ -z "$unit" ]; then
+    cat '@LOGS@'/*.log 2>/dev/null
+    exit 0
+fi
+name="${unit%.service}"
+if [ -f "@LOGS@/${name}.log" ]; then
+    cat "@LOGS@/${name}.log"
+else
+    echo "-- No entries --"
+fi
+"#;
+
+const SYSTEMCTL: &str = r#"#!/usr/bin/env bash
+# systemctl stand-in of the okd-install harness: the harness restarts its units itself, so no
+# unit is ever in the failed state; `status UNIT` shows the end of the unit's log in @LOGS@.
+case "${1:-}" in
+list-units) exit 0 ;;
+status)
+    for arg in "$@"; do
+        case "$arg" in
+        status | -*) ;;
+        *)
+            name="${arg%.service}"
+            echo "* ${name}.service (run by the okd-install harness's systemd stand-in)"
+            tail -n 20 "@LOGS@/${name}.log" 2>/dev/null
+            ;;
+        esac
+    done
+    ;;
+*) echo "systemctl stand-in: '${1:-}' is not supported" >&2; exit 1 ;;
 esac
 "#;
 

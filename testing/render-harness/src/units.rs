@@ -40,6 +40,9 @@ pub(crate) struct UnitSpec {
     /// Failures tolerated before the harness stops restarting it (systemd never would; a test
     /// must end).
     pub max_failures: u32,
+    /// A file (machine path) whose existence means the units it comes after succeeded
+    /// (`After=` + `Requires=`): not started before.
+    pub after: Option<PathBuf>,
 }
 
 /// A unit being run; dropped or [`Unit::stop`]ped, its process group is ended.
@@ -64,7 +67,12 @@ impl Unit {
         log: &Path,
         host_root: &Path,
     ) -> Result<Unit, Error> {
-        File::create(log).map_err(Error::io(log))?;
+        // Appended to: a unit started again (systemctl restart) keeps one journal.
+        File::options()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(Error::io(log))?;
         let state = Arc::new(Mutex::new((UnitState::Running, 0)));
         let stop = Arc::new(AtomicBool::new(false));
         let child: Arc<Mutex<Option<Child>>> = Arc::new(Mutex::new(None));
@@ -139,6 +147,14 @@ impl Runner {
 
     fn run(self) {
         let mut failures = 0;
+        if let Some(after) = &self.spec.after {
+            while !after.exists() {
+                if self.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 return;

@@ -11,6 +11,7 @@
 
 mod analyze;
 mod common;
+mod faults;
 mod gather;
 mod gather_host;
 mod interrupt;
