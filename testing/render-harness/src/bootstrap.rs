@@ -899,26 +899,32 @@ impl Run {
             .collect()
     }
 
-    /// `okd-install wait-for bootstrap-complete --log-level debug` inside the sandbox, with
-    /// short timeouts: (exit code, stdout, stderr).
+    /// `okd-install wait-for bootstrap-complete --log-level debug --timeout 90s --bootstrap
+    /// <address>` inside the sandbox, as a user whose bootstrap failed runs it: a short wait,
+    /// then the host's records read over ssh with the generated key: (exit code, stdout,
+    /// stderr).
     fn wait_for(&self, dir: &Path, json: bool) -> (i32, String, String) {
+        let address = self.plan.bootstrap[0].to_string();
+        let home = tempfile::tempdir().ok();
         let mut cmd = self.access.sandbox.command(&self.okd_install);
         cmd.args([
             "wait-for",
             "bootstrap-complete",
             "--log-level",
             "debug",
-            "--api-timeout",
-            "0.5",
-            "--bootstrap-timeout",
-            "0.5",
-            "--etcd-timeout",
-            "0.5",
+            "--timeout",
+            "90s",
+            "--bootstrap",
+            &address,
         ]);
         if json {
             cmd.args(["--output", "json"]);
         }
         cmd.arg("--dir").arg(dir);
+        if let Some(home) = &home {
+            cmd.env("HOME", home.path());
+        }
+        cmd.env_remove("SSH_AUTH_SOCK");
         capture(&mut cmd)
     }
 
