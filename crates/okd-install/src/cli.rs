@@ -10,13 +10,13 @@ pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
   1  any other error
-  3  install-config.yaml invalid, image-mode manifests unready, release unknown,
-     boot media input unusable (not a live ISO, config too large, missing .ign)
+  3  invalid input: install-config, image-mode manifests, release, boot media
   5  bootstrap did not complete (wait-for bootstrap-complete)
   6  the cluster did not finish installing (wait-for install-complete)
   7  cluster operators did not become stable
   8  interrupted (Ctrl-C)
-  9  verify found at least one error";
+  9  verify found at least one error
+  10 bootstrap did not complete and wait-for names its cause";
 
 /// Create the Ignition configs of an OKD cluster, wait for it to form, and
 /// collect bootstrap logs when it does not.

@@ -240,9 +240,24 @@ fn unusable_inputs_exit_3_with_the_fix() {
         "master.ign does not exist",
         "okd-install create ignition-configs --dir",
     ]);
-    let out =
-        okd_in(&dir, &["create", "live-iso", "--role", "single-node"]).expect_code(3, "no --iso");
-    out.stderr_has(&["--iso is required until the stream download lands"]);
+    // Without --iso the release's stream ISO is used; offline with an empty cache, the error
+    // names the ISO of the stream and the two ways to get it (never a network access here).
+    let cache = dir.join("empty-cache");
+    let cache_arg = cache.to_str().expect("utf-8 path");
+    let out = okd_in(
+        &dir,
+        &[
+            "create",
+            "live-iso",
+            "--role",
+            "single-node",
+            "--offline",
+            "--cache-dir",
+            cache_arg,
+        ],
+    )
+    .expect_code(1, "no --iso, offline, empty cache");
+    out.stderr_has(&["live-iso", "offline", "--iso FILE"]);
     let out = okd_in(
         &dir,
         &[

@@ -53,11 +53,25 @@ fn analyze(bundle: &Path, json: bool) -> std::process::Output {
     out
 }
 
+/// The analysis object of `analyze --output json`: its last line. A named cause comes first,
+/// as one `diagnosis` event line (see [`diagnosis_event`]).
 fn analyze_json(bundle: &Path) -> serde_json::Value {
     let out = analyze(bundle, true);
     let mut lines = json_lines(&out);
-    assert_eq!(lines.len(), 1, "one JSON object: {}", both(&out));
-    lines.remove(0)
+    assert!(
+        (1..=2).contains(&lines.len()),
+        "the analysis, after at most one diagnosis event: {}",
+        both(&out)
+    );
+    lines.pop().expect("one line at least")
+}
+
+/// The `diagnosis` event `analyze --output json` prints before the analysis, if any.
+fn diagnosis_event(bundle: &Path) -> Option<serde_json::Value> {
+    let out = analyze(bundle, true);
+    json_lines(&out)
+        .into_iter()
+        .find(|l| l["event"] == "diagnosis")
 }
 
 #[test]
@@ -90,12 +104,13 @@ fn failed_release_image_is_the_diagnosis() {
     let bundle = release_image_failed(dir.path());
     let text = stdout(&analyze(&bundle, false));
     let first = text.lines().next().unwrap_or_default();
+    assert!(first.starts_with("cause (release-image-pull): "), "{text}");
     assert!(
-        first.starts_with(
-            "Problem: release-image.service failed and could not pull the release image"
-        ),
+        text.contains("Problem: release-image.service failed and could not pull the release image"),
         "{text}"
     );
+    let event = diagnosis_event(&bundle).expect("a diagnosis event");
+    assert_eq!(event["cause"], "release-image-pull", "{event:#}");
     assert!(
         text.contains(
             "    | Error: reading manifest 4.20 in quay.io/okd/scos-release: unauthorized"
