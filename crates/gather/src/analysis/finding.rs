@@ -51,7 +51,30 @@ pub(crate) struct Sources<'a> {
 /// The cause the bundle's lines name, else the one the failed stage or component implies.
 pub(crate) fn finding(src: &Sources) -> Option<Finding> {
     let lines = candidate_lines(src);
-    recognised(&lines).or_else(|| implied(src, &lines))
+    recognised(&lines)
+        .or_else(|| recognised(&container_lines(src)))
+        .or_else(|| implied(src, &lines))
+}
+
+/// The ends of the bootstrap host's container logs, placed at the problem's unit and stage:
+/// read only when no service record or journal names a cause. A container that exited once
+/// (etcd that could not bind its port, the real etcd-start fault) is no crash loop, so no
+/// component carries its log, yet its last line is the host's own reason; read second, a
+/// transient error line of a healthy container cannot outrank what the records say.
+fn container_lines(src: &Sources) -> Vec<Line> {
+    let (unit, stage) = problem_place(src.verdict);
+    let mut out = Vec::new();
+    for file in src.files {
+        if matches!(file.kind, Wanted::ContainerLog) && file.path.contains("/bootstrap/") {
+            push_rev(
+                &mut out,
+                &last_lines(&file.text, JOURNAL_LINES),
+                &unit,
+                &stage,
+            );
+        }
+    }
+    out
 }
 
 fn unit_name(service: &str) -> String {

@@ -148,6 +148,38 @@ fn the_real_etcd_start_fault_is_named_without_the_stack_trace() {
     );
 }
 
+/// As the real etcd-start fault's bundle holds it (fault run of the harness): one exited etcd
+/// container, no crash loop yet, and bootkube's own lines only about etcd being unhealthy.
+#[test]
+fn an_etcd_that_exited_once_is_named_from_its_own_log() {
+    let log = format!("{ETCD_BIND_WARN}\n{ETCD_BIND_FATAL}\n");
+    let mut containers = control_plane_with(SERVED, crash_looping(&etcd(), 1, 1, 1, &log));
+    containers.extend(renders_before(None));
+    let mut bundle = booted("etcd-exited-once")
+        .service("release-image", succeeded())
+        .service(
+            "bootkube",
+            bootkube_run(
+                "wait-for-etcd",
+                Ending::Failed(
+                    "The bootstrap etcd member is not healthy yet; checking again in 5s",
+                ),
+            ),
+        );
+    for c in &containers {
+        bundle = bundle.container("bootstrap/containers", c);
+    }
+    let a = analyse(bundle);
+    let fatal = r#"{"level":"fatal","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:271","msg":"discovery failed","error":"listen tcp 0.0.0.0:2379: bind: address already in use"}"#;
+    expect(
+        &a,
+        Cause::EtcdStart,
+        "bootkube.service",
+        Some("wait-for-etcd"),
+        fatal,
+    );
+}
+
 #[test]
 fn an_etcd_that_rejects_a_certificate_not_valid_yet_is_the_clock() {
     let line = format!(
