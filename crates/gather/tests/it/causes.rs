@@ -134,11 +134,14 @@ fn etcd_that_cannot_start_is_etcd_start_not_an_image_pull() {
 const ETCD_BIND_WARN: &str = r#"{"level":"warn","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:176","msg":"failed to start etcd","error":"listen tcp 0.0.0.0:2379: bind: address already in use"}"#;
 const ETCD_BIND_FATAL: &str = r#"{"level":"fatal","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:271","msg":"discovery failed","error":"listen tcp 0.0.0.0:2379: bind: address already in use","stacktrace":"go.etcd.io/etcd/etcdmain.startEtcdOrProxyV2\n\tgo.etcd.io/etcd/etcdmain/etcd.go:271"}"#;
 
+/// [`ETCD_BIND_FATAL`] as the evidence quotes it: without the Go stack trace.
+const ETCD_BIND_FATAL_TIDY: &str = r#"{"level":"fatal","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:271","msg":"discovery failed","error":"listen tcp 0.0.0.0:2379: bind: address already in use"}"#;
+
 #[test]
 fn the_real_etcd_start_fault_is_named_without_the_stack_trace() {
     let log = format!("{ETCD_BIND_WARN}\n{ETCD_BIND_FATAL}\n");
     let a = analyse(etcd_host("etcd-bind", &log));
-    let fatal = r#"{"level":"fatal","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:271","msg":"discovery failed","error":"listen tcp 0.0.0.0:2379: bind: address already in use"}"#;
+    let fatal = ETCD_BIND_FATAL_TIDY;
     expect(
         &a,
         Cause::EtcdStart,
@@ -172,7 +175,7 @@ fn an_etcd_log_names_the_cause_when_no_component_carries_it() {
             "sudo: unable to resolve host vm: Temporary failure in name resolution\n[\n",
         );
     let a = analyse(bundle);
-    let fatal = r#"{"level":"fatal","ts":"2026-11-26T15:06:36.885Z","caller":"etcdmain/etcd.go:271","msg":"discovery failed","error":"listen tcp 0.0.0.0:2379: bind: address already in use"}"#;
+    let fatal = ETCD_BIND_FATAL_TIDY;
     expect(
         &a,
         Cause::EtcdStart,
