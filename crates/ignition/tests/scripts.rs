@@ -1306,6 +1306,35 @@ fn bootkube_records_a_failed_stage_and_gathers() {
     assert_eq!(bundles.len(), 1, "{}", host.output("bootkube"));
 }
 
+/// A bootkube.service restarted after cluster-bootstrap failed: the real cluster-bootstrap
+/// refuses to copy a static pod over a file its first run left, so the stage must take out
+/// those pods (and only those: etcd keeps running) before it starts again.
+#[test]
+fn a_restarted_cb_bootstrap_takes_out_only_the_pods_of_its_earlier_run() {
+    let host = Host::new(&sample("context-ha-none.json"));
+    let mut cmd = host.command("bootkube.sh", &[], "bootkube");
+    cmd.env("STANDIN_FAIL_MATCH", "start --tear-down-early=false");
+    let mut child = cmd.spawn().unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
+    assert!(!status.success(), "{}", host.output("bootkube"));
+    // What cluster-bootstrap's first run placed, beside the etcd pod of an earlier stage.
+    let static_pods = host.dir("etc/kubernetes/manifests");
+    fs::create_dir_all(&static_pods).unwrap();
+    let ours = host.openshift().join("bootstrap-manifests");
+    fs::create_dir_all(&ours).unwrap();
+    fs::write(ours.join("kube-apiserver-pod.yaml"), "kind: Pod").unwrap();
+    for pod in ["kube-apiserver-pod.yaml", "etcd-member-pod.yaml"] {
+        fs::write(static_pods.join(pod), "kind: Pod").unwrap();
+    }
+
+    let mut child = host.command("bootkube.sh", &[], "bootkube").spawn().unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
+    assert!(status.success(), "{}", host.output("bootkube"));
+    assert!(host.done("cb-bootstrap.done"));
+    assert!(!static_pods.join("kube-apiserver-pod.yaml").exists());
+    assert!(static_pods.join("etcd-member-pod.yaml").exists());
+}
+
 #[test]
 fn release_image_download_backs_off_up_to_a_minute() {
     let host = Host::new(&sample("context-ha-none.json"));

@@ -130,7 +130,7 @@ pub struct BootstrapOptions {
 impl Default for BootstrapOptions {
     fn default() -> Self {
         BootstrapOptions {
-            limit: Duration::from_secs(25 * 60),
+            limit: Duration::from_secs(15 * 60),
             keep: false,
             keep_for: None,
             fault: None,
@@ -612,8 +612,9 @@ impl Run {
             findings.push(Finding {
                 stage: "bootkube",
                 problem: format!(
-                    "{problem}; last stage finished: {last_stage}; end of its log:\n{}",
-                    crate::error::tail(&log, 30)
+                    "{problem}; last stage finished: {last_stage}; end of its log:\n{}{}",
+                    crate::error::tail(&log, 30),
+                    self.keep_container_logs()
                 ),
             });
             return findings;
@@ -870,6 +871,30 @@ impl Run {
         files.sort();
         files.extend(self.container_logs());
         files
+    }
+
+    /// Writes each container's log into the run's log directory (the sandbox's containers
+    /// are removed with it) and returns the end of etcd's, which a stuck bootstrap most often
+    /// needs and the bootkube.sh log does not show.
+    fn keep_container_logs(&self) -> String {
+        let mut etcd = String::new();
+        for (name, text) in self.container_logs() {
+            let path = self.logs.join(&name);
+            let written = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, &text));
+            if let Err(e) = written {
+                eprintln!("keeping {}: {e}", path.display());
+            }
+            if name.contains("etcd") && !name.contains("etcdctl") {
+                etcd.push_str(&format!(
+                    "\nend of {name}:\n{}",
+                    crate::error::tail(&text, 15)
+                ));
+            }
+        }
+        etcd
     }
 
     /// `podman logs` of each container of the sandbox: (`containers/<name>.log`, text).

@@ -409,9 +409,10 @@ fn a_failed_wait_in_json_says_each_status_and_the_failure_once() {
         1,
         "{kinds:?}"
     );
+    // The failure is followed only by its diagnosis (no cause named here).
     assert_eq!(
-        kinds.last().map(String::as_str),
-        Some("failed"),
+        kinds.iter().rev().take(2).map(String::as_str).collect::<Vec<_>>(),
+        ["diagnosis", "failed"],
         "{kinds:?}"
     );
     let err = stderr(&out);
