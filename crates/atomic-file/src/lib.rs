@@ -9,7 +9,8 @@
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 /// How the temporary files [`write`] makes start: a directory scan can recognise a leftover
 /// of an interrupted write by it (the asset store skips such files).
@@ -36,20 +37,69 @@ where
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .tempfile_in(dir)?;
+    let in_flight = InFlight::register(tmp.path());
     tmp.as_file()
         .set_permissions(fs::Permissions::from_mode(mode))?;
     fill(tmp.as_file_mut())?;
     tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    {
+        // Renamed under the lock, so that a signal handler's `abandon_in_flight` either
+        // removes the temporary file before the rename or finds it already renamed.
+        let mut list = lock();
+        tmp.persist(path).map_err(|e| e.error)?;
+        list.retain(|p| p != &in_flight.0);
+    }
     fs::File::open(dir)?.sync_all()
+}
+
+/// Temporary files of the writes in progress in this process.
+static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn lock() -> MutexGuard<'static, Vec<PathBuf>> {
+    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One temporary file on the in-flight list; taken off it when the write ends either way.
+struct InFlight(PathBuf);
+
+impl InFlight {
+    fn register(path: &Path) -> Self {
+        lock().push(path.to_path_buf());
+        InFlight(path.to_path_buf())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        lock().retain(|p| p != &self.0);
+    }
+}
+
+/// For a process about to exit on a signal (Ctrl-C during a gigabyte ISO copy): removes the
+/// temporary file of every write still in progress, which a plain `exit` would leave behind,
+/// and holds back their renames for as long as the returned guard lives. Hold it until exit.
+pub fn abandon_in_flight() -> MutexGuard<'static, Vec<PathBuf>> {
+    let mut list = lock();
+    for path in list.drain(..) {
+        let _ = fs::remove_file(path);
+    }
+    list
 }
 
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
+    use std::sync::{Mutex, MutexGuard};
+
+    /// `abandon_in_flight` takes every write of the process: the tests run one at a time.
+    fn one_at_a_time() -> MutexGuard<'static, ()> {
+        static LOCK: Mutex<()> = Mutex::new(());
+        LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
     #[test]
     fn replaces_the_file_with_the_exact_mode_and_leaves_no_temp_file() {
+        let _one = one_at_a_time();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("secret");
         super::write(&path, b"first", 0o644).unwrap();
@@ -65,7 +115,39 @@ mod tests {
     }
 
     #[test]
+    fn an_abandoned_write_leaves_no_temp_file_and_never_lands() {
+        let _one = one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.iso");
+        let (started, go_on) = (std::sync::mpsc::channel(), std::sync::mpsc::channel());
+        let writer = {
+            let path = path.clone();
+            let (started, go_on) = (started.0, go_on.1);
+            std::thread::spawn(move || {
+                super::write_with(&path, 0o644, |f| {
+                    use std::io::Write;
+                    f.write_all(b"half of it")?;
+                    started.send(()).unwrap();
+                    go_on.recv().unwrap();
+                    f.write_all(b" and the rest")
+                })
+            })
+        };
+        started.1.recv().unwrap();
+        let temp_files = || std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(temp_files(), 1, "the write in progress has its temporary file");
+        let held = super::abandon_in_flight();
+        assert_eq!(temp_files(), 0, "the temporary file is gone at once");
+        go_on.0.send(()).unwrap();
+        drop(held);
+        assert!(writer.join().unwrap().is_err(), "the abandoned write fails");
+        assert!(!path.exists(), "and never lands");
+        assert_eq!(temp_files(), 0);
+    }
+
+    #[test]
     fn a_failed_fill_leaves_the_old_file_and_no_temp_file() {
+        let _one = one_at_a_time();
         use std::io::{Seek, SeekFrom, Write};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("media.iso");
@@ -88,6 +170,7 @@ mod tests {
 
     #[test]
     fn a_missing_directory_is_an_error_and_writes_nothing() {
+        let _one = one_at_a_time();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("absent/file");
         let err = super::write(&path, b"x", 0o600).unwrap_err();

@@ -39,7 +39,8 @@ fn main() {
 }
 
 /// Ctrl-C during `create` or `gather` ends the process with exit code 8. That is safe at any
-/// moment: every file is written to a temporary name and renamed into place.
+/// moment: every file is written to a temporary name and renamed into place, and the
+/// temporary file of a write still going (a live ISO's gigabyte) is removed first.
 fn exit_on_interrupt() {
     std::thread::spawn(|| {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
@@ -49,6 +50,7 @@ fn exit_on_interrupt() {
             return;
         };
         if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            let _no_more_renames = atomic_file::abandon_in_flight();
             eprintln!("interrupted; files already written are complete, nothing is half-written");
             std::process::exit(exit::INTERRUPTED);
         }

@@ -377,3 +377,56 @@ fn pxe_files_boot_with_ignition_and_coreos_installer_unwraps_the_config() {
         broken.stdout
     );
 }
+
+/// Ctrl-C in the middle of copying a large ISO: exit 8, and neither the half-written copy
+/// (its temporary file) nor a `worker.iso` is left in the directory; the input is untouched.
+#[test]
+fn ctrl_c_during_a_live_iso_copy_leaves_no_partial_file() {
+    let spec = LiveIsoSpec {
+        filler: 768 << 20,
+        ..LiveIsoSpec::default()
+    };
+    let Some((tmp, iso)) = setup(&spec, "compact-3-node") else {
+        return;
+    };
+    let dir = tmp.path().join("cluster");
+    let before = std::fs::metadata(&iso.path).unwrap().len();
+    let temp_files = || {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(atomic_file::TEMP_PREFIX)
+            })
+            .count()
+    };
+    let mut child = Command::new(crate::support::bin_path())
+        .args(["create", "live-iso", "--role", "worker", "--iso", s(&iso.path), "--dir"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while temp_files() == 0 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the copy ended before it could be interrupted"
+        );
+        assert!(std::time::Instant::now() < deadline, "no copy started");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{err}");
+    assert_eq!(temp_files(), 0, "a temporary file is left: {err}");
+    assert!(!dir.join("worker.iso").exists());
+    assert_eq!(std::fs::metadata(&iso.path).unwrap().len(), before);
+}
