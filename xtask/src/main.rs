@@ -7,6 +7,8 @@
 //! * `bench [ROUNDS]`: runs the `assets` crate's `bench` example in release mode: the PKI
 //!   of `create pki`, resolved by the same asset graph, against `openssl genrsa 2048` for the
 //!   same number of keys, two processes at a time, in the same process and run.
+//! * `bench-iso [ROUNDS] [--size MIB]`: `okd-install create live-iso` (release build) against
+//!   `coreos-installer iso customize` on the same live ISO: wall time, peak memory, ratios.
 //! * `real-render [EXAMPLE...]`: for each example, runs the generated `bootkube.sh` for real
 //!   against every payload stand-in beside the workspace (`../shared/okd-payload-<release>`,
 //!   4.19 today; or `$OKD_PAYLOAD_DIR` alone): first its renders and the node configs, then
@@ -22,12 +24,14 @@
 //!   named) on the compact-3-node bootstrap: injected, shown on the host, diagnosed by
 //!   `wait-for`, removed and recovered; one pass/fail line per fault.
 
+mod bench_iso;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...]";
+const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask bench-iso [ROUNDS] [--size MIB] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...]";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,6 +41,7 @@ fn main() -> Result<()> {
         ["golden", "--new-secrets"] => golden(true),
         ["bench"] => bench(3),
         ["bench", rounds] => bench(rounds.parse().context("ROUNDS must be a number")?),
+        ["bench-iso", rest @ ..] => bench_iso::run(rest),
         ["real-render", "--stop", netns] => stop_bootstrap(netns),
         ["real-render", "--example", ..] | ["real-render", "--dir", ..] => {
             one_bootstrap(&OneRun::parse(&args[1..])?)
