@@ -70,10 +70,13 @@ pub(crate) async fn get(
         let request = request
             .body(Empty::new())
             .map_err(|e| RequestError::Transient(e.into()))?;
-        let response = client
-            .request(request)
-            .await
-            .map_err(|e| RequestError::Transient(e.into()))?;
+        let response = client.request(request).await.map_err(|e| match tls_refusal(&e) {
+            Some(reason) => RequestError::Fatal(DownloadError::Untrusted {
+                url: uri.to_string(),
+                reason,
+            }),
+            None => RequestError::Transient(e.into()),
+        })?;
         if !response.status().is_redirection() {
             return Ok((uri, response));
         }
@@ -83,6 +86,23 @@ pub(crate) async fn get(
         url: uri.to_string(),
         reason: format!("more than {MAX_REDIRECTS} redirects"),
     }))
+}
+
+/// The TLS verdict inside a failed request (a certificate no trusted CA signed, a name it
+/// does not cover, ...): retrying cannot change it. hyper wraps it in `io::Error`s, whose
+/// `source` skips the error they hold, so each one is opened with `get_ref`.
+fn tls_refusal(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            return Some(tls.to_string());
+        }
+        next = match e.downcast_ref::<std::io::Error>() {
+            Some(io) => io.get_ref().map(|inner| inner as _),
+            None => e.source(),
+        };
+    }
+    None
 }
 
 /// Where a redirect points, resolved against the URI that answered it.

@@ -154,6 +154,16 @@ pub enum DownloadError {
         /// The sha256 of what arrived.
         actual: String,
     },
+    /// The server's certificate failed verification.
+    #[error(
+        "downloading {url}: the server's certificate is not trusted ({reason}); for a mirror with a CA of its own, add that CA to the system trust store, or name its PEM file in SSL_CERT_FILE"
+    )]
+    Untrusted {
+        /// The URL requested.
+        url: String,
+        /// rustls's verdict.
+        reason: String,
+    },
     /// The system's CA certificates could not be loaded for HTTPS.
     #[error("loading the system CA certificates for HTTPS")]
     Tls(#[source] std::io::Error),

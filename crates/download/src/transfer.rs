@@ -32,7 +32,10 @@ pub(crate) async fn run(
         attempts += 1;
         match attempt(&client, uri.clone(), &mut part, options, progress).await {
             Ok(()) => break,
-            Err(RequestError::Fatal(e)) => return Err(e),
+            Err(RequestError::Fatal(e)) => {
+                part.discard_if_empty();
+                return Err(e);
+            }
             Err(RequestError::Transient(source)) if attempts > options.retries => {
                 return Err(DownloadError::Transfer {
                     url: url.to_string(),
@@ -205,6 +208,15 @@ impl Part {
             hasher,
             len,
         })
+    }
+
+    /// Removes the `.part` when no byte arrived (a refused certificate, a 404 at once): it
+    /// has nothing for the next run to resume. Removed while still locked, so no other
+    /// process has started on it.
+    fn discard_if_empty(&self) {
+        if self.len == 0 {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 
     fn io_error(&self, action: &'static str, source: std::io::Error) -> DownloadError {

@@ -1,6 +1,7 @@
 //! `download::fetch` against a local HTTP server: progress, the sha256 check, resuming, the
-//! cache and offline mode.
+//! cache and offline mode; over HTTPS, the server's certificate check.
 
+mod https;
 mod server;
 
 use std::path::Path;

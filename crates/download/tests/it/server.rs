@@ -1,5 +1,6 @@
 //! A small HTTP file server on 127.0.0.1 for the tests: it honours `Range`, can cut a
-//! response after some bytes, and records every request.
+//! response after some bytes, records every request, and speaks HTTPS with a certificate the
+//! test gives it.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -34,6 +35,7 @@ struct State {
 pub(crate) struct Server {
     pub addr: SocketAddr,
     state: Arc<State>,
+    https: bool,
     _runtime: tokio::runtime::Runtime,
 }
 
@@ -43,6 +45,31 @@ impl Server {
     /// Serves `body` at every `/files/NAME`, `/redirect/NAME` redirects there, anything else
     /// is 404. `cuts` are taken one per request.
     pub(crate) fn start(body: Vec<u8>, cuts: &[Option<usize>]) -> Server {
+        Self::start_with(body, cuts, None)
+    }
+
+    /// Like [`Server::start`], over TLS with `cert` (its chain, leaf first) and `key`; its
+    /// URLs are https.
+    pub(crate) fn start_tls(
+        body: Vec<u8>,
+        cert: Vec<rustls::pki_types::CertificateDer<'static>>,
+        key: rustls::pki_types::PrivateKeyDer<'static>,
+    ) -> Server {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(cert, key)
+            .unwrap();
+        Self::start_with(body, &[], Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))))
+    }
+
+    fn start_with(
+        body: Vec<u8>,
+        cuts: &[Option<usize>],
+        tls: Option<tokio_rustls::TlsAcceptor>,
+    ) -> Server {
         let state = Arc::new(State {
             body: Bytes::from(body),
             cuts: Mutex::new(cuts.iter().copied().collect()),
@@ -57,17 +84,20 @@ impl Server {
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
         let addr = listener.local_addr().unwrap();
-        runtime.spawn(accept(listener, state.clone()));
+        let https = tls.is_some();
+        runtime.spawn(accept(listener, state.clone(), tls));
         Server {
             addr,
             state,
+            https,
             _runtime: runtime,
         }
     }
 
     /// The URL of `path`.
     pub(crate) fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        let scheme = if self.https { "https" } else { "http" };
+        format!("{scheme}://{}{path}", self.addr)
     }
 
     /// Every request so far.
@@ -76,17 +106,28 @@ impl Server {
     }
 }
 
-async fn accept(listener: tokio::net::TcpListener, state: Arc<State>) {
+async fn accept(
+    listener: tokio::net::TcpListener,
+    state: Arc<State>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+) {
     while let Ok((stream, _)) = listener.accept().await {
         let state = state.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
             let service = service_fn(move |req| {
                 let state = state.clone();
                 async move { Ok::<_, Infallible>(answer(&state, req)) }
             });
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            let http = http1::Builder::new();
+            let _ = match tls {
+                // A handshake the client refuses ends here, before any request.
+                Some(tls) => match tls.accept(stream).await {
+                    Ok(stream) => http.serve_connection(TokioIo::new(stream), service).await,
+                    Err(_) => return,
+                },
+                None => http.serve_connection(TokioIo::new(stream), service).await,
+            };
         });
     }
 }
