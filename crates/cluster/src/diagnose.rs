@@ -11,7 +11,7 @@ use crate::class::Class;
 use crate::client::Cluster;
 use crate::conditions::UnhealthyCondition;
 use crate::error::{GatherHint, shell_word};
-use crate::events::Phase;
+use crate::phase::Phase;
 use crate::pivot_state::{PivotState, stage_cause};
 
 pub(crate) fn likely_cause(

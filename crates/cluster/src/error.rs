@@ -9,7 +9,7 @@ use serde::Serialize;
 use contract::cause::Finding;
 
 use crate::conditions::UnhealthyCondition;
-use crate::events::{Phase, human_duration};
+use crate::phase::{Phase, human_duration};
 
 /// Addresses the caller knows, used to spell out the `gather bootstrap` command. Unknown ones
 /// become `<placeholders>` so the command is still copy-paste-and-edit ready.

@@ -16,8 +16,9 @@ use tokio::time::Instant;
 use crate::client::Cluster;
 use crate::conditions::{Condition, conditions, find, is};
 use crate::error::{GatherHint, WaitError};
-use crate::events::{Event, Phase, Summary};
+use crate::events::{Event, Summary};
 use crate::kubeconfig::{PrependOutcome, prepend_router_ca};
+use crate::phase::Phase;
 use crate::report::{Class, Reporter, list_operators};
 use crate::watch::{Check, watch_named};
 
@@ -323,7 +324,7 @@ async fn wait_console(rep: &Reporter<'_>, timeout: Duration) -> Result<String, S
         .unwrap_or_else(|_| {
             Err(format!(
                 "console route not admitted within {}: {}",
-                crate::events::human_duration(timeout),
+                crate::phase::human_duration(timeout),
                 rep.last_seen().map(|s| s.0).unwrap_or_default()
             ))
         });

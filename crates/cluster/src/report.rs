@@ -14,7 +14,8 @@ pub(crate) use crate::class::Class;
 use crate::client::Cluster;
 use crate::conditions::{UnhealthyCondition, unhealthy_operators};
 use crate::error::{Diagnosis, GatherHint, WaitError};
-use crate::events::{Event, Phase, PhaseTiming, Summary};
+use crate::events::{Event, PhaseTiming, Summary};
+use crate::phase::Phase;
 use crate::pivot_state::PivotState;
 use crate::probe::{ProbeOutcome, probe};
 
