@@ -7,7 +7,9 @@ use pki::CertId;
 use serde_json::Value;
 
 use crate::kubeconfig;
-use crate::material::{EMBEDDED_ROOT, Material, Origin, STATE_FILE, certs_from_bootstrap};
+use crate::material::{
+    EMBEDDED_ROOT, Material, Origin, STATE_FILE, certs_from_bootstrap, node_path,
+};
 use crate::report::Report;
 use crate::x509;
 
@@ -335,9 +337,7 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
         f.add("root CA", rel, v);
     }
     if let Some(b) = &m.bootstrap
-        && let Some(v) = b
-            .text("/opt/openshift/tls/root-ca.crt")
-            .and_then(|t| root_ca_of(&t))
+        && let Some(v) = b.text(&node_path(rel)).and_then(|t| root_ca_of(&t))
     {
         f.add("root CA", b.name.clone(), v);
     }

@@ -22,8 +22,12 @@ pub(crate) const BOOTSTRAP_FILES: [&str; 3] = [
     ignition::Variant::Pivot.file_name(),
 ];
 
-/// Where the bootstrap node finds the TLS files.
-pub(crate) const NODE_TLS_DIR: &str = "/opt/openshift/tls/";
+/// Where the bootstrap node gets a file of the asset directory: under `/opt/openshift/`, at
+/// the path pki's table gives it there (`tls/root-ca.crt` for [`pki::TlsFile`]'s root CA
+/// certificate, for example), as the bootstrap config is assembled.
+pub(crate) fn node_path(rel: &str) -> String {
+    format!("{EMBEDDED_ROOT}{rel}")
+}
 
 /// The state file name in the asset directory.
 pub(crate) use asset_graph::STATE_FILE;
@@ -65,7 +69,7 @@ impl CertSet {
             Origin::TlsDir => rel.to_string(),
             Origin::State => format!("{STATE_FILE}:{rel}"),
             Origin::Bootstrap(ign) => {
-                format!("{ign}:{NODE_TLS_DIR}{}", rel.trim_start_matches("tls/"))
+                format!("{ign}:{}", node_path(rel))
             }
         }
     }
@@ -411,7 +415,7 @@ fn certs_from_state(state: &State) -> Result<Option<CertSet>, GraphError> {
 /// The TLS files a bootstrap config embeds, as a certificate set.
 pub(crate) fn certs_from_bootstrap(b: &Bootstrap) -> CertSet {
     let mut set = empty(Origin::Bootstrap(b.name.clone()));
-    let node = |rel: &str| b.text(&format!("{NODE_TLS_DIR}{}", rel.trim_start_matches("tls/")));
+    let node = |rel: &str| b.text(&node_path(rel));
     for &id in CertId::ALL {
         if let Some(cert_pem) = node(id.cert_path()) {
             set.certs.insert(

@@ -4,7 +4,7 @@
 use pki::CertId;
 use serde_json::Value;
 
-use crate::material::{Material, NODE_TLS_DIR};
+use crate::material::{Material, node_path};
 use crate::report::Report;
 use crate::x509;
 
@@ -16,7 +16,7 @@ const ROLES: [&str; 3] = contract::ROLES;
 pub(crate) fn mcs_cert(m: &Material) -> Option<(String, Vec<u8>)> {
     let rel = CertId::MachineConfigServer.cert_path();
     if let Some(b) = &m.bootstrap {
-        let node = format!("{NODE_TLS_DIR}machine-config-server.crt");
+        let node = node_path(rel);
         if let Some(text) = b.text(&node) {
             let name = format!("{}:{node}", b.name);
             return x509::ders(&text, &name)
