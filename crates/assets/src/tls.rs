@@ -364,7 +364,7 @@ impl Asset for BootstrapSshKeyPair {
         let key = key_or_new(parents.get::<SecretsInput>()?.bootstrap_ssh_key())?;
         Ok(BootstrapSshKeyPair {
             key_pem: key.pem().to_string(),
-            public_key: format!("{}\n", key.ssh_public_key()),
+            public_key: format!("{}\n", key.ssh_public_key()?),
         })
     }
 }

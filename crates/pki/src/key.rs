@@ -1,36 +1,46 @@
-//! RSA key pairs: generation with aws-lc (via rcgen), the PKCS#1 PEM form the installer writes,
-//! and the derived public encodings (PKIX in an `RSA PUBLIC KEY` block, OpenSSH line).
+//! Private keys: RSA (PKCS#1 PEM, the form the installer writes every key in) and ECDSA on
+//! P-256, P-384 or P-521 (SEC 1 PEM naming its curve, as Go writes them), generated with
+//! aws-lc, and the derived public encodings (PKIX in a PEM block, the OpenSSH line of an RSA
+//! key).
 
 use std::fmt;
 
+use aws_lc_rs::encoding::AsDer as _;
+use aws_lc_rs::signature::{self as sig, EcdsaKeyPair, EcdsaSigningAlgorithm};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use rcgen::{KeyPair, PKCS_RSA_SHA256, PublicKeyData as _, RsaKeySize};
+use rcgen::{KeyPair, PublicKeyData as _, SignatureAlgorithm};
 use rustls_pki_types::PrivateKeyDer;
 
 use crate::der;
 use crate::error::{Error, Result};
 use crate::pem;
+use crate::spec::{Curve, KeyKind};
 
-/// PEM label of PKCS#1 private keys, as every `tls/*.key` file uses.
+/// PEM label of PKCS#1 private keys, as every RSA `tls/*.key` file uses.
 pub const RSA_PRIVATE_KEY: &str = "RSA PRIVATE KEY";
+/// PEM label of SEC 1 private keys, as every ECDSA `tls/*.key` file uses.
+pub const EC_PRIVATE_KEY: &str = "EC PRIVATE KEY";
 /// PEM label the installer uses for public keys, even though the DER inside is PKIX.
 pub const RSA_PUBLIC_KEY: &str = "RSA PUBLIC KEY";
 
-/// An RSA private key held as PKCS#1 DER, with its public halves precomputed.
+/// A private key held as DER (PKCS#1 for RSA, SEC 1 for ECDSA), with its public halves
+/// precomputed.
 ///
 /// `Debug` never prints the key material.
 #[derive(Clone, PartialEq, Eq)]
 pub struct KeyPem {
-    pkcs1_der: Vec<u8>,
+    kind: KeyKind,
+    der: Vec<u8>,
     pem: String,
-    public_pkcs1: Vec<u8>,
+    public_raw: Vec<u8>,
     public_spki: Vec<u8>,
 }
 
 impl fmt::Debug for KeyPem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("KeyPem")
+            .field("kind", &self.kind)
             .field("public_spki_sha256", &hex_sha256(&self.public_spki))
             .finish_non_exhaustive()
     }
@@ -46,76 +56,155 @@ fn hex_sha256(data: &[u8]) -> String {
 /// aws-lc draws from the operating system's RNG; that is the one randomness source this crate
 /// cannot inject, which is why deterministic runs reuse keys from a [`crate::SecretsBundle`].
 pub fn generate_rsa_key() -> Result<KeyPem> {
-    let pair = KeyPair::generate_rsa_for(&PKCS_RSA_SHA256, RsaKeySize::_2048)
-        .map_err(|e| Error::KeyGeneration(e.to_string()))?;
-    let pkcs1 = der::pkcs8_to_pkcs1(pair.serialized_der()).ok_or_else(|| {
-        Error::KeyGeneration("aws-lc returned a key that is not RSA PKCS#8".into())
-    })?;
-    Ok(KeyPem::from_parts(pkcs1, &pair))
+    generate_key(KeyKind::RSA_2048)
 }
 
-/// Generates a fresh key of `kind` (the certificate table's [`crate::CertSpec::key`]).
-pub fn generate_key(kind: crate::KeyKind) -> Result<KeyPem> {
+/// Generates a fresh key of `kind` (the certificate table's [`crate::CertSpec::key`], or the
+/// kind a caller chose for a signer). aws-lc makes RSA keys of 2048, 3072, 4096 and 8192 bits.
+pub fn generate_key(kind: KeyKind) -> Result<KeyPem> {
+    let failed = |e: &dyn fmt::Display| Error::KeyGeneration(format!("{kind}: {e}"));
     match kind {
-        crate::KeyKind::Rsa2048 => generate_rsa_key(),
-    }
-}
-
-impl KeyPem {
-    fn from_parts(pkcs1_der: Vec<u8>, pair: &KeyPair) -> Self {
-        KeyPem {
-            pem: pem::encode(RSA_PRIVATE_KEY, &pkcs1_der),
-            pkcs1_der,
-            public_pkcs1: pair.der_bytes().to_vec(),
-            public_spki: pair.subject_public_key_info(),
+        KeyKind::Rsa { bits } => {
+            let size = match bits {
+                2048 => aws_lc_rs::rsa::KeySize::Rsa2048,
+                3072 => aws_lc_rs::rsa::KeySize::Rsa3072,
+                4096 => aws_lc_rs::rsa::KeySize::Rsa4096,
+                8192 => aws_lc_rs::rsa::KeySize::Rsa8192,
+                _ => {
+                    return Err(Error::KeyGeneration(format!(
+                        "{kind}: aws-lc makes RSA keys of 2048, 3072, 4096 and 8192 bits only"
+                    )));
+                }
+            };
+            let pair = aws_lc_rs::rsa::KeyPair::generate(size).map_err(|e| failed(&e))?;
+            let pkcs8 = pair.as_der().map_err(|e| failed(&e))?;
+            let pkcs1 = der::pkcs8_to_pkcs1(pkcs8.as_ref())
+                .ok_or_else(|| failed(&"aws-lc returned a key that is not RSA PKCS#8"))?;
+            KeyPem::from_der(kind, pkcs1, "generated key")
+        }
+        KeyKind::Ecdsa(curve) => {
+            let pair = EcdsaKeyPair::generate(signing(curve)).map_err(|e| failed(&e))?;
+            let sec1 = pair.private_key().as_der().map_err(|e| failed(&e))?;
+            KeyPem::from_der(kind, sec1.as_ref().to_vec(), "generated key")
         }
     }
+}
 
-    /// Builds a key from PKCS#1 `RSAPrivateKey` DER; `file` names the source in errors.
-    pub fn from_pkcs1_der(pkcs1_der: Vec<u8>, file: &str) -> Result<Self> {
-        let pair = load_pair(&pkcs1_der, file)?;
-        Ok(Self::from_parts(pkcs1_der, &pair))
+/// aws-lc's signing algorithm of a curve, with the hash Go pairs with it.
+fn signing(curve: Curve) -> &'static EcdsaSigningAlgorithm {
+    match curve {
+        Curve::P256 => &sig::ECDSA_P256_SHA256_ASN1_SIGNING,
+        Curve::P384 => &sig::ECDSA_P384_SHA384_ASN1_SIGNING,
+        Curve::P521 => &sig::ECDSA_P521_SHA512_ASN1_SIGNING,
+    }
+}
+
+/// The algorithm certificates signed by a key of `kind` carry, as Go's x509 picks it.
+fn signature_algorithm(kind: KeyKind) -> &'static SignatureAlgorithm {
+    match kind {
+        KeyKind::Rsa { .. } => &rcgen::PKCS_RSA_SHA256,
+        KeyKind::Ecdsa(Curve::P256) => &rcgen::PKCS_ECDSA_P256_SHA256,
+        KeyKind::Ecdsa(Curve::P384) => &rcgen::PKCS_ECDSA_P384_SHA384,
+        KeyKind::Ecdsa(Curve::P521) => &rcgen::PKCS_ECDSA_P521_SHA512,
+    }
+}
+
+const CURVES: [Curve; 3] = [Curve::P256, Curve::P384, Curve::P521];
+
+impl KeyPem {
+    /// A key of `kind` from its DER (PKCS#1 for RSA, SEC 1 for ECDSA); `file` names the
+    /// source in errors.
+    fn from_der(kind: KeyKind, der: Vec<u8>, file: &str) -> Result<Self> {
+        let pair = load_pair(kind, &der, file)?;
+        let kind = match kind {
+            KeyKind::Rsa { .. } => KeyKind::Rsa {
+                bits: rsa_bits(pair.der_bytes()),
+            },
+            ecdsa => ecdsa,
+        };
+        let label = match kind {
+            KeyKind::Rsa { .. } => RSA_PRIVATE_KEY,
+            KeyKind::Ecdsa(_) => EC_PRIVATE_KEY,
+        };
+        Ok(KeyPem {
+            kind,
+            pem: pem::encode(label, &der),
+            der,
+            public_raw: pair.der_bytes().to_vec(),
+            public_spki: pair.subject_public_key_info(),
+        })
     }
 
-    /// Reads an RSA private key from PEM: `RSA PRIVATE KEY` (PKCS#1) or `PRIVATE KEY`
-    /// (PKCS#8 holding RSA). The key is normalised to PKCS#1, the form the installer writes.
+    /// Builds an RSA key from PKCS#1 `RSAPrivateKey` DER; `file` names the source in errors.
+    pub fn from_pkcs1_der(pkcs1_der: Vec<u8>, file: &str) -> Result<Self> {
+        Self::from_der(KeyKind::RSA_2048, pkcs1_der, file)
+    }
+
+    /// Reads a private key from PEM: `RSA PRIVATE KEY` (PKCS#1), `EC PRIVATE KEY` (SEC 1) or
+    /// `PRIVATE KEY` (PKCS#8 holding either). PKCS#8 is normalised to the form the installer
+    /// writes (PKCS#1 or SEC 1).
     pub fn from_pem(text: &str, file: &str) -> Result<Self> {
         let blocks = pem::decode_all(text, file)?;
         let block = blocks
             .iter()
             .find(|b| b.label.ends_with("PRIVATE KEY"))
             .ok_or_else(|| Error::parse(file, "no PEM private key block found"))?;
-        let pkcs1 = match block.label.as_str() {
-            RSA_PRIVATE_KEY => block.der.clone(),
-            "PRIVATE KEY" => der::pkcs8_to_pkcs1(&block.der).ok_or_else(|| {
-                Error::parse(
-                    file,
-                    "the PKCS#8 private key is not an RSA key; use RSA 2048",
-                )
-            })?,
-            other => {
-                return Err(Error::parse(
-                    file,
-                    format!("unsupported private key type {other}; use an RSA key"),
-                ));
+        match block.label.as_str() {
+            RSA_PRIVATE_KEY => Self::from_pkcs1_der(block.der.clone(), file),
+            EC_PRIVATE_KEY => {
+                let curve = CURVES
+                    .into_iter()
+                    .find(|c| EcdsaKeyPair::from_private_key_der(signing(*c), &block.der).is_ok())
+                    .ok_or_else(|| {
+                        Error::parse(file, "not an ECDSA key on P-256, P-384 or P-521")
+                    })?;
+                Self::from_der(KeyKind::Ecdsa(curve), block.der.clone(), file)
             }
-        };
-        Self::from_pkcs1_der(pkcs1, file)
+            "PRIVATE KEY" => Self::from_pkcs8(&block.der, file),
+            other => Err(Error::parse(
+                file,
+                format!("unsupported private key type {other}; use an RSA or ECDSA key"),
+            )),
+        }
     }
 
-    /// The `RSA PRIVATE KEY` PEM text, as written to `tls/<name>.key`.
+    fn from_pkcs8(pkcs8: &[u8], file: &str) -> Result<Self> {
+        if let Some(pkcs1) = der::pkcs8_to_pkcs1(pkcs8) {
+            return Self::from_pkcs1_der(pkcs1, file);
+        }
+        for curve in CURVES {
+            if let Ok(pair) = EcdsaKeyPair::from_pkcs8(signing(curve), pkcs8) {
+                let sec1 = pair.private_key().as_der().map_err(|e| {
+                    Error::parse(file, format!("the ECDSA key cannot be re-encoded: {e}"))
+                })?;
+                return Self::from_der(KeyKind::Ecdsa(curve), sec1.as_ref().to_vec(), file);
+            }
+        }
+        Err(Error::parse(
+            file,
+            "the PKCS#8 private key is neither RSA nor ECDSA on P-256, P-384 or P-521",
+        ))
+    }
+
+    /// The key's kind (for RSA, with the modulus size it really has).
+    pub fn kind(&self) -> KeyKind {
+        self.kind
+    }
+
+    /// The PEM text, as written to `tls/<name>.key`.
     pub fn pem(&self) -> &str {
         &self.pem
     }
 
-    /// PKCS#1 `RSAPrivateKey` DER.
-    pub fn pkcs1_der(&self) -> &[u8] {
-        &self.pkcs1_der
+    /// The private key DER: PKCS#1 `RSAPrivateKey` or SEC 1 `ECPrivateKey`.
+    pub fn der(&self) -> &[u8] {
+        &self.der
     }
 
-    /// PKCS#1 `RSAPublicKey` DER; its SHA-1 is the certificates' Subject Key Identifier.
-    pub fn public_pkcs1_der(&self) -> &[u8] {
-        &self.public_pkcs1
+    /// The public key bytes Go hashes for the Subject Key Identifier: PKCS#1
+    /// `RSAPublicKey` DER, or the uncompressed point of an ECDSA key.
+    pub fn public_key_bytes(&self) -> &[u8] {
+        &self.public_raw
     }
 
     /// PKIX `SubjectPublicKeyInfo` DER.
@@ -123,31 +212,56 @@ impl KeyPem {
         &self.public_spki
     }
 
-    /// The public key file content: PEM label `RSA PUBLIC KEY` around PKIX DER, which is what
-    /// the installer has always written (consumers parse it as PKIX).
+    /// The public key file content: PKIX DER under the label `RSA PUBLIC KEY` for RSA, which
+    /// is what the installer has always written (consumers parse it as PKIX), and `PUBLIC KEY`
+    /// otherwise.
     pub fn public_pem(&self) -> String {
-        pem::encode(RSA_PUBLIC_KEY, &self.public_spki)
+        let label = match self.kind {
+            KeyKind::Rsa { .. } => RSA_PUBLIC_KEY,
+            KeyKind::Ecdsa(_) => "PUBLIC KEY",
+        };
+        pem::encode(label, &self.public_spki)
     }
 
-    /// The public key as one OpenSSH `authorized_keys` line (`ssh-rsa AAAA...` plus newline).
-    pub fn ssh_public_key(&self) -> String {
-        let (n, e) = der::rsa_public_parts(&self.public_pkcs1).unwrap_or((&[], &[]));
+    /// The public key as one OpenSSH `authorized_keys` line (`ssh-rsa AAAA...` plus newline);
+    /// SSH keys are RSA.
+    pub fn ssh_public_key(&self) -> Result<String> {
+        let parts = matches!(self.kind, KeyKind::Rsa { .. })
+            .then(|| der::rsa_public_parts(&self.public_raw))
+            .flatten();
+        let Some((n, e)) = parts else {
+            return Err(Error::Usage(format!(
+                "an SSH public key is made from an RSA key, not {}",
+                self.kind
+            )));
+        };
         let mut wire = Vec::with_capacity(n.len() + 32);
         put_string(&mut wire, b"ssh-rsa");
         put_mpint(&mut wire, e);
         put_mpint(&mut wire, n);
-        format!("ssh-rsa {}\n", STANDARD.encode(wire))
+        Ok(format!("ssh-rsa {}\n", STANDARD.encode(wire)))
     }
 
-    /// Loads the key into rcgen for signing (SHA-256 with RSA, as Go's x509 package uses).
+    /// Loads the key into rcgen for signing, with the algorithm Go's x509 pairs with it.
     pub(crate) fn key_pair(&self, file: &str) -> Result<KeyPair> {
-        load_pair(&self.pkcs1_der, file)
+        load_pair(self.kind, &self.der, file)
     }
 }
 
-fn load_pair(pkcs1_der: &[u8], file: &str) -> Result<KeyPair> {
-    KeyPair::from_der_and_sign_algo(&PrivateKeyDer::Pkcs1(pkcs1_der.into()), &PKCS_RSA_SHA256)
-        .map_err(|e| Error::parse(file, format!("not a usable RSA private key: {e}")))
+fn load_pair(kind: KeyKind, der: &[u8], file: &str) -> Result<KeyPair> {
+    let key = match kind {
+        KeyKind::Rsa { .. } => PrivateKeyDer::Pkcs1(der.to_vec().into()),
+        KeyKind::Ecdsa(_) => PrivateKeyDer::Sec1(der.to_vec().into()),
+    };
+    KeyPair::from_der_and_sign_algo(&key, signature_algorithm(kind))
+        .map_err(|e| Error::parse(file, format!("not a usable {kind} private key: {e}")))
+}
+
+/// The modulus size of a PKCS#1 `RSAPublicKey`.
+fn rsa_bits(public_pkcs1: &[u8]) -> u16 {
+    let modulus = der::rsa_public_parts(public_pkcs1).map_or(&[][..], |(n, _)| n);
+    let significant = modulus.iter().skip_while(|b| **b == 0).count();
+    u16::try_from(significant * 8).unwrap_or(u16::MAX)
 }
 
 /// SSH wire `string`: u32 length then bytes.
@@ -200,6 +314,7 @@ mod tests {
             key.public_pem()
                 .starts_with("-----BEGIN RSA PUBLIC KEY-----\n")
         );
+        assert_eq!(key.kind(), KeyKind::RSA_2048);
         assert!(!format!("{key:?}").contains(&key.pem()[40..80]));
     }
 

@@ -52,13 +52,15 @@ pub use check::check_pair;
 pub use contract::ClusterNames;
 pub use error::{Error, Result};
 pub use expiry::{expiry_problem, human, not_after, not_after_all};
-pub use key::{KeyPem, RSA_PRIVATE_KEY, RSA_PUBLIC_KEY, generate_key, generate_rsa_key};
+pub use key::{
+    EC_PRIVATE_KEY, KeyPem, RSA_PRIVATE_KEY, RSA_PUBLIC_KEY, generate_key, generate_rsa_key,
+};
 pub use kubeconfig::{Endpoint, KubeconfigFile, KubeconfigId, KubeconfigSpec, kubeconfig_yaml};
 pub use params::{ClusterParams, San, first_host};
 pub use password::{BCRYPT_COST, KubeadminPassword, PASSWORD_ALPHABET, generate_password};
 pub use secrets::{BOOTSTRAP_SSH, SECRETS_KIND, SECRETS_VERSION, SERVICE_ACCOUNT, SecretsBundle};
 pub use sign::{CertKey, SERIAL_LIMIT, random_serial, sign_leaf, sign_self, subject_key_id};
 pub use spec::{
-    BundleId, BundleMember, CertId, CertSpec, ExtKeyUsage, KeyKind, KeyUsage, OnBootstrapHost,
-    SanRule, Subject, TlsFile, ValidityScale, ValidityTier,
+    BundleId, BundleMember, CertId, CertSpec, Curve, ExtKeyUsage, KeyKind, KeyUsage,
+    OnBootstrapHost, SanRule, Subject, TlsFile, ValidityScale, ValidityTier,
 };

@@ -71,11 +71,12 @@ pub fn random_serial(rng: &mut impl rand::RngCore) -> u64 {
     rng.gen_range(0..SERIAL_LIMIT)
 }
 
-/// Subject Key Identifier: SHA-1 of the PKCS#1 `RSAPublicKey` DER (Go's method).
+/// Subject Key Identifier: SHA-1 of the PKCS#1 `RSAPublicKey` DER, or of an ECDSA key's
+/// uncompressed point (Go's method).
 pub fn subject_key_id(key: &KeyPem) -> Vec<u8> {
     let digest = aws_lc_rs::digest::digest(
         &aws_lc_rs::digest::SHA1_FOR_LEGACY_USE_ONLY,
-        key.public_pkcs1_der(),
+        key.public_key_bytes(),
     );
     digest.as_ref().to_vec()
 }
@@ -177,6 +178,10 @@ fn base_params(
         IsCa::ExplicitNoCa
     };
     p.key_usages = match spec.key_usage {
+        // An ECDSA key cannot encipher keys, so its signer does not claim it (as upstream).
+        KeyUsage::Signer if matches!(key.kind(), crate::KeyKind::Ecdsa(_)) => {
+            vec![Ku::DigitalSignature, Ku::KeyCertSign]
+        }
         KeyUsage::Signer => vec![Ku::DigitalSignature, Ku::KeyEncipherment, Ku::KeyCertSign],
         KeyUsage::DigitalSignatureKeyEncipherment => {
             vec![Ku::DigitalSignature, Ku::KeyEncipherment]

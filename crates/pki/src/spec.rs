@@ -97,14 +97,50 @@ pub enum SanRule {
     MachineConfigServer,
 }
 
-/// The kind of a certificate's private key. One kind today; the table states it per
-/// certificate so that a signer can later be given another (RSA of another size, ECDSA)
-/// without its callers deciding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The kind of a private key. The table states it per certificate (RSA-2048 for every one,
+/// as upstream generates them); a signer may be given another kind by the caller (upstream
+/// 5.0's `pki.signerCertificates.key`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyKind {
-    /// RSA, 2048 bits (PKCS#1 PEM on disk), as upstream generates every key.
-    #[default]
-    Rsa2048,
+    /// RSA (PKCS#1 PEM on disk).
+    Rsa {
+        /// Modulus size.
+        bits: u16,
+    },
+    /// ECDSA on a NIST curve (SEC 1 `EC PRIVATE KEY` PEM on disk, the curve named inside, as
+    /// Go's `x509.MarshalECPrivateKey` writes it).
+    Ecdsa(Curve),
+}
+
+impl Default for KeyKind {
+    fn default() -> Self {
+        KeyKind::RSA_2048
+    }
+}
+
+/// The NIST curves an ECDSA key may be on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Curve {
+    /// P-256 (certificates it signs use ECDSA with SHA-256).
+    P256,
+    /// P-384 (SHA-384).
+    P384,
+    /// P-521 (SHA-512).
+    P521,
+}
+
+impl KeyKind {
+    /// RSA-2048, the kind of every key upstream makes by default.
+    pub const RSA_2048: KeyKind = KeyKind::Rsa { bits: 2048 };
+}
+
+impl fmt::Display for KeyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyKind::Rsa { bits } => write!(f, "RSA-{bits}"),
+            KeyKind::Ecdsa(curve) => write!(f, "ECDSA {curve:?}"),
+        }
+    }
 }
 
 /// Where a certificate's files go on the bootstrap host (`/opt/openshift/tls/`).
@@ -233,7 +269,7 @@ const MASTERS: &[&str] = &["system:masters"];
 const fn signer(id: CertId, ou: &'static [&'static str], validity: ValidityTier) -> CertSpec {
     CertSpec {
         name: id.name(),
-        key: KeyKind::Rsa2048,
+        key: KeyKind::RSA_2048,
         bootstrap_host: OnBootstrapHost::CertAndKey,
         subject: Subject {
             cn: id.name(),
@@ -259,7 +295,7 @@ const fn leaf(
 ) -> CertSpec {
     CertSpec {
         name: id.name(),
-        key: KeyKind::Rsa2048,
+        key: KeyKind::RSA_2048,
         bootstrap_host: OnBootstrapHost::CertAndKey,
         subject: Subject { cn, o, ou: &[] },
         validity,

@@ -54,7 +54,7 @@ fn check_pair_accepts_matching_and_names_the_file_otherwise() {
 #[test]
 fn check_pair_accepts_pkcs8_keys() {
     let ck = pki().cert(CertId::JournalGatewayd);
-    let pkcs8 = pkcs8_wrap(ck.key().pkcs1_der());
+    let pkcs8 = pkcs8_wrap(ck.key().der());
     check_pair(ck.cert_pem(), &pki::pem::encode("PRIVATE KEY", &pkcs8), "f")
         .expect("pkcs8 accepted");
     let loaded =

@@ -403,7 +403,15 @@ fn ctrl_c_during_a_live_iso_copy_leaves_no_partial_file() {
             .count()
     };
     let mut child = Command::new(crate::support::bin_path())
-        .args(["create", "live-iso", "--role", "worker", "--iso", s(&iso.path), "--dir"])
+        .args([
+            "create",
+            "live-iso",
+            "--role",
+            "worker",
+            "--iso",
+            s(&iso.path),
+            "--dir",
+        ])
         .arg(&dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

@@ -411,7 +411,12 @@ fn a_failed_wait_in_json_says_each_status_and_the_failure_once() {
     );
     // The failure is followed only by its diagnosis (no cause named here).
     assert_eq!(
-        kinds.iter().rev().take(2).map(String::as_str).collect::<Vec<_>>(),
+        kinds
+            .iter()
+            .rev()
+            .take(2)
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
         ["diagnosis", "failed"],
         "{kinds:?}"
     );

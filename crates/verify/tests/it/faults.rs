@@ -243,7 +243,10 @@ fn broken_ignition_and_missing_ssh_key_are_named() {
     .expect("write");
     let ic_path = dir.path().join("install-config.yaml");
     let ic = std::fs::read_to_string(&ic_path).expect("read");
-    let new_key = pki::generate_rsa_key().expect("key").ssh_public_key();
+    let new_key = pki::generate_rsa_key()
+        .expect("key")
+        .ssh_public_key()
+        .expect("an RSA key");
     let new_key = new_key.trim();
     let ic: String = ic
         .lines()
