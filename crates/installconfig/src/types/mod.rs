@@ -8,6 +8,7 @@ mod cidr;
 mod network;
 mod platform;
 mod pool;
+mod unsupported;
 mod vips;
 mod vsphere;
 
@@ -22,6 +23,7 @@ pub use cidr::{Cidr, IpAddrString};
 pub use network::*;
 pub use platform::{Platform, WaitBudgets};
 pub use pool::*;
+pub use unsupported::{UNSUPPORTED_PLATFORMS, UnsupportedPlatform, UnsupportedPlatforms};
 pub use vips::{DeprecatedVip, VipPlatform};
 pub use vsphere::*;
 
@@ -558,45 +560,10 @@ pub struct PlatformSection {
     /// VMware vSphere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vsphere: Option<VspherePlatform>,
-    /// Not supported by okd-install (Amazon Web Services).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aws: Option<serde_json::Value>,
-    /// Not supported by okd-install (Microsoft Azure).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub azure: Option<serde_json::Value>,
-    /// Not supported by okd-install (Google Cloud).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gcp: Option<serde_json::Value>,
-    /// Not supported by okd-install (IBM Cloud).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ibmcloud: Option<serde_json::Value>,
-    /// Not supported by okd-install (Nutanix).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nutanix: Option<serde_json::Value>,
-    /// Not supported by okd-install (OpenStack).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub openstack: Option<serde_json::Value>,
-    /// Not supported by okd-install (PowerVC).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub powervc: Option<serde_json::Value>,
-    /// Not supported by okd-install (IBM Power Virtual Server).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub powervs: Option<serde_json::Value>,
-    /// Not supported by okd-install (external platform integration).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub external: Option<serde_json::Value>,
-    /// Not supported by okd-install (oVirt, historic).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ovirt: Option<serde_json::Value>,
-    /// Not supported by okd-install (libvirt, historic).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub libvirt: Option<serde_json::Value>,
-    /// Not supported by okd-install (KubeVirt, historic).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kubevirt: Option<serde_json::Value>,
-    /// Not supported by okd-install (Alibaba Cloud, historic).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alibabacloud: Option<serde_json::Value>,
+    /// The platforms okd-install recognises but does not implement, one optional key each
+    /// ([`UNSUPPORTED_PLATFORMS`]).
+    #[serde(flatten)]
+    pub unsupported: UnsupportedPlatforms<false>,
 }
 
 /// The `none` platform has no settings.
@@ -607,24 +574,13 @@ pub struct NonePlatform {}
 impl PlatformSection {
     /// Names of every platform key that is set, in declaration order.
     pub fn set_names(&self) -> Vec<&'static str> {
-        set_keys(&[
+        let mut names = set_keys(&[
             (Platform::None.name(), self.none.is_some()),
             (Platform::Baremetal.name(), self.baremetal.is_some()),
             (Platform::Vsphere.name(), self.vsphere.is_some()),
-            ("aws", self.aws.is_some()),
-            ("azure", self.azure.is_some()),
-            ("gcp", self.gcp.is_some()),
-            ("ibmcloud", self.ibmcloud.is_some()),
-            ("nutanix", self.nutanix.is_some()),
-            ("openstack", self.openstack.is_some()),
-            ("powervc", self.powervc.is_some()),
-            ("powervs", self.powervs.is_some()),
-            ("external", self.external.is_some()),
-            ("ovirt", self.ovirt.is_some()),
-            ("libvirt", self.libvirt.is_some()),
-            ("kubevirt", self.kubevirt.is_some()),
-            ("alibabacloud", self.alibabacloud.is_some()),
-        ])
+        ]);
+        names.extend(self.unsupported.set_names());
+        names
     }
 
     /// The VIP-based platform that is set (baremetal before vsphere), if any.

@@ -146,50 +146,20 @@ pub struct MachinePoolPlatform {
     /// vSphere virtual machine settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vsphere: Option<VsphereMachinePool>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aws: Option<serde_json::Value>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub azure: Option<serde_json::Value>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gcp: Option<serde_json::Value>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ibmcloud: Option<serde_json::Value>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nutanix: Option<serde_json::Value>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub openstack: Option<serde_json::Value>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub powervc: Option<serde_json::Value>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub powervs: Option<serde_json::Value>,
-    /// Not supported by okd-install.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ovirt: Option<serde_json::Value>,
+    /// The platforms okd-install recognises in a pool but does not implement, one optional
+    /// key each ([`super::UNSUPPORTED_PLATFORMS`], the rows `in_pools`).
+    #[serde(flatten)]
+    pub unsupported: super::UnsupportedPlatforms<true>,
 }
 
 impl MachinePoolPlatform {
     /// Names of the pool platform keys that are set.
     pub fn set_names(&self) -> Vec<&'static str> {
-        super::set_keys(&[
+        let mut names = super::set_keys(&[
             (super::Platform::Baremetal.name(), self.baremetal.is_some()),
             (super::Platform::Vsphere.name(), self.vsphere.is_some()),
-            ("aws", self.aws.is_some()),
-            ("azure", self.azure.is_some()),
-            ("gcp", self.gcp.is_some()),
-            ("ibmcloud", self.ibmcloud.is_some()),
-            ("nutanix", self.nutanix.is_some()),
-            ("openstack", self.openstack.is_some()),
-            ("powervc", self.powervc.is_some()),
-            ("powervs", self.powervs.is_some()),
-            ("ovirt", self.ovirt.is_some()),
-        ])
+        ]);
+        names.extend(self.unsupported.set_names());
+        names
     }
 }

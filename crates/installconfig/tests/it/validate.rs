@@ -772,7 +772,7 @@ fn exactly_one_platform() {
     bad(&c, "platform", ErrorKind::Required);
     let mut c = none();
     c.platform = PlatformSection {
-        gcp: Some(serde_json::json!({})),
+        unsupported: UnsupportedPlatforms::with("gcp", serde_json::json!({})).unwrap(),
         ..PlatformSection::default()
     };
     bad(&c, "platform.gcp", ErrorKind::NotSupported);
