@@ -9,8 +9,8 @@ use russh::keys::ssh_key::public::KeyData;
 use russh::keys::{HashAlg, PrivateKeyWithHashAlg, PublicKey};
 use tokio::net::UnixStream;
 
+use crate::connection::Client;
 use crate::keys::{Candidate, KeySet, describe_key};
-use crate::session::Client;
 use crate::{GatherError, GatherEvent, GatherOptions};
 
 /// The user's ssh-agent and the identities it offered.
@@ -119,7 +119,7 @@ pub(crate) async fn authenticate(
     }
     Err(GatherError::AuthFailed {
         user: opts.user.clone(),
-        address: crate::session::address(opts),
+        address: crate::connection::address(opts),
         tried: attempts.tried,
         server_methods: attempts.server_methods,
         skipped: keys.skipped.clone(),

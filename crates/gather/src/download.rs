@@ -9,7 +9,7 @@ use russh_sftp::protocol::StatusCode;
 use tempfile::NamedTempFile;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::session::{Client, address};
+use crate::connection::{Client, address};
 use crate::{GatherError, GatherEvent, GatherOptions};
 
 const CHUNK: usize = 256 * 1024;

@@ -32,6 +32,7 @@
 mod agent;
 mod analysis;
 mod auth;
+mod connection;
 mod download;
 mod error;
 mod events;

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 use russh::ChannelMsg;
 use russh::client::Handle;
 
+use crate::connection::{Client, address};
 use crate::events::RemoteStream;
-use crate::session::{Client, address};
 use crate::{GatherError, GatherEvent, GatherOptions};
 
 /// How many trailing output lines a remote failure reports.
