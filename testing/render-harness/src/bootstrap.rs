@@ -23,13 +23,12 @@ use crate::faults::{Fault, FaultReport, Injected};
 use crate::host::output_of;
 
 use crate::kubelet::{BOOTSTRAP_NODE, Kubelet};
+use crate::single_node::SINGLE_NODE_MASTER_IGN;
 use crate::standins::{Access, ApiStandIns, MASTER_MANIFESTS, MASTERS};
 use crate::tools::Tools;
 use crate::units::{Unit, UnitSpec, UnitState};
 use crate::{Finding, Host, Payload, Result, Sandbox, materialize};
 
-/// Where bootkube.sh leaves the master config on a single node.
-pub(crate) const SINGLE_NODE_MASTER_IGN: &str = "/opt/openshift/master.ign";
 /// How long the checks wait for the API server to be ready.
 const API_READY_LIMIT: Duration = Duration::from_secs(180);
 /// The marker bootkube.sh leaves when it is done.
@@ -269,7 +268,10 @@ pub fn bootstrap_example(
         .into_iter()
         .next()
         .unwrap_or_default();
-    let plan = Plan::read(&install_config)?;
+    let plan = Plan::read(
+        &install_config,
+        crate::example::cluster_names(&install_config),
+    )?;
     let name = match (&options.sandbox, options.fault) {
         (Some(name), _) => name.clone(),
         (None, Some(fault)) => fault_sandbox_name(fault),
@@ -385,7 +387,8 @@ struct Plan {
 }
 
 impl Plan {
-    fn read(config: &Value) -> Result<Plan> {
+    /// The plan of the install-config `config`, whose cluster is named `names`.
+    fn read(config: &Value, names: contract::ClusterNames) -> Result<Plan> {
         let networks: Vec<IpNet> = config["networking"]["machineNetwork"]
             .as_array()
             .into_iter()
@@ -423,10 +426,6 @@ impl Plan {
         } else {
             Vec::new()
         };
-        let names = contract::ClusterNames::new(
-            config["metadata"]["name"].as_str().unwrap_or_default(),
-            config["baseDomain"].as_str().unwrap_or_default(),
-        );
         Ok(Plan {
             bootstrap,
             masters,

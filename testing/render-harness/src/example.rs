@@ -114,7 +114,7 @@ fn check_nodes(dir: &Path, host: &Host, payload: &Payload, work: &Path) -> Vec<F
         dir,
         payload,
         work,
-        api_int: api_int_host(&install_config),
+        api_int: cluster_names(&install_config).api_int,
         asked: Asked::read(&install_config, host),
     };
     // One read of the bootstrap pod serves both servers.
@@ -210,13 +210,13 @@ fn applied_problems(stage: &'static str, applied: &AppliedPointer, pool: &str) -
     findings
 }
 
-/// `api-int.<name>.<baseDomain>` of the install-config `config`.
-fn api_int_host(config: &serde_json::Value) -> String {
+/// The cluster's DNS names from the install-config `config` (`metadata.name` and
+/// `baseDomain`): made once per run, by both flows, and passed on.
+pub(crate) fn cluster_names(config: &serde_json::Value) -> contract::ClusterNames {
     contract::ClusterNames::new(
         config["metadata"]["name"].as_str().unwrap_or_default(),
         config["baseDomain"].as_str().unwrap_or_default(),
     )
-    .api_int
 }
 
 /// The names of the examples in `examples/` of the workspace, sorted.

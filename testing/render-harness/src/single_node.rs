@@ -14,11 +14,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::bootstrap::SINGLE_NODE_MASTER_IGN;
 use crate::check::read_objects;
 use crate::host::{ignition_apply, output_of, seed_accounts, which};
 use crate::{Finding, Host, Kubelet, Payload, Sandbox};
 
+/// Where bootkube.sh leaves the master config on a single node.
+pub(crate) const SINGLE_NODE_MASTER_IGN: &str = "/opt/openshift/master.ign";
 /// How long the installed node's control plane may take to answer.
 const BOOT_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
 /// Objects the bootstrap created that the installed node's API server must still have: the
