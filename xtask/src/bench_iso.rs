@@ -1,5 +1,5 @@
 //! `cargo xtask bench-iso [ROUNDS] [--size MIB]`: `okd-install create live-iso` against
-//! `coreos-installer iso customize --live-ignition` on the same live ISO (built in the real
+//! `coreos-installer iso ignition embed -o` on the same live ISO (built in the real
 //! layout by `testkit::liveiso`, `MIB` of payload, 1024 by default) with the same config,
 //! in the same run: wall time and peak memory (the kernel's maximum resident set of each
 //! child), medians over the rounds after one warm-up round each, and our/their ratios.
@@ -67,7 +67,7 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
     };
     let theirs = || {
         let mut cmd = Command::new("coreos-installer");
-        cmd.args(["iso", "customize", "--live-ignition"])
+        cmd.args(["iso", "ignition", "embed", "-i"])
             .arg(dir.join("worker.ign"))
             .arg("-o")
             .arg(&theirs_out)
@@ -158,7 +158,7 @@ fn report(rounds: usize, size_mib: u64, ours: &[Cost], theirs: &[Cost]) {
     );
     println!(
         "{:<44} {their_s:>10.2} {their_m:>14.1}",
-        "coreos-installer iso customize --live-ignition"
+        "coreos-installer iso ignition embed -o"
     );
     println!(
         "{:<44} {:>9.2}x {:>13.2}x",

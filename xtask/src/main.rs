@@ -8,7 +8,7 @@
 //!   of `create pki`, resolved by the same asset graph, against `openssl genrsa 2048` for the
 //!   same number of keys, two processes at a time, in the same process and run.
 //! * `bench-iso [ROUNDS] [--size MIB]`: `okd-install create live-iso` (release build) against
-//!   `coreos-installer iso customize` on the same live ISO: wall time, peak memory, ratios.
+//!   `coreos-installer iso ignition embed -o` on the same live ISO: wall time, peak memory.
 //! * `real-render [EXAMPLE...]`: for each example, runs the generated `bootkube.sh` for real
 //!   against every payload stand-in beside the workspace (`../shared/okd-payload-<release>`,
 //!   4.19 today; or `$OKD_PAYLOAD_DIR` alone): first its renders and the node configs, then

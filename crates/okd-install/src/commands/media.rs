@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 use bootmedia::live::{Customization, Destination};
 use bootmedia::media::KargsEdit;
-use bootmedia::pxe::PxeUrls;
+use bootmedia::pxe::{PxeUrls, Rootfs};
 use bootmedia::role::Role;
 use clap::Args;
 
@@ -82,7 +82,20 @@ pub(crate) struct PxeArgs {
     /// Add a kernel argument to the live system; repeatable.
     #[arg(long, value_name = "ARG")]
     pub karg: Vec<String>,
+    /// Also put the release stream's kernel, initramfs and rootfs into DIR as kernel,
+    /// initramfs.img and rootfs.img (downloaded into the cache once, checked against their
+    /// sha256), so that DIR can be served as it is. Without URL flags, ROLE.ipxe then names
+    /// them beside itself, the rootfs as one more initrd (the machine needs 4 GiB of memory).
+    #[arg(long)]
+    pub download: bool,
 }
+
+/// What `create pxe-files --download` puts into DIR, under the names `--base-url` uses.
+const PXE_PARTS: [(Artifact, &str); 3] = [
+    (Artifact::Kernel, "kernel"),
+    (Artifact::Initramfs, "initramfs.img"),
+    (Artifact::Rootfs, "rootfs.img"),
+];
 
 /// `create live-iso`: DIR/ROLE.iso.
 pub(crate) fn live_iso(dir: &Path, args: &LiveIsoArgs) -> Result<()> {
@@ -119,6 +132,12 @@ pub(crate) fn live_iso(dir: &Path, args: &LiveIsoArgs) -> Result<()> {
 pub(crate) fn pxe_files(dir: &Path, args: &PxeArgs) -> Result<()> {
     let (role, custom) = customization(dir, &args.role)?;
     let urls = pxe_urls(dir, role, args)?;
+    if args.download {
+        for (artifact, name) in PXE_PARTS {
+            let cached = stream_artifact(dir, artifact, &args.stream)?;
+            place(&cached, &dir.join(name))?;
+        }
+    }
     let image = dir.join(role.config_image_file());
     let bytes = bootmedia::media::write_config_image(&image, &custom, mode(role, &custom))?;
     let script = dir.join(role.ipxe_file());
@@ -205,30 +224,69 @@ fn single_node_disk(dir: &Path) -> Option<String> {
     Some(ic.bootstrap_in_place?.installation_disk)
 }
 
+/// Each part's URL: the flag naming it, else `--base-url`'s, else (with `--download`) the
+/// file beside the script, else the stream's.
 fn pxe_urls(dir: &Path, role: Role, args: &PxeArgs) -> Result<PxeUrls> {
     let base = args.base_url.as_deref().map(|b| b.trim_end_matches('/'));
-    let pick = |given: &Option<String>, file: &str, artifact: Artifact| -> Result<String> {
+    let beside = args.download && base.is_none();
+    let part = |artifact: Artifact| {
+        PXE_PARTS
+            .iter()
+            .find(|(a, _)| *a == artifact)
+            .map_or("", |(_, name)| *name)
+    };
+    let pick = |given: &Option<String>, artifact: Artifact| -> Result<String> {
         match (given, base) {
             (Some(url), _) => Ok(url.clone()),
-            (None, Some(base)) => Ok(format!("{base}/{file}")),
+            (None, Some(base)) => Ok(format!("{base}/{}", part(artifact))),
+            (None, None) if beside => Ok(part(artifact).to_string()),
             (None, None) => stream_location(dir, artifact, &args.stream),
         }
     };
     let config = match (&args.config_url, base) {
         (Some(url), _) => url.clone(),
         (None, Some(base)) => format!("{base}/{}", role.config_image_file()),
+        (None, None) if beside => role.config_image_file().to_string(),
         (None, None) => {
             return Err(bootmedia::Error::Input(format!(
-                "pass --config-url (where you serve {}) or --base-url",
+                "pass --config-url (where you serve {}), --base-url, or --download to serve \
+                 DIR as it is",
                 role.config_image_file()
             ))
             .into());
         }
     };
+    let rootfs = match (&args.rootfs_url, base) {
+        (None, None) if beside => Rootfs::Initrd(part(Artifact::Rootfs).to_string()),
+        _ => Rootfs::Url(pick(&args.rootfs_url, Artifact::Rootfs)?),
+    };
     Ok(PxeUrls {
-        kernel: pick(&args.kernel_url, "kernel", Artifact::Kernel)?,
-        initramfs: pick(&args.initramfs_url, "initramfs.img", Artifact::Initramfs)?,
-        rootfs: pick(&args.rootfs_url, "rootfs.img", Artifact::Rootfs)?,
+        kernel: pick(&args.kernel_url, Artifact::Kernel)?,
+        initramfs: pick(&args.initramfs_url, Artifact::Initramfs)?,
+        rootfs,
         config,
     })
+}
+
+/// Puts the cached file `from` at `to`: a hard link when both are on one file system (a
+/// gigabyte rootfs is not copied), else a copy; either appears whole under its name.
+fn place(from: &Path, to: &Path) -> Result<()> {
+    let name = to.file_name().unwrap_or_default().to_string_lossy();
+    let link = to.with_file_name(format!(
+        "{}{name}.{}",
+        atomic_file::TEMP_PREFIX,
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&link);
+    let result = match std::fs::hard_link(from, &link) {
+        Ok(()) => std::fs::rename(&link, to).inspect_err(|_| {
+            let _ = std::fs::remove_file(&link);
+        }),
+        Err(_) => atomic_file::write_with(to, 0o644, |file| {
+            std::io::copy(&mut std::fs::File::open(from)?, file).map(drop)
+        }),
+    };
+    result.with_context(|| format!("putting {} at {}", from.display(), to.display()))?;
+    tracing::info!("{}: the release's {}", to.display(), from.display());
+    Ok(())
 }

@@ -438,3 +438,82 @@ fn ctrl_c_during_a_live_iso_copy_leaves_no_partial_file() {
     assert!(!dir.join("worker.iso").exists());
     assert_eq!(std::fs::metadata(&iso.path).unwrap().len(), before);
 }
+
+/// `create pxe-files --download`: the release's kernel, initramfs and rootfs land in DIR from
+/// the cache (seeded here under the names only a verified download gets; no connection), and
+/// ROLE.ipxe names every part beside itself, the rootfs as one more initrd, so DIR is served
+/// as it is; `verify` accepts the script.
+#[test]
+fn pxe_files_with_download_serve_the_directory_as_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cluster");
+    create_at(
+        &dir,
+        EPOCH,
+        &["ignition-configs", "--from-example", "compact-3-node"],
+    )
+    .ok("ignition configs");
+    let cache = tmp.path().join("cache");
+    std::fs::create_dir(&cache).unwrap();
+    for release in &releases::table().releases {
+        let Some(m) = release
+            .coreos_stream()
+            .ok()
+            .and_then(|s| s.artifacts("x86_64"))
+        else {
+            continue;
+        };
+        for (a, part) in [
+            (&m.kernel, "kernel"),
+            (&m.initramfs, "initramfs"),
+            (&m.rootfs, "rootfs"),
+        ] {
+            let name = format!("{}-{}", a.sha256, a.file_name());
+            std::fs::write(cache.join(name), format!("{part} of {}", release.version)).unwrap();
+        }
+    }
+    let mut cmd = okd(&dir);
+    cmd.env("OKD_INSTALL_CACHE_DIR", &cache);
+    run(
+        cmd,
+        &[
+            "create",
+            "pxe-files",
+            "--role",
+            "worker",
+            "--download",
+            "--offline",
+        ],
+    )
+    .ok("pxe-files --download from the cache");
+    for (file, part) in [
+        ("kernel", "kernel"),
+        ("initramfs.img", "initramfs"),
+        ("rootfs.img", "rootfs"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(text.starts_with(&format!("{part} of ")), "{file}: {text}");
+    }
+    let script = std::fs::read_to_string(dir.join("worker.ipxe")).unwrap();
+    for line in [
+        "initrd --name main initramfs.img",
+        "initrd --name rootfs rootfs.img",
+        "initrd --name config worker.ign.img",
+    ] {
+        assert!(script.lines().any(|l| l == line), "{line}:\n{script}");
+    }
+    assert!(
+        script
+            .lines()
+            .any(|l| l.starts_with("kernel kernel initrd=main initrd=rootfs"))
+    );
+    assert!(!script.contains("rootfs_url"), "{script}");
+    // The configs are dated EPOCH, so verify fails on their certificates; the media pass.
+    let out = okd_in(&dir, &["verify"]);
+    let media = media_lines(&out);
+    assert!(
+        media.iter().any(|l| l.contains("worker.ipxe")) && media.iter().all(|l| l.contains(" ok ")),
+        "{}",
+        out.stdout
+    );
+}
