@@ -29,7 +29,9 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
     let (rounds, size_mib) = parse(args)?;
     for tool in ["coreos-installer", "xorriso"] {
         if Command::new(tool).arg("--version").output().is_err() {
-            bail!("bench-iso needs {tool} on PATH (cargo install --locked coreos-installer; apt-get install xorriso)");
+            bail!(
+                "bench-iso needs {tool} on PATH (cargo install --locked coreos-installer; apt-get install xorriso)"
+            );
         }
     }
     run_checked(
@@ -50,7 +52,12 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
     let dir = work.path().join("cluster");
     run_checked(
         Command::new(&okd)
-            .args(["create", "ignition-configs", "--from-example", "compact-3-node"])
+            .args([
+                "create",
+                "ignition-configs",
+                "--from-example",
+                "compact-3-node",
+            ])
             .arg("--dir")
             .arg(&dir)
             .stdout(Stdio::null()),
@@ -78,7 +85,10 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
     for round in 0..=rounds {
         // Alternate who goes first, so neither always finds the other's pages cached.
         let (a, b) = if round % 2 == 0 {
-            (measure(ours(), &dir.join("worker.iso"))?, measure(theirs(), &theirs_out)?)
+            (
+                measure(ours(), &dir.join("worker.iso"))?,
+                measure(theirs(), &theirs_out)?,
+            )
         } else {
             let b = measure(theirs(), &theirs_out)?;
             (measure(ours(), &dir.join("worker.iso"))?, b)

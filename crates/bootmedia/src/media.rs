@@ -64,7 +64,7 @@ pub fn write_iso(
     let replaced_customization = is_customized(&layout, &mut src)?;
     let mut area = image.clone();
     area.resize(capacity as usize, 0);
-    atomic_file::write_with(output, mode, |out| {
+    atomic_file::write_with_unsynced(output, mode, |out| {
         copy(&mut src, out)?;
         patch(out, layout.ignition.offset, &area)?;
         for (offset, bytes) in &patches.1 {

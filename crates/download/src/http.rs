@@ -70,13 +70,16 @@ pub(crate) async fn get(
         let request = request
             .body(Empty::new())
             .map_err(|e| RequestError::Transient(e.into()))?;
-        let response = client.request(request).await.map_err(|e| match tls_refusal(&e) {
-            Some(reason) => RequestError::Fatal(DownloadError::Untrusted {
-                url: uri.to_string(),
-                reason,
-            }),
-            None => RequestError::Transient(e.into()),
-        })?;
+        let response = client
+            .request(request)
+            .await
+            .map_err(|e| match tls_refusal(&e) {
+                Some(reason) => RequestError::Fatal(DownloadError::Untrusted {
+                    url: uri.to_string(),
+                    reason,
+                }),
+                None => RequestError::Transient(e.into()),
+            })?;
         if !response.status().is_redirection() {
             return Ok((uri, response));
         }

@@ -1327,7 +1327,10 @@ fn a_restarted_cb_bootstrap_takes_out_only_the_pods_of_its_earlier_run() {
         fs::write(static_pods.join(pod), "kind: Pod").unwrap();
     }
 
-    let mut child = host.command("bootkube.sh", &[], "bootkube").spawn().unwrap();
+    let mut child = host
+        .command("bootkube.sh", &[], "bootkube")
+        .spawn()
+        .unwrap();
     let status = wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
     assert!(status.success(), "{}", host.output("bootkube"));
     assert!(host.done("cb-bootstrap.done"));

@@ -51,7 +51,11 @@ fn a_server_no_trusted_ca_vouches_for_is_refused_before_any_request() {
         "the error names the certificate and rustls's verdict: {text}"
     );
     assert!(server.seen().is_empty(), "{:?}", server.seen());
-    assert_eq!(files(cache.path()), Vec::<String>::new(), "nothing is cached");
+    assert_eq!(
+        files(cache.path()),
+        Vec::<String>::new(),
+        "nothing is cached"
+    );
 }
 
 /// Runs in a child of this test binary, because the trust store's `SSL_CERT_FILE` is a

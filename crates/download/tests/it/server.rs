@@ -62,7 +62,11 @@ impl Server {
             .with_no_client_auth()
             .with_single_cert(cert, key)
             .unwrap();
-        Self::start_with(body, &[], Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))))
+        Self::start_with(
+            body,
+            &[],
+            Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))),
+        )
     }
 
     fn start_with(

@@ -282,7 +282,7 @@ fn place(from: &Path, to: &Path) -> Result<()> {
         Ok(()) => std::fs::rename(&link, to).inspect_err(|_| {
             let _ = std::fs::remove_file(&link);
         }),
-        Err(_) => atomic_file::write_with(to, 0o644, |file| {
+        Err(_) => atomic_file::write_with_unsynced(to, 0o644, |file| {
             std::io::copy(&mut std::fs::File::open(from)?, file).map(drop)
         }),
     };
