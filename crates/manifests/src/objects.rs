@@ -628,3 +628,12 @@ pub struct ProvisioningSpec {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub watch_all_namespaces: bool,
 }
+
+/// The metadata of a namespaced object: its namespace and name, nothing else.
+pub(crate) fn meta(namespace: &str, name: &str) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.to_string()),
+        namespace: Some(namespace.to_string()),
+        ..ObjectMeta::default()
+    }
+}

@@ -7,9 +7,9 @@ use std::path::Path;
 use flate2::read::GzDecoder;
 
 use super::booted::OsTool;
-use super::image_mode::OS_IMAGE_CONFIG_SUFFIX;
 use super::last_lines;
 use crate::AnalysisError;
+use contract::OS_IMAGE_CONFIG_SUFFIX;
 
 /// Files larger than this are read only up to the limit: a journal can be huge, and we only
 /// ever need its tail or a JSON document far smaller than this.

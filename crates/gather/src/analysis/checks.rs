@@ -4,31 +4,10 @@
 //! image of older scripts (see `os_pivot`), bootkube. The
 //! bootstrap pivot, which waits for all of them, is checked last (see the `pivot` module).
 
-use serde::Serialize;
-
 use super::UnreadableRecord;
 use super::os_pivot;
-use super::records::{ServiceStatus, ServiceSummary};
-
-/// The first problem the ordered checks found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// Service name without `.service`.
-    pub service: String,
-    /// One sentence saying what went wrong.
-    pub summary: String,
-    /// Status of the service when the logs were gathered (`not-started` when its record
-    /// file is missing).
-    pub status: ServiceStatus,
-    /// How often the service started.
-    pub starts: usize,
-    /// The failing stage (or the stage it was still in).
-    pub stage: Option<String>,
-    /// The last error lines the service recorded.
-    pub error_lines: Vec<String>,
-    /// What to look at next.
-    pub hint: String,
-}
+use super::problem::Problem;
+use super::records::{ServiceStatus, ServiceSummary, pick};
 
 impl Problem {
     /// A problem found in the record `s`: the service, its status, how often it started and
@@ -112,14 +91,6 @@ fn node_image_overlay_hint(_stage: Option<&str>) -> &'static str {
 fn release_image_hint(_stage: Option<&str>) -> &'static str {
     "check the pull secret, DNS, proxy or mirror settings (imageDigestSources) and that the \
      bootstrap host can reach the registry of the release image"
-}
-
-/// The record of `name`; with several copies (nested single-node layout) the most recent.
-pub(crate) fn pick<'a>(services: &'a [ServiceSummary], name: &str) -> Option<&'a ServiceSummary> {
-    services
-        .iter()
-        .filter(|s| s.name == name)
-        .max_by(|a, b| a.last_timestamp.cmp(&b.last_timestamp))
 }
 
 /// Runs the checks in order, then the pivot check, and returns the first problem.

@@ -12,9 +12,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::bundle::{BundleFile, Wanted};
-use super::checks::Problem;
 use super::containers::{Container, CrashLoop, Runtime, State, latest};
 use super::extras::{FailedUnit, items};
+use super::problem::Problem;
 use super::{JOURNAL_TAIL_LINES, Verdict, journal, last_lines};
 
 /// The failing part of the bootstrap, as far as the bundle tells.

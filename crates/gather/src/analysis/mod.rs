@@ -22,6 +22,7 @@ mod image_mode;
 mod image_ref;
 mod os_pivot;
 mod pivot;
+mod problem;
 mod records;
 mod render;
 
@@ -30,7 +31,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use booted::OsTool;
-pub use checks::Problem;
 pub use containers::CrashLoop;
 pub use diagnosis::{Cause, Component};
 pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
@@ -38,6 +38,7 @@ pub use image_mode::{
     HostOsImage, ImageModeProblem, ImageModeState, PoolOsImage, RenderedBy, RenderedOsImage,
     ToldImage,
 };
+pub use problem::Problem;
 pub use records::{Failure, ServiceStatus, ServiceSummary};
 
 use crate::AnalysisError;
@@ -150,7 +151,7 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         .map(|s| s.name.clone())
         .collect();
     other_failures.dedup();
-    let bootkube = checks::pick(&services, "bootkube");
+    let bootkube = records::pick(&services, "bootkube");
     let bootkube_journal_tail = match bootkube {
         Some(s) if s.succeeded() => Vec::new(),
         _ if found_records => journal_tail(files, "bootkube", bootkube.map(|s| s.file.as_str())),
@@ -160,7 +161,7 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         Some(os_pivot::SERVICE) => journal_tail(
             files,
             os_pivot::SERVICE,
-            checks::pick(&services, os_pivot::SERVICE).map(|s| s.file.as_str()),
+            records::pick(&services, os_pivot::SERVICE).map(|s| s.file.as_str()),
         ),
         _ => Vec::new(),
     };

@@ -7,8 +7,8 @@
 //! recorded failure is a problem. Its unit restarts on failure and resumes at the failed
 //! step, so a failure from an earlier run counts even when a new run is under way.
 
-use super::checks::{Problem, pick};
-use super::records::{ServiceStatus, ServiceSummary};
+use super::problem::Problem;
+use super::records::{ServiceStatus, ServiceSummary, pick};
 
 /// The record file stem of the pivot service.
 pub(crate) const SERVICE: &str = "bootstrap-pivot";

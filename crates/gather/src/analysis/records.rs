@@ -205,6 +205,14 @@ fn join_messages(earlier: Option<String>, later: Option<String>) -> Option<Strin
     }
 }
 
+/// The record of `name`; with several copies (nested single-node layout) the most recent.
+pub(crate) fn pick<'a>(services: &'a [ServiceSummary], name: &str) -> Option<&'a ServiceSummary> {
+    services
+        .iter()
+        .filter(|s| s.name == name)
+        .max_by(|a, b| a.last_timestamp.cmp(&b.last_timestamp))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

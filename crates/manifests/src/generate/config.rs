@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{Dir, Out};
 use crate::error::Error;
@@ -45,14 +44,6 @@ pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
         &feature_gate(inputs)?,
     )?;
     Ok(())
-}
-
-pub(crate) fn meta(namespace: &str, name: &str) -> ObjectMeta {
-    ObjectMeta {
-        name: Some(name.to_string()),
-        namespace: Some(namespace.to_string()),
-        ..ObjectMeta::default()
-    }
 }
 
 fn cluster_config(inputs: &ManifestInputs) -> ConfigMap {

@@ -10,10 +10,11 @@ use time::format_description::well_known::Rfc3339;
 use x509_parser::extensions::GeneralName;
 use x509_parser::prelude::{FromDer, X509Certificate};
 
-use super::config::{USER_CA_BUNDLE, meta};
+use super::config::USER_CA_BUNDLE;
 use super::{Dir, Out};
 use crate::error::Error;
 use crate::inputs::{ManifestInputs, Platform};
+use crate::objects::meta;
 
 const MCO_NS: &str = "openshift-machine-config-operator";
 const MCS_OWNER: &str = "Machine Config Operator";

@@ -6,10 +6,10 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role};
 use serde_json::{Map, json};
 
-use super::config::meta;
 use super::{Dir, Out};
 use crate::error::Error;
 use crate::inputs::VSphere;
+use crate::objects::meta;
 use crate::yaml::to_yaml;
 
 /// ConfigMap (in openshift-config) the Infrastructure object points the cloud controller at.
