@@ -31,6 +31,10 @@ use crate::{Finding, Host, Payload, Result, Sandbox, materialize};
 
 /// How long the checks wait for the API server to be ready.
 const API_READY_LIMIT: Duration = Duration::from_secs(180);
+/// How long a fault run's `wait-for bootstrap-complete` waits before it diagnoses (twice a
+/// fault: text and JSON). Long enough to poll the API and reach the host; every second of it
+/// is CI time.
+const FAULT_WAIT: &str = "45s";
 /// The marker bootkube.sh leaves when it is done.
 const BOOTKUBE_DONE: &str = "/opt/openshift/.bootkube.done";
 
@@ -923,7 +927,7 @@ impl Run {
             .collect()
     }
 
-    /// `okd-install wait-for bootstrap-complete --log-level debug --timeout 90s --bootstrap
+    /// `okd-install wait-for bootstrap-complete --log-level debug --timeout 45s --bootstrap
     /// <address>` inside the sandbox, as a user whose bootstrap failed runs it: a short wait,
     /// then the host's records read over ssh with the generated key: (exit code, stdout,
     /// stderr).
@@ -937,7 +941,7 @@ impl Run {
             "--log-level",
             "debug",
             "--timeout",
-            "90s",
+            FAULT_WAIT,
             "--bootstrap",
             &address,
         ]);
