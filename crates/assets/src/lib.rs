@@ -109,7 +109,8 @@ pub fn graph() -> Result<Graph, GraphError> {
         .input::<SecretsInput>()
         .asset::<config::InstallConfigAsset>()
         .asset::<config::ClusterParamsAsset>()
-        .asset::<config::ClusterIdAsset>();
+        .asset::<config::ClusterIdAsset>()
+        .asset::<tls::SignerKey>();
     b = tls::register_certs(b);
     b = tls::register_bundles(b)
         .asset::<tls::ServiceAccountKeyPair>()

@@ -83,17 +83,61 @@ impl<S: CertSel> Asset for KeyPair<S> {
     const NAME: &'static str = S::KEY_NAME;
 
     fn dependencies() -> Vec<Dep> {
-        vec![Dep::of::<SecretsInput>()]
+        let mut deps = vec![Dep::of::<SecretsInput>()];
+        if S::CERT.spec().is_signer() {
+            deps.push(Dep::of::<SignerKey>());
+        }
+        deps
+    }
+
+    /// The bundle's key when it is of the kind wanted (a bundle made for other signer keys
+    /// is not used for these), else a new one.
+    fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
+        let wanted = if S::CERT.spec().is_signer() {
+            parents.get::<SignerKey>()?.0
+        } else {
+            S::CERT.spec().key
+        };
+        let secrets = parents.get::<SecretsInput>()?;
+        if let Some(pem) = secrets.key(S::CERT)
+            && KeyPem::from_pem(pem, S::CERT.key_path())?.kind() == wanted
+        {
+            return Ok(KeyPair::new(pem.to_string()));
+        }
+        Ok(KeyPair::new(pki::generate_key(wanted)?.pem().to_string()))
+    }
+}
+
+/// The key kind of the signer certificates: RSA-2048, unless the install-config's `pki` (OKD
+/// 5.0 with the ConfigurablePKI gate) makes it another ([`installconfig::signer_key`]
+/// follows upstream's rule). Leaf certificates keep the table's kind.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SignerKey(pub pki::KeyKind);
+
+impl Asset for SignerKey {
+    const ID: &'static str = "signer-key";
+    const NAME: &'static str = "Signer Key Kind";
+
+    fn dependencies() -> Vec<Dep> {
+        vec![
+            Dep::of::<crate::config::InstallConfigAsset>(),
+            Dep::of::<crate::options::ReleaseOptions>(),
+        ]
     }
 
     fn generate(_: &Context, parents: &Parents) -> Result<Self, BoxError> {
-        let secrets = parents.get::<SecretsInput>()?;
-        match secrets.key(S::CERT) {
-            Some(pem) => Ok(KeyPair::new(pem.to_string())),
-            None => Ok(KeyPair::new(
-                pki::generate_key(S::CERT.spec().key)?.pem().to_string(),
-            )),
-        }
+        let ic = parents.get::<crate::config::InstallConfigAsset>()?;
+        let release = parents.get::<crate::options::ReleaseOptions>()?.release;
+        use installconfig::validate::SignerKeyChoice as Choice;
+        let kind = match installconfig::validate::signer_key(&ic.config, release) {
+            Choice::Rsa(bits) => pki::KeyKind::Rsa {
+                bits: u16::try_from(bits)?,
+            },
+            Choice::Ecdsa("P256") => pki::KeyKind::Ecdsa(pki::Curve::P256),
+            Choice::Ecdsa("P384") => pki::KeyKind::Ecdsa(pki::Curve::P384),
+            Choice::Ecdsa(_) => pki::KeyKind::Ecdsa(pki::Curve::P521),
+        };
+        Ok(SignerKey(kind))
     }
 }
 

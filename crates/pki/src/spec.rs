@@ -100,7 +100,7 @@ pub enum SanRule {
 /// The kind of a private key. The table states it per certificate (RSA-2048 for every one,
 /// as upstream generates them); a signer may be given another kind by the caller (upstream
 /// 5.0's `pki.signerCertificates.key`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KeyKind {
     /// RSA (PKCS#1 PEM on disk).
     Rsa {
@@ -119,7 +119,7 @@ impl Default for KeyKind {
 }
 
 /// The NIST curves an ECDSA key may be on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Curve {
     /// P-256 (certificates it signs use ECDSA with SHA-256).
     P256,

@@ -208,6 +208,9 @@ pub enum Feature {
     DnsRecordsType,
     /// Bare metal takes `provisioningNetworkGateway`, passed to the metal3 Provisioning.
     ProvisioningNetworkGateway,
+    /// `pki.signerCertificates.key` chooses the key of the signer certificates (upstream 5.0,
+    /// behind the ConfigurablePKI feature gate, on by default with the gate: RSA-4096).
+    ConfigurablePki,
     /// The etcd render takes `--rendered-manifest-files` and `--payload-version`. No release's
     /// etcd operator accepts them yet (upstream's installer passes them from 2026-07, the
     /// operator of 5.0 does not define them), so no release lists it.
@@ -233,6 +236,7 @@ impl Feature {
         Feature::FencingCertificateVerification,
         Feature::DnsRecordsType,
         Feature::ProvisioningNetworkGateway,
+        Feature::ConfigurablePki,
         Feature::EtcdRenderManifestFlags,
     ];
 
@@ -278,6 +282,9 @@ impl Feature {
             }
             Feature::ProvisioningNetworkGateway => {
                 "platform.baremetal.provisioningNetworkGateway (metal3 Provisioning)"
+            }
+            Feature::ConfigurablePki => {
+                "pki.signerCertificates.key: RSA 2048-8192 or ECDSA signers (ConfigurablePKI gate)"
             }
             Feature::EtcdRenderManifestFlags => {
                 "etcd render with --rendered-manifest-files/--payload-version"
@@ -687,6 +694,7 @@ mod tests {
             first(Feature::ProvisioningNetworkGateway).as_deref(),
             Some("4.22")
         );
+        assert_eq!(first(Feature::ConfigurablePki).as_deref(), Some("5.0"));
         assert_eq!(first(Feature::EtcdRenderManifestFlags), None);
         assert_eq!(
             t.first_with_os_image_stream()

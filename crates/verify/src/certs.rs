@@ -217,10 +217,13 @@ fn check_usage(spec: &CertSpec, leaf: &X509Certificate, f: &mut Findings) {
         ));
     }
     let ku = leaf.key_usage().ok().flatten().map(|k| *k.value);
+    // An ECDSA key cannot encipher keys, so an ECDSA signer rightly leaves that bit out.
+    let can_encipher = leaf.public_key().algorithm.algorithm
+        != x509_parser::oid_registry::OID_KEY_TYPE_EC_PUBLIC_KEY;
     let ku_ok = match (spec.key_usage, ku) {
         (KeyUsage::None, None) => true,
         (KeyUsage::Signer, Some(k)) => {
-            k.key_cert_sign() && k.digital_signature() && k.key_encipherment()
+            k.key_cert_sign() && k.digital_signature() && k.key_encipherment() == can_encipher
         }
         (KeyUsage::DigitalSignatureKeyEncipherment, Some(k)) => {
             k.digital_signature() && k.key_encipherment() && !k.key_cert_sign()

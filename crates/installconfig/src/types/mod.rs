@@ -146,10 +146,11 @@ pub struct InstallConfig {
     /// default for it, and upstream's 5.0 installer writes none for OKD either.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub os_image_stream: Option<String>,
-    /// Key algorithm and size of the cluster's signer certificates (upstream OKD 5.0, behind
-    /// the TechPreview feature gate ConfigurablePKI). okd-install recognises the field but
-    /// refuses it on every release: the signers it generates are RSA-2048, and the cluster's
-    /// PKI configuration stays the default one.
+    /// Key algorithm and size of the cluster's signer (CA) certificates: RSA of 2048 to 8192
+    /// bits (a multiple of 1024) or ECDSA on P256, P384 or P521 (OKD 5.0 and later, with the
+    /// feature gate ConfigurablePKI: featureSet TechPreviewNoUpgrade, or CustomNoUpgrade with
+    /// ConfigurablePKI=true). With the gate on and no pki, the signers are RSA-4096; without
+    /// the gate, RSA-2048. Leaf certificates keep RSA-2048 keys.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pki: Option<Pki>,
     /// okd-install extension: install-time image mode (on-cluster layering). The master and

@@ -27,6 +27,9 @@ pub enum FeatureGate {
     /// DNS records for api, api-int and ingress served outside the cluster (OKD 4.21 and
     /// later; the gate does not exist before).
     OnPremDnsRecords,
+    /// The signers' key chosen in `pki` (OKD 5.0 and later; RSA-4096 signers with the gate
+    /// on and no `pki`).
+    ConfigurablePki,
 }
 
 impl FeatureGate {
@@ -39,6 +42,7 @@ impl FeatureGate {
             FeatureGate::VSphereHostVmGroupZonal => "VSphereHostVMGroupZonal",
             FeatureGate::VSphereMultiDisk => "VSphereMultiDisk",
             FeatureGate::OnPremDnsRecords => "OnPremDNSRecords",
+            FeatureGate::ConfigurablePki => "ConfigurablePKI",
         }
     }
 
@@ -218,6 +222,9 @@ fn gates(cfg: &InstallConfig, v: &mut Validation) {
 /// Install-config fields that only work when a feature gate is on: (path, gate, used).
 fn gated_field_uses(cfg: &InstallConfig) -> Vec<(String, FeatureGate)> {
     let mut uses = Vec::new();
+    if cfg.pki.is_some() {
+        uses.push(("pki".to_string(), FeatureGate::ConfigurablePki));
+    }
     if let Some(p) = cfg.platform.vip_platform()
         && p.dns_records_type() == Some(DnsRecordsType::External)
     {

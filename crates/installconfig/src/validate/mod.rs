@@ -9,6 +9,7 @@ mod hosts;
 mod mirrors;
 mod names;
 mod network;
+mod pki;
 mod platform;
 mod pools;
 mod provisioning;
@@ -24,6 +25,7 @@ pub use hosts::{MAC_HINT, is_mac};
 pub use mirrors::repository_problem;
 pub use names::{MAX_NAME_LEN, dns_subdomain_problem};
 pub use network::configured_join_subnet;
+pub use pki::{SignerKeyChoice, signer_key};
 pub use provisioning::{DhcpRangeError, parse_dhcp_range};
 pub use release::{os_image_stream, validate_for_release};
 pub use secrets::{pull_secret_problem, ssh_key_problem, trust_bundle_problem};
@@ -70,6 +72,7 @@ pub fn validate(cfg: &InstallConfig) -> Validation {
     mirrors::publish(cfg, &mut v);
     mirrors::credentials_mode(cfg, &mut v);
     features::features(cfg, &mut v);
+    pki::pki(cfg, &mut v);
     extensions::image_mode(cfg, &mut v);
     extensions::bootstrap_pivot(cfg, &mut v);
     v

@@ -51,18 +51,11 @@ pub fn validate_for_release(cfg: &InstallConfig, release: &Release) -> Vec<Field
         }
     }
     fencing_rules(cfg, release, &refused, &mut errors);
-    if cfg.pki.is_some() {
-        errors.push(FieldError::forbidden("pki", PKI_REFUSED));
+    if cfg.pki.is_some() && !release.has(Feature::ConfigurablePki) {
+        errors.push(refused("pki".to_string(), Feature::ConfigurablePki));
     }
     errors
 }
-
-/// Why `pki` is refused whatever the release: honouring it would mean ECDSA or larger RSA
-/// signers throughout the PKI, and silently generating RSA-2048 signers for a config that
-/// asked for others would be worse than saying so.
-const PKI_REFUSED: &str = "okd-install generates RSA-2048 signer certificates and does not \
-    support choosing their key (upstream offers this from OKD 5.0 behind the TechPreview \
-    feature gate ConfigurablePKI); remove pki to install with RSA-2048 signers";
 
 /// The platform fields of `cfg` that a release introduced, with the feature naming it.
 fn platform_fields(cfg: &InstallConfig) -> Vec<(String, Feature)> {

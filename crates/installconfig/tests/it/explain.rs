@@ -206,11 +206,12 @@ fn provisioning_network_gateway_is_explained() {
 }
 
 #[test]
-fn signer_key_settings_say_they_are_refused() {
+fn signer_key_settings_say_what_they_take_and_need() {
     let out = explain("installconfig.pki").unwrap();
     let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("ConfigurablePKI"), "{out}");
-    assert!(words.contains("refuses it on every release"), "{out}");
+    assert!(words.contains("OKD 5.0 and later"), "{out}");
+    assert!(words.contains("RSA-4096"), "{out}");
     let out = explain("installconfig.pki.signerCertificates.key.ecdsa").unwrap();
     assert!(out.contains("curve"), "{out}");
 }

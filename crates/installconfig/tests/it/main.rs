@@ -2,6 +2,7 @@
 
 mod explain;
 mod load;
+mod pki;
 mod platform;
 mod props;
 mod release;

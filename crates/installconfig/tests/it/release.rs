@@ -182,30 +182,13 @@ fn a_plain_config_fits_every_release() {
 }
 
 #[test]
-fn upstream_signer_key_settings_are_recognised_and_refused_on_every_release() {
+fn signer_key_settings_are_for_5_0_and_later() {
     let text = "apiVersion: v1\nbaseDomain: example.com\nmetadata: {name: c1}\nplatform: {none: {}}\n\
                 pullSecret: '{\"auths\":{\"q\":{\"auth\":\"eDp5\"}}}'\n\
+                featureSet: TechPreviewNoUpgrade\n\
                 pki:\n  signerCertificates:\n    key:\n      algorithm: ECDSA\n      ecdsa: {curve: P384}\n";
     let cfg = parse_str(text, "install-config.yaml")
         .expect("upstream's 5.0 pki field parses")
         .config;
-    let key = cfg
-        .pki
-        .as_ref()
-        .and_then(|p| p.signer_certificates.as_ref());
-    let key = key
-        .and_then(|s| s.key.as_ref())
-        .expect("pki.signerCertificates.key");
-    assert_eq!(key.algorithm.as_deref(), Some("ECDSA"));
-    for minor in ["4.19", "5.0"] {
-        let errors = at(&cfg, minor, "pki");
-        assert_eq!(errors.len(), 1, "{minor}: {errors:#?}");
-        assert_eq!(errors[0].kind, ErrorKind::Forbidden);
-        for said in ["RSA-2048", "ConfigurablePKI", "remove pki"] {
-            assert!(errors[0].detail.contains(said), "{}", errors[0].detail);
-        }
-    }
-    let mut without = cfg.clone();
-    without.pki = None;
-    assert!(at(&without, "5.0", "pki").is_empty());
+    starts_at(&cfg, "pki", "5.0", "4.22");
 }

@@ -222,7 +222,7 @@ fn deterministic_runs_are_byte_identical_across_directories() {
 
 /// The release images of the per-release golden files: a published tag of each supported
 /// release, and the built-in default (pinned by digest) for the newest.
-const RELEASE_IMAGES: &[(&str, &str)] = &[
+pub(crate) const RELEASE_IMAGES: &[(&str, &str)] = &[
     ("4.19", crate::common::GOLDEN_RELEASE_IMAGE),
     ("4.20", "quay.io/okd/scos-release:4.20.0-okd-scos.16"),
     ("4.21", "quay.io/okd/scos-release:4.21.0-okd-scos.8"),

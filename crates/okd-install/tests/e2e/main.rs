@@ -18,5 +18,6 @@ mod outputs;
 mod redact;
 mod rerun;
 mod secrets;
+mod signers;
 // Helpers both test binaries use (running the binary, its output, reading .ign files).
 use testkit::cli as support;
