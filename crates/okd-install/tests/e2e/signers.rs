@@ -3,16 +3,19 @@
 //! leaves, `openssl verify` accepts each chain a bootstrap host gets, and `okd-install
 //! verify` passes the directory. With the gate and no `pki`, the signers are RSA-4096.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::run;
 use crate::golden::RELEASE_IMAGES;
 use crate::support::{ign_text, okd, read};
 
-/// A compact-3-node directory on OKD 5.0 with `extra` appended to its install-config, its
-/// Ignition configs made with fresh keys and today's clock; returns bootstrap.ign.
-fn configs_with(dir: &Path, extra: &str) -> String {
+/// `work/cluster`: a compact-3-node directory on OKD 5.0 with `extra` appended to its
+/// install-config, its Ignition configs made with fresh keys and today's clock. Returns the
+/// directory and bootstrap.ign.
+fn configs_with(work: &Path, extra: &str) -> (PathBuf, String) {
+    let dir = &work.join("cluster");
+    std::fs::create_dir(dir).unwrap();
     run(
         okd(dir),
         &[
@@ -32,7 +35,7 @@ fn configs_with(dir: &Path, extra: &str) -> String {
         &["create", "ignition-configs", "--release-image", image],
     )
     .ok("ignition-configs with chosen signer keys");
-    read(&dir.join("bootstrap.ign"))
+    (dir.clone(), read(&dir.join("bootstrap.ign")))
 }
 
 fn openssl(dir: &Path, args: &[&str]) -> String {
@@ -74,10 +77,8 @@ fn ecdsa_signers_issue_the_whole_pki_and_verify_accepts_it() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("cluster");
-    std::fs::create_dir(&dir).unwrap();
-    let ign = configs_with(
-        &dir,
+    let (dir, ign) = configs_with(
+        tmp.path(),
         "featureSet: TechPreviewNoUpgrade\npki:\n  signerCertificates:\n    key:\n      \
          algorithm: ECDSA\n      ecdsa:\n        curve: P384\n",
     );
@@ -115,9 +116,7 @@ fn the_gate_alone_makes_rsa_4096_signers() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("cluster");
-    std::fs::create_dir(&dir).unwrap();
-    let ign = configs_with(&dir, "featureSet: TechPreviewNoUpgrade\n");
+    let (_, ign) = configs_with(tmp.path(), "featureSet: TechPreviewNoUpgrade\n");
     let (signer_text, leaf_text) = chain(&ign, tmp.path(), "root-ca", "machine-config-server");
     assert!(
         signer_text.contains("Public-Key: (4096 bit)"),
