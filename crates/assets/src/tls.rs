@@ -135,7 +135,8 @@ impl Asset for SignerKey {
             },
             Choice::Ecdsa("P256") => pki::KeyKind::Ecdsa(pki::Curve::P256),
             Choice::Ecdsa("P384") => pki::KeyKind::Ecdsa(pki::Curve::P384),
-            Choice::Ecdsa(_) => pki::KeyKind::Ecdsa(pki::Curve::P521),
+            Choice::Ecdsa("P521") => pki::KeyKind::Ecdsa(pki::Curve::P521),
+            Choice::Ecdsa(other) => return Err(format!("no ECDSA curve {other}").into()),
         };
         Ok(SignerKey(kind))
     }
