@@ -255,6 +255,28 @@ fn manifest_inputs(parents: &Parents) -> Result<ManifestInputs, BoxError> {
     })
 }
 
+/// The PKI resource's management for the manifests crate (`None`: no PKI manifest).
+fn pki_management(
+    ic: &InstallConfig,
+    release: &releases::Release,
+) -> Option<manifests::inputs::PkiManagement> {
+    use installconfig::validate::{PkiManagement as Ic, SignerKeyChoice};
+    use manifests::inputs::{PkiKey, PkiManagement as Out};
+    Some(
+        match installconfig::validate::pki_management(ic, release)? {
+            Ic::Default => Out::Default,
+            Ic::Custom(choice) => Out::Custom {
+                signer: match choice {
+                    SignerKeyChoice::Rsa(key_size) => PkiKey::Rsa { key_size },
+                    SignerKeyChoice::Ecdsa(curve) => PkiKey::Ecdsa {
+                        curve: curve.to_string(),
+                    },
+                },
+            },
+        },
+    )
+}
+
 /// Bare metal's Infrastructure status names its DNS records type from the release that
 /// introduced the field (4.21), defaulted to `Internal` as upstream defaults it; earlier
 /// releases' status has no such field (a value set there was refused by validation).
@@ -345,6 +367,7 @@ pub fn map_install_config(
         image_digest_sources: mirror_sources(ic),
         cpu_partitioning_all_nodes: ic.cpu_partitioning_mode
             == installconfig::CpuPartitioningMode::AllNodes,
+        pki: pki_management(ic, release),
         install_config_redacted_yaml: ic.redacted().to_yaml(),
         cluster_id: String::new(),
         infra_id: String::new(),

@@ -62,6 +62,10 @@ pub struct ManifestInputs {
     /// `cpuPartitioningMode: AllNodes`.
     #[serde(default)]
     pub cpu_partitioning_all_nodes: bool,
+    /// The cluster PKI resource's certificate management; `None` where the release has no
+    /// such resource or its ConfigurablePKI gate is off (no manifest then).
+    #[serde(default)]
+    pub pki: Option<PkiManagement>,
     /// The defaulted install config as YAML, pull secret blanked and platform credentials
     /// removed; stored verbatim in `cluster-config.yaml`.
     pub install_config_redacted_yaml: String,
@@ -83,6 +87,37 @@ pub struct ManifestInputs {
     pub installer_version: String,
     /// Who ran the installer (`OPENSHIFT_INSTALL_INVOKER`, default `user`).
     pub invoker: String,
+}
+
+/// How the cluster's PKI resource (`config.openshift.io/v1alpha1` `PKI`) manages the
+/// certificates the operators make.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", deny_unknown_fields)]
+pub enum PkiManagement {
+    /// The release's recommended profile.
+    Default,
+    /// The recommended profile with the signers' key the install-config chose.
+    Custom {
+        /// The signer certificates' key.
+        signer: PkiKey,
+    },
+}
+
+/// A key of the PKI resource's profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum PkiKey {
+    /// RSA of `key_size` bits.
+    #[serde(rename_all = "camelCase")]
+    Rsa {
+        /// Bits.
+        key_size: u32,
+    },
+    /// ECDSA on `curve` (`P256`, `P384` or `P521`).
+    Ecdsa {
+        /// The curve's name as the resource spells it.
+        curve: String,
+    },
 }
 
 /// The platforms this crate renders manifests for.

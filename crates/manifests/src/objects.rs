@@ -497,6 +497,79 @@ pub struct ClusterVersionCapabilities {
     pub additional_enabled_capabilities: Vec<String>,
 }
 
+/// The alpha config group, home of the PKI resource.
+pub const CONFIG_V1ALPHA1: &str = "config.openshift.io/v1alpha1";
+
+/// PKI `cluster`.
+pub type Pki = Object<PkiSpec>;
+
+/// PKI spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PkiSpec {
+    /// How certificates are managed.
+    pub certificate_management: PkiCertificateManagement,
+}
+
+/// PKI certificate management: a mode, and the profile when the mode is `Custom`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PkiCertificateManagement {
+    /// `Default` or `Custom` (the installer never writes `Unmanaged`).
+    pub mode: String,
+    /// The profile, present exactly when `mode` is `Custom`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<PkiProfile>,
+}
+
+/// A PKI profile: the key for every certificate, and for the signers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PkiProfile {
+    /// What every certificate gets unless its category says otherwise.
+    pub defaults: PkiCertificateConfig,
+    /// What the signer (CA) certificates get.
+    pub signer_certificates: PkiCertificateConfig,
+}
+
+/// The settings of a class of certificates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PkiCertificateConfig {
+    /// Their key.
+    pub key: PkiKeyConfig,
+}
+
+/// A key as the PKI resource spells it: the algorithm, and the settings of that algorithm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PkiKeyConfig {
+    /// `RSA` or `ECDSA`.
+    pub algorithm: String,
+    /// RSA's settings, exactly when the algorithm is RSA.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rsa: Option<PkiRsaKey>,
+    /// ECDSA's settings, exactly when the algorithm is ECDSA.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecdsa: Option<PkiEcdsaKey>,
+}
+
+/// RSA key settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PkiRsaKey {
+    /// Bits.
+    pub key_size: u32,
+}
+
+/// ECDSA key settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PkiEcdsaKey {
+    /// `P256`, `P384` or `P521`.
+    pub curve: String,
+}
+
 /// FeatureGate `cluster`.
 pub type FeatureGate = Object<FeatureGateSpec>;
 

@@ -25,7 +25,7 @@ pub use hosts::{MAC_HINT, is_mac};
 pub use mirrors::repository_problem;
 pub use names::{MAX_NAME_LEN, dns_subdomain_problem};
 pub use network::configured_join_subnet;
-pub use pki::{SignerKeyChoice, signer_key};
+pub use pki::{DEFAULT_PROFILE_SIGNER, PkiManagement, SignerKeyChoice, pki_management, signer_key};
 pub use provisioning::{DhcpRangeError, parse_dhcp_range};
 pub use release::{os_image_stream, validate_for_release};
 pub use secrets::{pull_secret_problem, ssh_key_problem, trust_bundle_problem};

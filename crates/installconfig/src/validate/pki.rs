@@ -25,21 +25,47 @@ pub enum SignerKeyChoice {
     Ecdsa(&'static str),
 }
 
-/// What the signers get on `release`, as upstream decides it: RSA-2048 on a release without
-/// the ConfigurablePKI gate or with the gate off, RSA-4096 with the gate and no `pki`, else
-/// what `pki` says. For a config that passed validation.
-pub fn signer_key(cfg: &InstallConfig, release: &Release) -> SignerKeyChoice {
+/// How the cluster's PKI resource manages certificates, as upstream 5.0 writes it into
+/// `cluster-pki-02-config.yaml`: only where the ConfigurablePKI gate is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PkiManagement {
+    /// The gate is on and install-config has no `pki`: the release's recommended profile.
+    Default,
+    /// The gate is on and install-config chooses the signers' key.
+    Custom(SignerKeyChoice),
+}
+
+/// The signers' key of upstream's recommended profile, where the gate is on and `pki` is
+/// absent (upstream keeps RSA-4096 until every operator rotates ECDSA certificates).
+pub const DEFAULT_PROFILE_SIGNER: SignerKeyChoice = SignerKeyChoice::Rsa(4096);
+
+/// The PKI resource's management on `release`: none on a release without the ConfigurablePKI
+/// gate or with the gate off, else `Default` or, with `pki`, `Custom`. For a config that
+/// passed validation.
+pub fn pki_management(cfg: &InstallConfig, release: &Release) -> Option<PkiManagement> {
     if !release.has(Feature::ConfigurablePki) || !gate_enabled(cfg, FeatureGate::ConfigurablePki) {
-        return SignerKeyChoice::Rsa(2048);
+        return None;
     }
     let key = cfg
         .pki
         .as_ref()
         .and_then(|p| p.signer_certificates.as_ref())
         .and_then(|s| s.key.as_ref());
-    let Some(key) = key else {
-        return SignerKeyChoice::Rsa(4096);
-    };
+    Some(key.map_or(PkiManagement::Default, |k| PkiManagement::Custom(chosen(k))))
+}
+
+/// What the signers get on `release`, as upstream decides it: RSA-2048 without the PKI
+/// resource, the recommended profile's signer in `Default` mode, else what `pki` says.
+pub fn signer_key(cfg: &InstallConfig, release: &Release) -> SignerKeyChoice {
+    match pki_management(cfg, release) {
+        None => SignerKeyChoice::Rsa(2048),
+        Some(PkiManagement::Default) => DEFAULT_PROFILE_SIGNER,
+        Some(PkiManagement::Custom(choice)) => choice,
+    }
+}
+
+/// The key a validated `signerCertificates.key` asks for.
+fn chosen(key: &SignerKey) -> SignerKeyChoice {
     match key.algorithm.as_deref() {
         Some("ECDSA") => {
             let curve = key.ecdsa.as_ref().and_then(|e| e.curve.as_deref());

@@ -137,3 +137,21 @@ fn pki_needs_the_configurable_pki_gate() {
         assert!(e.detail.contains(s), "{}", e.detail);
     }
 }
+
+/// The PKI resource is written only where the gate is on: `Default` without `pki`, `Custom`
+/// with the chosen key, and nothing on a release without the gate.
+#[test]
+fn pki_management_follows_the_gate_and_the_field() {
+    use installconfig::validate::{PkiManagement, pki_management};
+    assert_eq!(pki_management(&none(), release("5.0")), None);
+    assert_eq!(
+        pki_management(&with_key(None), release("5.0")),
+        Some(PkiManagement::Default)
+    );
+    let ecdsa = with_key(Some("{algorithm: ECDSA, ecdsa: {curve: P384}}"));
+    assert_eq!(
+        pki_management(&ecdsa, release("5.0")),
+        Some(PkiManagement::Custom(SignerKeyChoice::Ecdsa("P384")))
+    );
+    assert_eq!(pki_management(&ecdsa, release("4.22")), None);
+}

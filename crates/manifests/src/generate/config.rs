@@ -8,7 +8,8 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use super::{Dir, Out};
 use crate::error::Error;
 use crate::inputs::{
-    DnsRecordsType, LoadBalancerType, ManifestInputs, Platform, TrustBundlePolicy, VSphere,
+    DnsRecordsType, LoadBalancerType, ManifestInputs, PkiKey, PkiManagement, Platform,
+    TrustBundlePolicy, VSphere,
 };
 use crate::objects::*;
 use crate::proxy::computed_no_proxy;
@@ -37,6 +38,9 @@ pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
     out.push(m, "cvo-overrides.yaml", &cluster_version(inputs))?;
     if !inputs.image_digest_sources.is_empty() {
         out.push(m, "image-digest-mirror-set.yaml", &mirror_set(inputs))?;
+    }
+    if let Some(management) = &inputs.pki {
+        out.push(m, "cluster-pki-02-config.yaml", &pki(management))?;
     }
     out.push(
         Dir::Openshift,
@@ -400,6 +404,53 @@ fn mirror_set(inputs: &ManifestInputs) -> ImageDigestMirrorSet {
         "image-digest-mirror",
         spec,
     )
+}
+
+/// The key every certificate of the recommended profile gets (upstream keeps RSA-4096 until
+/// every operator rotates ECDSA certificates); a custom profile changes only the signers'.
+const PROFILE_DEFAULT_KEY: PkiKey = PkiKey::Rsa { key_size: 4096 };
+
+fn pki(management: &PkiManagement) -> Pki {
+    let certificate_management = match management {
+        PkiManagement::Default => PkiCertificateManagement {
+            mode: "Default".to_string(),
+            custom: None,
+        },
+        PkiManagement::Custom { signer } => PkiCertificateManagement {
+            mode: "Custom".to_string(),
+            custom: Some(PkiProfile {
+                defaults: PkiCertificateConfig {
+                    key: pki_key(&PROFILE_DEFAULT_KEY),
+                },
+                signer_certificates: PkiCertificateConfig {
+                    key: pki_key(signer),
+                },
+            }),
+        },
+    };
+    let spec = PkiSpec {
+        certificate_management,
+    };
+    Object::cluster_scoped(CONFIG_V1ALPHA1, "PKI", "cluster", spec)
+}
+
+fn pki_key(key: &PkiKey) -> PkiKeyConfig {
+    match key {
+        PkiKey::Rsa { key_size } => PkiKeyConfig {
+            algorithm: "RSA".to_string(),
+            rsa: Some(PkiRsaKey {
+                key_size: *key_size,
+            }),
+            ecdsa: None,
+        },
+        PkiKey::Ecdsa { curve } => PkiKeyConfig {
+            algorithm: "ECDSA".to_string(),
+            rsa: None,
+            ecdsa: Some(PkiEcdsaKey {
+                curve: curve.clone(),
+            }),
+        },
+    }
 }
 
 fn feature_gate(inputs: &ManifestInputs) -> Result<FeatureGate, Error> {

@@ -79,6 +79,7 @@ pub(crate) fn sno() -> ManifestInputs {
         feature_gates: vec![],
         image_digest_sources: vec![],
         cpu_partitioning_all_nodes: false,
+        pki: None,
         install_config_redacted_yaml: redacted("sno", "none: {}"),
         cluster_id: "0b7c6a2e-6d2f-4b3e-9a51-6c1f5d8e2a10".into(),
         infra_id: "sno-x7k2p".into(),

@@ -1,7 +1,7 @@
 //! Generated manifests: golden snapshots, typed round-trips and the rules behind them.
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use manifests::inputs::{ManifestInputs, Platform};
+use manifests::inputs::{ManifestInputs, PkiKey, PkiManagement, Platform};
 use manifests::objects::*;
 use manifests::{Dir, Generated, generate};
 use serde::Serialize;
@@ -389,6 +389,55 @@ fn cvo_overrides_and_feature_gate() {
     bad.feature_gates = vec!["Broken".into()];
     let err = generate(&bad).unwrap_err().to_string();
     assert!(err.contains("featureGates[0]"), "{err}");
+}
+
+/// The PKI resource as the operators read it: none without management, mode `Default`
+/// alone, or `Custom` with the recommended profile's defaults and the chosen signer key.
+#[test]
+fn pki_resource_follows_the_management() {
+    const NAME: &str = "cluster-pki-02-config.yaml";
+    let mut inputs = common::baremetal_compact();
+    assert!(
+        generate(&inputs)
+            .unwrap()
+            .get(Dir::Manifests, NAME)
+            .is_none()
+    );
+
+    inputs.pki = Some(PkiManagement::Default);
+    let g = generate(&inputs).unwrap();
+    let text = String::from_utf8(g.get(Dir::Manifests, NAME).unwrap().data.clone()).unwrap();
+    let pki = typed::<Pki>(NAME, &text);
+    assert_eq!(pki.api_version, "config.openshift.io/v1alpha1");
+    assert_eq!(pki.metadata.name.as_deref(), Some("cluster"));
+    assert_eq!(pki.spec.certificate_management.mode, "Default");
+    assert_eq!(pki.spec.certificate_management.custom, None);
+
+    let cases = [
+        (
+            PkiKey::Ecdsa {
+                curve: "P384".into(),
+            },
+            "algorithm: ECDSA\n          ecdsa:\n            curve: P384\n",
+        ),
+        (
+            PkiKey::Rsa { key_size: 8192 },
+            "algorithm: RSA\n          rsa:\n            keySize: 8192\n",
+        ),
+    ];
+    for (signer, key_yaml) in cases {
+        inputs.pki = Some(PkiManagement::Custom { signer });
+        let g = generate(&inputs).unwrap();
+        let text = String::from_utf8(g.get(Dir::Manifests, NAME).unwrap().data.clone()).unwrap();
+        typed::<Pki>(NAME, &text);
+        let wanted = format!(
+            "apiVersion: config.openshift.io/v1alpha1\nkind: PKI\nmetadata:\n  name: cluster\n\
+             spec:\n  certificateManagement:\n    mode: Custom\n    custom:\n      defaults:\n\
+             \x20       key:\n          algorithm: RSA\n          rsa:\n            keySize: 4096\n\
+             \x20     signerCertificates:\n        key:\n          {key_yaml}"
+        );
+        assert_eq!(text, wanted);
+    }
 }
 
 #[test]
