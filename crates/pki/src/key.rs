@@ -1,7 +1,7 @@
 //! Private keys: RSA (PKCS#1 PEM, the form the installer writes every key in) and ECDSA on
 //! P-256, P-384 or P-521 (SEC 1 PEM naming its curve, as Go writes them), generated with
-//! aws-lc, and the derived public encodings (PKIX in a PEM block, the OpenSSH line of an RSA
-//! key).
+//! aws-lc (RSA of 5120, 6144 and 7168 bits with the `rsa` crate), and the derived public
+//! encodings (PKIX in a PEM block, the OpenSSH line of an RSA key).
 
 use std::fmt;
 
@@ -60,26 +60,17 @@ pub fn generate_rsa_key() -> Result<KeyPem> {
 }
 
 /// Generates a fresh key of `kind` (the certificate table's [`crate::CertSpec::key`], or the
-/// kind a caller chose for a signer). aws-lc makes RSA keys of 2048, 3072, 4096 and 8192 bits.
+/// kind a caller chose for a signer). RSA keys are 2048 to 8192 bits in steps of 1024, the
+/// sizes install-config allows.
 pub fn generate_key(kind: KeyKind) -> Result<KeyPem> {
     let failed = |e: &dyn fmt::Display| Error::KeyGeneration(format!("{kind}: {e}"));
     match kind {
         KeyKind::Rsa { bits } => {
-            let size = match bits {
-                2048 => aws_lc_rs::rsa::KeySize::Rsa2048,
-                3072 => aws_lc_rs::rsa::KeySize::Rsa3072,
-                4096 => aws_lc_rs::rsa::KeySize::Rsa4096,
-                8192 => aws_lc_rs::rsa::KeySize::Rsa8192,
-                _ => {
-                    return Err(Error::KeyGeneration(format!(
-                        "{kind}: aws-lc makes RSA keys of 2048, 3072, 4096 and 8192 bits only"
-                    )));
-                }
-            };
-            let pair = aws_lc_rs::rsa::KeyPair::generate(size).map_err(|e| failed(&e))?;
-            let pkcs8 = pair.as_der().map_err(|e| failed(&e))?;
-            let pkcs1 = der::pkcs8_to_pkcs1(pkcs8.as_ref())
-                .ok_or_else(|| failed(&"aws-lc returned a key that is not RSA PKCS#8"))?;
+            let pkcs1 = match aws_lc_size(bits) {
+                Some(size) => generate_rsa_aws_lc(size),
+                None => generate_rsa_other(bits),
+            }
+            .map_err(|e| failed(&e))?;
             KeyPem::from_der(kind, pkcs1, "generated key")
         }
         KeyKind::Ecdsa(curve) => {
@@ -89,6 +80,64 @@ pub fn generate_key(kind: KeyKind) -> Result<KeyPem> {
         }
     }
 }
+
+/// The sizes aws-lc generates itself; it is several times faster than the `rsa` crate, which
+/// makes the others.
+fn aws_lc_size(bits: u16) -> Option<aws_lc_rs::rsa::KeySize> {
+    use aws_lc_rs::rsa::KeySize;
+    match bits {
+        2048 => Some(KeySize::Rsa2048),
+        3072 => Some(KeySize::Rsa3072),
+        4096 => Some(KeySize::Rsa4096),
+        8192 => Some(KeySize::Rsa8192),
+        _ => None,
+    }
+}
+
+/// An RSA key from aws-lc, as PKCS#1 DER.
+fn generate_rsa_aws_lc(size: aws_lc_rs::rsa::KeySize) -> std::result::Result<Vec<u8>, String> {
+    let pair = aws_lc_rs::rsa::KeyPair::generate(size).map_err(|e| e.to_string())?;
+    let pkcs8 = pair.as_der().map_err(|e| e.to_string())?;
+    der::pkcs8_to_pkcs1(pkcs8.as_ref()).ok_or_else(|| "aws-lc returned a non-RSA key".to_owned())
+}
+
+/// An RSA key of a size aws-lc does not generate (5120, 6144 or 7168 bits), made by the
+/// `rsa` crate from aws-lc's randomness, as PKCS#1 DER. aws-lc signs with it all the same.
+fn generate_rsa_other(bits: u16) -> std::result::Result<Vec<u8>, String> {
+    use rsa::pkcs1::EncodeRsaPrivateKey as _;
+    if !(2048..=8192).contains(&bits) || !bits.is_multiple_of(1024) {
+        return Err("RSA keys are 2048 to 8192 bits, a multiple of 1024".to_owned());
+    }
+    let mut rng = rsa::rand_core::UnwrapErr(AwsLcRandom);
+    let key = rsa::RsaPrivateKey::new(&mut rng, usize::from(bits)).map_err(|e| e.to_string())?;
+    let pkcs1 = key.to_pkcs1_der().map_err(|e| e.to_string())?;
+    Ok(pkcs1.as_bytes().to_vec())
+}
+
+/// aws-lc's system randomness, for the `rsa` crate: one randomness source for every key.
+struct AwsLcRandom;
+
+impl rsa::rand_core::TryRng for AwsLcRandom {
+    type Error = aws_lc_rs::error::Unspecified;
+
+    fn try_next_u32(&mut self) -> std::result::Result<u32, Self::Error> {
+        let mut bytes = [0; 4];
+        self.try_fill_bytes(&mut bytes)?;
+        Ok(u32::from_le_bytes(bytes))
+    }
+
+    fn try_next_u64(&mut self) -> std::result::Result<u64, Self::Error> {
+        let mut bytes = [0; 8];
+        self.try_fill_bytes(&mut bytes)?;
+        Ok(u64::from_le_bytes(bytes))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> std::result::Result<(), Self::Error> {
+        aws_lc_rs::rand::fill(dst)
+    }
+}
+
+impl rsa::rand_core::TryCryptoRng for AwsLcRandom {}
 
 /// aws-lc's signing algorithm of a curve, with the hash Go pairs with it.
 fn signing(curve: Curve) -> &'static EcdsaSigningAlgorithm {
