@@ -7,8 +7,8 @@ use x509_parser::prelude::{FromDer as _, X509Certificate};
 use crate::error::{Error, Result};
 use crate::pem;
 
-/// NotAfter of every certificate in `cert_pem`, in file order.
-pub fn not_after_all(cert_pem: &str, file: &str) -> Result<Vec<OffsetDateTime>> {
+/// NotBefore and NotAfter of every certificate in `cert_pem`, in file order.
+fn validity_all(cert_pem: &str, file: &str) -> Result<Vec<(OffsetDateTime, OffsetDateTime)>> {
     let ders = pem::certificates(cert_pem, file)?;
     if ders.is_empty() {
         return Err(Error::parse(file, "no PEM CERTIFICATE block found"));
@@ -17,9 +17,21 @@ pub fn not_after_all(cert_pem: &str, file: &str) -> Result<Vec<OffsetDateTime>> 
         .map(|der| {
             let (_, cert) = X509Certificate::from_der(der)
                 .map_err(|e| Error::parse(file, format!("not a valid X.509 certificate: {e}")))?;
-            Ok(cert.validity().not_after.to_datetime())
+            let validity = cert.validity();
+            Ok((
+                validity.not_before.to_datetime(),
+                validity.not_after.to_datetime(),
+            ))
         })
         .collect()
+}
+
+/// NotAfter of every certificate in `cert_pem`, in file order.
+pub fn not_after_all(cert_pem: &str, file: &str) -> Result<Vec<OffsetDateTime>> {
+    Ok(validity_all(cert_pem, file)?
+        .into_iter()
+        .map(|(_, end)| end)
+        .collect())
 }
 
 /// NotAfter of the first certificate in `cert_pem`.
@@ -27,21 +39,31 @@ pub fn not_after(cert_pem: &str, file: &str) -> Result<OffsetDateTime> {
     Ok(not_after_all(cert_pem, file)?[0])
 }
 
-/// Says why the certificates in `cert_pem` should not be used at `now`: one has expired, or
-/// one expires within `margin`. Looks at every certificate (a chain is only as good as its
-/// earliest expiry). `None` means all are fine.
+/// Says why the certificates in `cert_pem` should not be used at `now`: one is not valid
+/// yet (made on a clock ahead of this one: no host whose clock is right accepts it), one has
+/// expired, or one expires within `margin`. Looks at every certificate (a chain is only as
+/// good as its latest start and earliest expiry). `None` means all are fine.
 pub fn expiry_problem(
     cert_pem: &str,
     file: &str,
     now: OffsetDateTime,
     margin: Duration,
 ) -> Result<Option<String>> {
-    let Some(earliest) = not_after_all(cert_pem, file)?.into_iter().min() else {
+    let validity = validity_all(cert_pem, file)?;
+    let format = |t: OffsetDateTime| t.format(&Rfc3339).unwrap_or_else(|_| t.to_string());
+    if let Some(start) = validity.iter().map(|v| v.0).max()
+        && start > now
+    {
+        return Ok(Some(format!(
+            "not valid until {} ({} from now): it was made on a clock ahead of this one",
+            format(start),
+            human(start - now)
+        )));
+    }
+    let Some(earliest) = validity.iter().map(|v| v.1).min() else {
         return Ok(None);
     };
-    let at = earliest
-        .format(&Rfc3339)
-        .unwrap_or_else(|_| earliest.to_string());
+    let at = format(earliest);
     Ok(if earliest <= now {
         Some(format!("expired at {at}"))
     } else if earliest - now <= margin {

@@ -27,6 +27,20 @@ fn expiry_is_reported_within_the_margin_and_after_the_end() {
     assert_eq!(msg, format!("expired at {at}"));
 }
 
+/// A certificate made on a clock ahead of this one (configs made with SOURCE_DATE_EPOCH in
+/// the future, or on a machine whose clock is ahead) is a problem before its expiry is: no
+/// host whose clock is right accepts it, so a re-run must make it again.
+#[test]
+fn a_certificate_not_valid_yet_is_reported_with_its_start() {
+    let cert = pki().cert(CertId::AggregatorSigner).cert_pem();
+    let margin = Duration::hours(1);
+    let earlier = now() - Duration::hours(48);
+    let msg = expiry_problem(cert, "f", earlier, margin).unwrap().unwrap();
+    assert!(msg.starts_with("not valid until "), "{msg}");
+    assert!(msg.contains("(2d from now)"), "{msg}");
+    assert_eq!(expiry_problem(cert, "f", now(), margin).unwrap(), None);
+}
+
 #[test]
 fn chained_files_report_the_earliest_expiry() {
     // The localhost serving cert lives a day, its appended signer ten years.

@@ -58,3 +58,29 @@ fn zero_margin_one_hour_later_regenerates_nothing() {
     out.stderr_has(&["nothing changed"]);
     assert_eq!(read(&dir.join("bootstrap.ign")), boot);
 }
+
+/// Configs made on a clock two days ahead (the clock-behind fault of the real-render
+/// harness): every certificate the run made starts in the future, and no host with the right
+/// clock takes them. A re-run at the right time makes each of them again, signers included,
+/// and says why. (The long-lived signers here come from the committed bundle, valid then.)
+#[test]
+fn certificates_made_on_a_clock_ahead_are_all_made_again() {
+    let (tmp, _) = generate_at(EPOCH + 48 * HOUR, &[]);
+    let dir = tmp.path();
+    let boot = read(&dir.join("bootstrap.ign"));
+    let out = create_at(dir, EPOCH, &["ignition-configs"]).ok("rerun two days earlier");
+    out.stderr_has(&[
+        "regenerated Certificate (aggregator-signer)",
+        "regenerated Certificate (kubelet-signer)",
+        "not valid until 2026-01-03T00:00:00Z (2d from now)",
+        "made on a clock ahead of this one",
+        "wrote bootstrap.ign",
+    ]);
+    let new_boot = read(&dir.join("bootstrap.ign"));
+    for file in ["aggregator-signer", "kubelet-signer"] {
+        let path = format!("/opt/openshift/tls/{file}.crt");
+        assert_ne!(ign_text(&new_boot, &path), ign_text(&boot, &path), "{file}");
+    }
+    let out = create_at(dir, EPOCH, &["ignition-configs"]).ok("third run");
+    assert!(!out.stderr.contains("regenerated"), "{}", out.stderr);
+}
