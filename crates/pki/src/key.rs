@@ -291,10 +291,86 @@ impl KeyPem {
         Ok(format!("ssh-rsa {}\n", STANDARD.encode(wire)))
     }
 
-    /// Loads the key into rcgen for signing, with the algorithm Go's x509 pairs with it.
-    pub(crate) fn key_pair(&self, file: &str) -> Result<KeyPair> {
-        load_pair(self.kind, &self.der, file)
+    /// Loads the key for signing with rcgen, with the algorithm Go's x509 pairs with it.
+    pub(crate) fn key_pair(&self, file: &str) -> Result<Signer> {
+        let pair = load_pair(self.kind, &self.der, file)?;
+        Ok(match self.kind {
+            KeyKind::Rsa { .. } => Signer::Rsa(pair),
+            KeyKind::Ecdsa(curve) => Signer::Ecdsa {
+                public: pair,
+                curve,
+                sec1: self.der.clone(),
+            },
+        })
     }
+}
+
+/// A key rcgen signs certificates with. RSA (PKCS#1 v1.5) signatures are deterministic with
+/// aws-lc; ECDSA ones are not (aws-lc draws each nonce at random), so ECDSA signs with RFC
+/// 6979 nonces derived from the key and the message: the same bundle and clock then give the
+/// same certificates, as deterministic runs promise.
+pub(crate) enum Signer {
+    /// aws-lc signs.
+    Rsa(KeyPair),
+    /// The RustCrypto curve signs; `public` only answers for the public key.
+    Ecdsa {
+        public: KeyPair,
+        curve: Curve,
+        sec1: Vec<u8>,
+    },
+}
+
+impl Signer {
+    fn public(&self) -> &KeyPair {
+        match self {
+            Signer::Rsa(pair) | Signer::Ecdsa { public: pair, .. } => pair,
+        }
+    }
+}
+
+impl rcgen::PublicKeyData for Signer {
+    fn der_bytes(&self) -> &[u8] {
+        self.public().der_bytes()
+    }
+
+    fn algorithm(&self) -> &'static SignatureAlgorithm {
+        self.public().algorithm()
+    }
+}
+
+impl rcgen::SigningKey for Signer {
+    fn sign(&self, msg: &[u8]) -> std::result::Result<Vec<u8>, rcgen::Error> {
+        match self {
+            Signer::Rsa(pair) => pair.sign(msg),
+            // The key loaded into aws-lc already, so it is a valid scalar on its curve.
+            Signer::Ecdsa { curve, sec1, .. } => {
+                sign_rfc6979(*curve, sec1, msg).ok_or(rcgen::Error::RemoteKeyError)
+            }
+        }
+    }
+}
+
+/// An ASN.1 ECDSA signature of `msg` by the SEC 1 key `sec1` on `curve`, hashed the way
+/// Go pairs with the curve (SHA-256, SHA-384, SHA-512), with an RFC 6979 nonce.
+fn sign_rfc6979(curve: Curve, sec1: &[u8], msg: &[u8]) -> Option<Vec<u8>> {
+    use p256::ecdsa::signature::Signer as _;
+    Some(match curve {
+        Curve::P256 => {
+            let key = p256::ecdsa::SigningKey::from(p256::SecretKey::from_sec1_der(sec1).ok()?);
+            let sig: p256::ecdsa::DerSignature = key.try_sign(msg).ok()?;
+            sig.as_bytes().to_vec()
+        }
+        Curve::P384 => {
+            let key = p384::ecdsa::SigningKey::from(p384::SecretKey::from_sec1_der(sec1).ok()?);
+            let sig: p384::ecdsa::DerSignature = key.try_sign(msg).ok()?;
+            sig.as_bytes().to_vec()
+        }
+        Curve::P521 => {
+            let key = p521::ecdsa::SigningKey::from(p521::SecretKey::from_sec1_der(sec1).ok()?);
+            let sig: p521::ecdsa::DerSignature = key.try_sign(msg).ok()?;
+            sig.as_bytes().to_vec()
+        }
+    })
 }
 
 fn load_pair(kind: KeyKind, der: &[u8], file: &str) -> Result<KeyPair> {

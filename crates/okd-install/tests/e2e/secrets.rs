@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
-use crate::common::{run, secrets_bundle};
-use crate::support::{okd, read};
+use crate::common::{EPOCH, GOLDEN_RELEASE_IMAGE, run, secrets_bundle};
+use crate::signers::{ECDSA_P384, install_config_with, okd_5_0};
+use crate::support::{ign_files, okd, read};
 
 /// The root CA from the data URL inside a pointer config.
 fn root_ca_of(master_ign: &str) -> String {
@@ -135,4 +136,94 @@ fn missing_bundle_file_is_refused_naming_it() {
     assert_ne!(out.code, 0);
     out.stderr_has(&[&missing]);
     assert_no_outputs(&dir);
+}
+
+/// `create ignition-configs` in `dir` on `image` at the fixed clock, with `bundle` if given.
+fn configs_at_epoch(dir: &Path, image: &str, bundle: Option<&Path>) -> String {
+    let mut cmd = okd(dir);
+    cmd.env("SOURCE_DATE_EPOCH", EPOCH.to_string());
+    let mut args = vec!["create", "ignition-configs", "--release-image", image];
+    let bundle = bundle.map(|b| b.display().to_string());
+    if let Some(b) = &bundle {
+        args.extend(["--with-secrets", b]);
+    }
+    run(cmd, &args).ok("ignition-configs at the fixed clock");
+    read(&dir.join("bootstrap.ign"))
+}
+
+/// The bootstrap host's keys and signer certificates in `ign`, by path.
+fn keys_and_signers(ign: &str) -> Vec<(String, Vec<u8>)> {
+    let signers: Vec<String> = pki::CertId::signers()
+        .map(|id| format!("/opt/openshift/{}", id.cert_path()))
+        .collect();
+    ign_files(ign)
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".key") || signers.contains(p))
+        .collect()
+}
+
+/// A cluster made with fresh keys at the fixed clock, its bundle from `create secrets`, and
+/// two fresh directories made from that bundle: the two are byte-identical (bootstrap.ign,
+/// which holds the PKI, and the admin kubeconfig), and they hold the original's keys and
+/// signers. Returns the original bootstrap.ign.
+fn reproduced_from_its_bundle(extra: &str, image: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = tmp.path().join("original");
+    install_config_with(&original, extra);
+    let first = configs_at_epoch(&original, image, None);
+    let bundle = tmp.path().join("bundle.yaml");
+    let bundle_arg = bundle.display().to_string();
+    // At the same clock: later, its one-day signers would be due and re-made first.
+    let mut export = okd(&original);
+    export.env("SOURCE_DATE_EPOCH", EPOCH.to_string());
+    run(
+        export,
+        &[
+            "create",
+            "secrets",
+            "--release-image",
+            image,
+            "--output-file",
+            &bundle_arg,
+        ],
+    )
+    .ok("create secrets from the cluster");
+    let copies: Vec<_> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            let dir = tmp.path().join(name);
+            install_config_with(&dir, extra);
+            (configs_at_epoch(&dir, image, Some(&bundle)), dir)
+        })
+        .collect();
+    let ((a, a_dir), (b, b_dir)) = (&copies[0], &copies[1]);
+    assert!(
+        a == b,
+        "bootstrap.ign differs between two runs of one bundle"
+    );
+    let kubeconfig = |d: &Path| read(&d.join("auth/kubeconfig"));
+    assert_eq!(kubeconfig(a_dir), kubeconfig(b_dir));
+    let (mine, theirs) = (keys_and_signers(a), keys_and_signers(&first));
+    assert!(mine.len() > 20, "only {} keys and signers", mine.len());
+    assert_eq!(mine.len(), theirs.len());
+    let differing: Vec<&str> = mine
+        .iter()
+        .zip(&theirs)
+        .filter(|(m, t)| m != t)
+        .map(|(m, _)| m.0.as_str())
+        .collect();
+    assert!(differing.is_empty(), "not the cluster's: {differing:?}");
+    first
+}
+
+#[test]
+fn a_bundle_reproduces_its_cluster_byte_for_byte() {
+    reproduced_from_its_bundle("", GOLDEN_RELEASE_IMAGE);
+}
+
+#[test]
+fn a_bundle_of_ecdsa_signers_reproduces_its_cluster_byte_for_byte() {
+    let ign = reproduced_from_its_bundle(ECDSA_P384, okd_5_0());
+    let key = crate::support::ign_text(&ign, "/opt/openshift/tls/kube-apiserver-lb-signer.key");
+    assert!(key.starts_with("-----BEGIN EC PRIVATE KEY-----\n"), "{key}");
 }

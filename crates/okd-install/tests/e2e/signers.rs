@@ -10,12 +10,18 @@ use crate::common::run;
 use crate::golden::RELEASE_IMAGES;
 use crate::support::{ign_text, okd, read};
 
-/// `work/cluster`: a compact-3-node directory on OKD 5.0 with `extra` appended to its
-/// install-config, its Ignition configs made with fresh keys and today's clock. Returns the
-/// directory and bootstrap.ign.
-fn configs_with(work: &Path, extra: &str) -> (PathBuf, String) {
-    let dir = &work.join("cluster");
-    std::fs::create_dir(dir).unwrap();
+/// `extra` for install-config: ECDSA P-384 signers (with the gate 5.0 needs for them).
+pub(crate) const ECDSA_P384: &str = "featureSet: TechPreviewNoUpgrade\npki:\n  \
+    signerCertificates:\n    key:\n      algorithm: ECDSA\n      ecdsa:\n        curve: P384\n";
+
+/// The OKD 5.0 release image, the first with `pki.signerCertificates`.
+pub(crate) fn okd_5_0() -> &'static str {
+    RELEASE_IMAGES.iter().find(|(r, _)| *r == "5.0").unwrap().1
+}
+
+/// Creates `dir` with compact-3-node's install-config and `extra` appended to it.
+pub(crate) fn install_config_with(dir: &Path, extra: &str) {
+    std::fs::create_dir_all(dir).unwrap();
     run(
         okd(dir),
         &[
@@ -29,10 +35,17 @@ fn configs_with(work: &Path, extra: &str) -> (PathBuf, String) {
     let path = dir.join("install-config.yaml");
     let text = format!("{}\n{extra}", read(&path));
     std::fs::write(&path, text).unwrap();
-    let image = RELEASE_IMAGES.iter().find(|(r, _)| *r == "5.0").unwrap().1;
+}
+
+/// `work/cluster`: a compact-3-node directory on OKD 5.0 with `extra` appended to its
+/// install-config, its Ignition configs made with fresh keys and today's clock. Returns the
+/// directory and bootstrap.ign.
+fn configs_with(work: &Path, extra: &str) -> (PathBuf, String) {
+    let dir = &work.join("cluster");
+    install_config_with(dir, extra);
     run(
         okd(dir),
-        &["create", "ignition-configs", "--release-image", image],
+        &["create", "ignition-configs", "--release-image", okd_5_0()],
     )
     .ok("ignition-configs with chosen signer keys");
     (dir.clone(), read(&dir.join("bootstrap.ign")))
@@ -77,11 +90,7 @@ fn ecdsa_signers_issue_the_whole_pki_and_verify_accepts_it() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let (dir, ign) = configs_with(
-        tmp.path(),
-        "featureSet: TechPreviewNoUpgrade\npki:\n  signerCertificates:\n    key:\n      \
-         algorithm: ECDSA\n      ecdsa:\n        curve: P384\n",
-    );
+    let (dir, ign) = configs_with(tmp.path(), ECDSA_P384);
     for (signer, leaf) in [
         ("root-ca", "machine-config-server"),
         ("kube-apiserver-lb-signer", "kube-apiserver-lb-server"),

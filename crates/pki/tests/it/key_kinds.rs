@@ -203,3 +203,18 @@ fn a_pkcs8_ecdsa_key_is_read_and_written_back_as_sec1() {
     assert_eq!(loaded.public_spki_der(), key.public_spki_der());
     assert!(loaded.pem().starts_with("-----BEGIN EC PRIVATE KEY-----\n"));
 }
+
+/// Deterministic runs promise the same bytes from the same keys and clock; an ECDSA
+/// signature with a random nonce would break that (RSA PKCS#1 v1.5 has no nonce).
+#[test]
+fn signing_twice_with_the_same_key_gives_the_same_certificate() {
+    let kinds = ECDSA
+        .iter()
+        .map(|(c, _, _)| KeyKind::Ecdsa(*c))
+        .chain([KeyKind::RSA_2048]);
+    for kind in kinds {
+        let key = pki::generate_key(kind).unwrap();
+        let sign = || pki::sign_self(CertId::RootCa, &key, NOW, Default::default(), 7).unwrap();
+        assert_eq!(sign().cert_pem(), sign().cert_pem(), "{kind}");
+    }
+}
