@@ -1,8 +1,11 @@
 //! Certificate expiry on re-runs: short-lived certificates inside the margin are re-signed
 //! and the report says why; long-lived signers stay.
 
-use crate::common::{EPOCH, create_at};
-use crate::support::{ign_text, read};
+use std::path::Path;
+
+use crate::common::{EPOCH, create_at, run};
+use crate::signers::{ECDSA_P384, chain_at, install_config_with, okd_5_0};
+use crate::support::{ign_text, okd, read};
 
 const HOUR: u64 = 3600;
 
@@ -83,4 +86,53 @@ fn certificates_made_on_a_clock_ahead_are_all_made_again() {
     }
     let out = create_at(dir, EPOCH, &["ignition-configs"]).ok("third run");
     assert!(!out.stderr.contains("regenerated"), "{}", out.stderr);
+}
+
+/// `create ignition-configs` on OKD 5.0 at `epoch`, keys from the run (no bundle).
+fn ecdsa_configs_at(dir: &Path, epoch: u64) -> crate::common::Run {
+    let mut cmd = okd(dir);
+    cmd.env("SOURCE_DATE_EPOCH", epoch.to_string());
+    let args = ["create", "ignition-configs", "--release-image", okd_5_0()];
+    run(cmd, &args).ok("ignition-configs with ECDSA signers")
+}
+
+/// With ECDSA signers, the one-day leaf and signer re-made near expiry are signed by ECDSA
+/// again and chain to the signers, at the new clock.
+#[test]
+fn certificates_regenerated_under_ecdsa_signers_still_chain_to_them() {
+    if !testkit::require_tool("openssl", "openssl") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cluster");
+    install_config_with(&dir, ECDSA_P384);
+    ecdsa_configs_at(&dir, EPOCH);
+    let boot = read(&dir.join("bootstrap.ign"));
+
+    let later = EPOCH + 23 * HOUR;
+    let out = ecdsa_configs_at(&dir, later);
+    out.stderr_has(&[
+        "regenerated Certificate (kube-apiserver-localhost-server)",
+        "regenerated Certificate (aggregator-signer)",
+    ]);
+    let new_boot = read(&dir.join("bootstrap.ign"));
+    let short = "/opt/openshift/tls/kube-apiserver-localhost-server.crt";
+    assert_ne!(ign_text(&new_boot, short), ign_text(&boot, short));
+    let signer = "/opt/openshift/tls/kube-apiserver-localhost-signer.crt";
+    assert_eq!(ign_text(&new_boot, signer), ign_text(&boot, signer));
+    let leaf = |signer, leaf| chain_at(&new_boot, tmp.path(), signer, leaf, Some(later));
+    let (kept, server) = leaf(
+        "kube-apiserver-localhost-signer",
+        "kube-apiserver-localhost-server",
+    );
+    let (renewed, client) = leaf("aggregator-signer", "aggregator-client");
+    for text in [&kept, &renewed] {
+        assert!(text.contains("ASN1 OID: secp384r1"), "{text}");
+    }
+    for text in [&server, &client] {
+        assert!(
+            text.contains("Signature Algorithm: ecdsa-with-SHA384"),
+            "{text}"
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! Signer keys chosen in install-config (`pki.signerCertificates.key`, OKD 5.0 with the
 //! ConfigurablePKI gate): the whole PKI is made with signers of that kind and RSA-2048
 //! leaves, `openssl verify` accepts each chain a bootstrap host gets, and `okd-install
-//! verify` passes the directory. With the gate and no `pki`, the signers are RSA-4096.
+//! verify` passes the directory. With the gate and no `pki`, the signers are RSA-4096 (and
+//! pass the same checks). `--load-cluster-certs` keeps a user's ECDSA root CA on any release.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,6 +52,17 @@ fn configs_with(work: &Path, extra: &str) -> (PathBuf, String) {
     (dir.clone(), read(&dir.join("bootstrap.ign")))
 }
 
+/// Signer and leaf pairs checked with openssl: one per signer family a bootstrap host
+/// holds a leaf of (machine config, API load balancer, control plane clients).
+const CHAINS: [(&str, &str); 3] = [
+    ("root-ca", "machine-config-server"),
+    ("kube-apiserver-lb-signer", "kube-apiserver-lb-server"),
+    (
+        "kube-control-plane-signer",
+        "kube-control-plane-kube-scheduler-client",
+    ),
+];
+
 fn openssl(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("openssl")
         .args(args)
@@ -69,11 +81,28 @@ fn openssl(dir: &Path, args: &[&str]) -> String {
 /// Writes `signer.crt` and `leaf.crt` of the host's `/opt/openshift/tls/` into `dir`,
 /// checks the chain with openssl and returns (signer text, leaf text).
 fn chain(ign: &str, dir: &Path, signer: &str, leaf: &str) -> (String, String) {
+    chain_at(ign, dir, signer, leaf, None)
+}
+
+/// [`chain`], checked at `at` (seconds since 1970) instead of now when given.
+pub(crate) fn chain_at(
+    ign: &str,
+    dir: &Path,
+    signer: &str,
+    leaf: &str,
+    at: Option<u64>,
+) -> (String, String) {
     for (name, file) in [(signer, "signer.crt"), (leaf, "leaf.crt")] {
         let text = ign_text(ign, &format!("/opt/openshift/tls/{name}.crt"));
         std::fs::write(dir.join(file), text).unwrap();
     }
-    let verified = openssl(dir, &["verify", "-CAfile", "signer.crt", "leaf.crt"]);
+    let at = at.map(|t| t.to_string());
+    let mut args = vec!["verify", "-CAfile", "signer.crt"];
+    if let Some(t) = &at {
+        args.extend(["-attime", t]);
+    }
+    args.push("leaf.crt");
+    let verified = openssl(dir, &args);
     assert!(
         verified.contains("leaf.crt: OK"),
         "{signer} -> {leaf}: {verified}"
@@ -91,14 +120,7 @@ fn ecdsa_signers_issue_the_whole_pki_and_verify_accepts_it() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let (dir, ign) = configs_with(tmp.path(), ECDSA_P384);
-    for (signer, leaf) in [
-        ("root-ca", "machine-config-server"),
-        ("kube-apiserver-lb-signer", "kube-apiserver-lb-server"),
-        (
-            "kube-control-plane-signer",
-            "kube-control-plane-kube-scheduler-client",
-        ),
-    ] {
+    for (signer, leaf) in CHAINS {
         let (signer_text, leaf_text) = chain(&ign, tmp.path(), signer, leaf);
         assert!(
             signer_text.contains("ASN1 OID: secp384r1"),
@@ -120,16 +142,112 @@ fn ecdsa_signers_issue_the_whole_pki_and_verify_accepts_it() {
 }
 
 #[test]
-fn the_gate_alone_makes_rsa_4096_signers() {
+fn the_gate_alone_makes_rsa_4096_signers_and_verify_accepts_them() {
     if !testkit::require_tool("openssl", "openssl") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let (_, ign) = configs_with(tmp.path(), "featureSet: TechPreviewNoUpgrade\n");
-    let (signer_text, leaf_text) = chain(&ign, tmp.path(), "root-ca", "machine-config-server");
+    let (dir, ign) = configs_with(tmp.path(), "featureSet: TechPreviewNoUpgrade\n");
+    for (signer, leaf) in CHAINS {
+        let (signer_text, leaf_text) = chain(&ign, tmp.path(), signer, leaf);
+        assert!(
+            signer_text.contains("Public-Key: (4096 bit)"),
+            "{signer}: {signer_text}"
+        );
+        assert!(
+            leaf_text.contains("Signature Algorithm: sha256WithRSAEncryption"),
+            "{leaf}: {leaf_text}"
+        );
+        assert!(
+            leaf_text.contains("Public-Key: (2048 bit)"),
+            "{leaf}: {leaf_text}"
+        );
+    }
+    let out = run(okd(&dir), &["verify"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+}
+
+/// A root CA the user made with openssl: ECDSA P-256, its key in PKCS#8 (`PRIVATE KEY`), as
+/// `openssl genpkey` writes it.
+fn openssl_ecdsa_root_ca(tls: &Path) {
+    std::fs::create_dir_all(tls).unwrap();
+    let key = "-pkeyopt=ec_paramgen_curve:P-256";
+    openssl(
+        tls,
+        &["genpkey", "-algorithm", "EC", key, "-out", "root-ca.key"],
+    );
+    openssl(
+        tls,
+        &[
+            "req",
+            "-x509",
+            "-new",
+            "-key",
+            "root-ca.key",
+            "-subj",
+            "/OU=openshift/CN=root-ca",
+            "-days",
+            "3650",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+            "-out",
+            "root-ca.crt",
+        ],
+    );
+}
+
+/// `--load-cluster-certs` keeps the user's ECDSA root CA whatever the release (here 4.19,
+/// whose own signers are RSA-2048): its files stay as written, and the certificates it
+/// issues chain to it, signed with ECDSA.
+#[test]
+fn a_users_ecdsa_root_ca_is_kept_and_signs_its_leaves() {
+    if !testkit::require_tool("openssl", "openssl") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cluster");
+    install_config_with(&dir, "");
+    openssl_ecdsa_root_ca(&dir.join("tls"));
+    let (crt, key) = (
+        read(&dir.join("tls/root-ca.crt")),
+        read(&dir.join("tls/root-ca.key")),
+    );
+    assert!(key.starts_with("-----BEGIN PRIVATE KEY-----"), "{key}");
+    let out = run(
+        okd(&dir),
+        &[
+            "create",
+            "ignition-configs",
+            "--load-cluster-certs",
+            "--release-image",
+            crate::common::GOLDEN_RELEASE_IMAGE,
+        ],
+    )
+    .ok("ignition-configs with the user's root CA");
+    out.stderr_has(&["using your Certificate (root-ca)"]);
+    assert_eq!(
+        read(&dir.join("tls/root-ca.key")),
+        key,
+        "the key was rewritten"
+    );
+    let ign = read(&dir.join("bootstrap.ign"));
+    assert_eq!(ign_text(&ign, "/opt/openshift/tls/root-ca.crt"), crt);
+    let (_, leaf_text) = chain(&ign, tmp.path(), "root-ca", "machine-config-server");
     assert!(
-        signer_text.contains("Public-Key: (4096 bit)"),
+        leaf_text.contains("Signature Algorithm: ecdsa-with-SHA256"),
+        "{leaf_text}"
+    );
+    // The signers okd-install makes on 4.19 stay RSA-2048.
+    let (signer_text, _) = chain(
+        &ign,
+        tmp.path(),
+        "kube-apiserver-lb-signer",
+        "kube-apiserver-lb-server",
+    );
+    assert!(
+        signer_text.contains("Public-Key: (2048 bit)"),
         "{signer_text}"
     );
-    assert!(leaf_text.contains("Public-Key: (2048 bit)"), "{leaf_text}");
 }
