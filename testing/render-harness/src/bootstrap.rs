@@ -281,6 +281,10 @@ pub fn bootstrap_example(
         (None, Some(fault)) => fault_sandbox_name(fault),
         (None, None) => sandbox_name(example),
     };
+    crate::faults::release_small_disk(&name);
+    if let Some(fault) = options.fault {
+        fault.prepare_host(&host, &name)?;
+    }
     let sandbox = Sandbox::create(&name, &host, &plan.bootstrap, &plan.hosts())?;
     let logs = work.join("logs");
     std::fs::create_dir_all(&logs).map_err(Error::io(&logs))?;
@@ -487,6 +491,7 @@ impl Run {
             &sandbox.name,
             &host.calls_file(),
             logs,
+            &host.path("/root/.docker/config.json"),
         )?;
         let sshd = match crate::sshd::SandboxSshd::start(
             sandbox,
@@ -1107,6 +1112,7 @@ fn unit_specs(
 ) -> Vec<UnitSpec> {
     let mut specs = vec![
         release_image_spec(tools),
+        node_image_pull_spec(tools, logs),
         bootkube_spec(bootkube_failures, logs),
     ];
     specs.push(UnitSpec {
@@ -1144,6 +1150,20 @@ fn bootkube_spec(max_failures: u32, logs: &Path) -> UnitSpec {
         workdir: Some("/opt/openshift"),
         unless: Some(BOOTKUBE_DONE),
         max_failures,
+        after: Some(logs.join(crate::tools::NODE_IMAGE_DONE)),
+    }
+}
+
+/// node-image-pull.service: the host's own script through its stand-in wrapper, after the
+/// release image is there (it asks the release image for the node image); bootkube.service
+/// comes after it, as it comes after node-image-overlay.service on a node.
+fn node_image_pull_spec(tools: &Path, logs: &Path) -> UnitSpec {
+    UnitSpec {
+        name: "node-image-pull",
+        exec: vec![tools.join("node-image-pull").display().to_string()],
+        workdir: None,
+        unless: None,
+        max_failures: 100,
         after: Some(logs.join(crate::tools::RELEASE_IMAGE_DONE)),
     }
 }

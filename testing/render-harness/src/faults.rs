@@ -61,16 +61,20 @@ pub(crate) enum Kind {
     UserManifests(&'static [(&'static str, &'static str)]),
     /// The configs were made with the clock this many seconds off.
     Clock(i64),
+    /// `/opt/openshift` (on a node, `/var/opt/openshift`: the `/var` partition) is a tmpfs with
+    /// room for what Ignition wrote and this many KiB more.
+    SmallDisk { headroom_kib: u64 },
 }
 
-const NAME_LOOKUP: &[&str] = &[
+/// A name of the cluster missing from the resolver, in the words of Go's resolver, curl and
+/// our scripts; each names the host, so that another name failing (the update service, which
+/// the sandbox cannot reach) is not taken for the fault.
+const API_INT_LOOKUP: &[&str] = &[
+    "lookup api-int.",
+    "resolve host: api-int.",
     "does not resolve",
-    "no such host",
-    "Name or service not known",
-    "Could not resolve host",
-    "Temporary failure in name resolution",
-    "server misbehaving",
 ];
+const API_LOOKUP: &[&str] = &["lookup api.", "resolve host: api.", "does not resolve"];
 const PULL: &[&str] = &[
     "initializing source",
     "pinging container registry",
@@ -103,11 +107,26 @@ pub const FAULTS: &[Fault] = &[
         kind: Kind::ReleaseImageAbsent,
     },
     Fault {
+        name: "node-image-pull",
+        expected: Cause::NodeImagePull,
+        injected: "the release image (a copy of the payload's, built by the harness) says \
+                   stream-coreos, the node image, is at a pull spec that is in no store: \
+                   node-image-pull.sh's pull is refused by localhost:443 and bootkube.sh never \
+                   starts",
+        removed: "that pull spec is built locally from the payload's node image; \
+                  node-image-pull.sh, which retries its pull, finds it and bootkube.sh starts",
+        symptoms: PULL,
+        recovers_in_place: true,
+        kind: Kind::ComponentAbsent("stream-coreos"),
+    },
+    Fault {
         name: "api-int-dns",
         expected: Cause::ApiIntDns,
-        injected: "api-int.<cluster>.<domain> is left out of the sandbox's /etc/hosts (its resolver)",
+        injected: "api-int.<cluster>.<domain> is left out of the sandbox's /etc/hosts, and the \
+                   sandbox's name server answers NXDOMAIN for it, as a site's DNS without the \
+                   record does",
         removed: "the name is put back into the sandbox's /etc/hosts",
-        symptoms: NAME_LOOKUP,
+        symptoms: API_INT_LOOKUP,
         recovers_in_place: true,
         kind: Kind::Unresolvable("api-int"),
     },
@@ -117,7 +136,7 @@ pub const FAULTS: &[Fault] = &[
         injected: "api.<cluster>.<domain> is left out of the sandbox's /etc/hosts, where wait-for \
                    runs (api-int still resolves, so the control plane comes up)",
         removed: "the name is put back into the sandbox's /etc/hosts",
-        symptoms: NAME_LOOKUP,
+        symptoms: API_LOOKUP,
         recovers_in_place: true,
         kind: Kind::Unresolvable("api"),
     },
@@ -189,7 +208,22 @@ pub const FAULTS: &[Fault] = &[
         recovers_in_place: false,
         kind: Kind::Clock(-2 * 24 * 3600),
     },
+    Fault {
+        name: "disk-full",
+        expected: Cause::DiskFull,
+        injected: "the bootstrap host's /opt/openshift (on a node it lives on /var) is a tmpfs \
+                   with room for what Ignition wrote and 256 KiB more: the first render that \
+                   writes its manifests there fills it",
+        removed: "the tmpfs is grown to 1 GiB (mount -o remount,size=1g, as a person would \
+                  grow /var); bootkube.sh, restarted by the systemd stand-in, renders again",
+        symptoms: &["no space left on device"],
+        recovers_in_place: true,
+        kind: Kind::SmallDisk { headroom_kib: 256 },
+    },
 ];
+
+/// The size the disk-full fault's tmpfs grows to when the fault is removed.
+const GROWN_DISK: &str = "1g";
 
 /// The fault named `name`.
 pub fn fault(name: &str) -> Option<&'static Fault> {
@@ -258,6 +292,16 @@ impl Fault {
         }
     }
 
+    /// Prepares the machine before the sandbox `sandbox_name` is made from it: the disk-full
+    /// fault's small tmpfs goes under `/opt/openshift` here, so that the sandbox's bind
+    /// mount and the harness see the same file system.
+    pub(crate) fn prepare_host(&self, host: &Host, sandbox_name: &str) -> Result<()> {
+        match self.kind {
+            Kind::SmallDisk { headroom_kib } => small_disk(host, sandbox_name, headroom_kib),
+            _ => Ok(()),
+        }
+    }
+
     /// Puts the fault in place on a sandbox that is set up but where nothing runs yet.
     pub(crate) fn inject(&'static self, sandbox: &Sandbox, host: &Host) -> Result<Injected> {
         let mut injected = Injected {
@@ -291,7 +335,7 @@ impl Fault {
                     _ => absent_release(),
                 });
             }
-            Kind::UserManifests(_) | Kind::Clock(_) => {}
+            Kind::UserManifests(_) | Kind::Clock(_) | Kind::SmallDisk { .. } => {}
         }
         Ok(injected)
     }
@@ -335,6 +379,15 @@ impl Injected {
                 Ok(true)
             }
             Kind::Clock(_) => Ok(false),
+            Kind::SmallDisk { .. } => {
+                let dir = host.path("/opt/openshift");
+                output_of(
+                    Command::new("mount")
+                        .args(["-o", &format!("remount,size={GROWN_DISK}")])
+                        .arg(&dir),
+                )?;
+                Ok(false)
+            }
         }
     }
 
@@ -361,6 +414,65 @@ impl Drop for Injected {
         if let Some(mut child) = self.listener.take() {
             let _ = child.kill();
             let _ = child.wait();
+        }
+    }
+}
+
+/// The tmpfs source name of `sandbox`'s small disk, by which [`release_small_disk`] finds it.
+fn small_disk_source(sandbox: &str) -> String {
+    format!("{sandbox}-small-disk")
+}
+
+/// Puts what Ignition wrote under `/opt/openshift` onto a tmpfs of that size (counted in
+/// pages, as tmpfs counts) plus `headroom_kib`, mounted in its place.
+fn small_disk(host: &Host, sandbox: &str, headroom_kib: u64) -> Result<()> {
+    let dir = host.path("/opt/openshift");
+    let written = dir.with_file_name("openshift.ignition");
+    std::fs::rename(&dir, &written).map_err(Error::io(&dir))?;
+    std::fs::create_dir(&dir).map_err(Error::io(&dir))?;
+    let kib = page_kib(&written)? + headroom_kib;
+    output_of(
+        Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={kib}k,mode=0755")])
+            .arg(small_disk_source(sandbox))
+            .arg(&dir),
+    )?;
+    output_of(
+        Command::new("cp")
+            .arg("-a")
+            .arg(written.join("."))
+            .arg(&dir),
+    )?;
+    std::fs::remove_dir_all(&written).map_err(Error::io(&written))
+}
+
+/// KiB the regular files under `dir` take on a tmpfs: whole 4 KiB pages each.
+fn page_kib(dir: &Path) -> Result<u64> {
+    let mut kib = 0;
+    for entry in std::fs::read_dir(dir).map_err(Error::io(dir))? {
+        let entry = entry.map_err(Error::io(dir))?;
+        let kind = entry.file_type().map_err(Error::io(entry.path()))?;
+        if kind.is_dir() {
+            kib += page_kib(&entry.path())?;
+        } else if kind.is_file() {
+            let len = entry.metadata().map_err(Error::io(entry.path()))?.len();
+            kib += len.div_ceil(4096) * 4;
+        }
+    }
+    Ok(kib)
+}
+
+/// Unmounts `sandbox`'s small disk from the machine, if the disk-full fault made one (its
+/// copy in the sandbox's mount namespace goes with the namespace).
+pub(crate) fn release_small_disk(sandbox: &str) {
+    let source = small_disk_source(sandbox);
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    for line in mounts.lines() {
+        let mut fields = line.split_whitespace();
+        if fields.next() == Some(source.as_str())
+            && let Some(point) = fields.next()
+        {
+            let _ = Command::new("umount").args(["--lazy", point]).status();
         }
     }
 }

@@ -4,7 +4,9 @@
 //! `/etc/kubernetes`, `/var/lib/etcd`, ...) and talk to the cluster by name
 //! (`api-int.<cluster domain>`) and to the bootstrap address. Inside a sandbox those paths
 //! are bind mounts of the scratch root, `/etc/hosts` maps the cluster's API names to the
-//! bootstrap address, and that address sits on the loopback device of a network namespace of
+//! bootstrap address, `/etc/resolv.conf` names the sandbox's own name server (which answers
+//! every other name with NXDOMAIN, as a site's DNS does for a record nobody made), and that
+//! address sits on the loopback device of a network namespace of
 //! its own: the scripts and every pod run unchanged, and no packet leaves the machine.
 //!
 //! Both namespaces are kept by name (`ip netns` for the network, a bind-mounted namespace
@@ -38,7 +40,30 @@ const NODE_DIRS: &[&str] = &[
     "/usr/local/bin",
 ];
 /// Single files the sandbox takes from the scratch root.
-const NODE_FILES: &[&str] = &["/etc/hosts"];
+const NODE_FILES: &[&str] = &["/etc/hosts", "/etc/resolv.conf"];
+
+/// The sandbox's name server: on the loopback device of its network namespace.
+const NAME_SERVER: &str = "127.0.0.53";
+
+/// A name server that knows no name: every query gets NXDOMAIN, as a site's DNS server
+/// answers for a record nobody created. The sandbox's names are in its `/etc/hosts`, which
+/// every resolver reads first; without this server a name missing there would fail with
+/// "network is unreachable" (no server to ask), which no bootstrap host ever says.
+const NXDOMAIN_SERVER: &str = r#"
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 53))
+while True:
+    query, peer = s.recvfrom(4096)
+    if len(query) < 12:
+        continue
+    end = 12
+    while end < len(query) and query[end] != 0:
+        end += query[end] + 1
+    end += 5
+    flags = bytes([0x80 | (query[2] & 0x79), 0x83])
+    s.sendto(query[:2] + flags + query[4:6] + bytes(6) + query[12:end], peer)
+"#;
 
 /// A named pair of namespaces; [`Sandbox::remove`] takes them down.
 #[derive(Debug, Clone)]
@@ -66,7 +91,9 @@ impl Sandbox {
         sandbox.remove_namespaces();
         sandbox.create_network()?;
         write_hosts(host, hosts)?;
+        write_resolv_conf(host)?;
         sandbox.create_mounts(host)?;
+        sandbox.start_name_server()?;
         Ok(sandbox)
     }
 
@@ -83,6 +110,7 @@ impl Sandbox {
     pub fn remove_run(&self, payload: &Payload) {
         self.remove(payload);
         self.installed_node().remove(payload);
+        crate::faults::release_small_disk(&self.name);
     }
 
     /// The file that holds the mount namespace.
@@ -232,6 +260,29 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// Starts [`NXDOMAIN_SERVER`] in the network namespace; it ends with the namespace's
+    /// processes when the sandbox is removed.
+    fn start_name_server(&self) -> Result<()> {
+        let mut cmd = self.command("/usr/bin/python3");
+        cmd.args(["-c", NXDOMAIN_SERVER, NAME_SERVER])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd.spawn().map(drop).map_err(|source| Error::Spawn {
+            command: "python3 (the sandbox's name server)".into(),
+            source,
+        })
+    }
+}
+
+/// The sandbox's `/etc/resolv.conf`: its own name server only.
+fn write_resolv_conf(host: &Host) -> Result<()> {
+    let path = host.path("/etc/resolv.conf");
+    let text = format!("nameserver {NAME_SERVER}\noptions attempts:1 timeout:1\n");
+    std::fs::write(&path, text).map_err(Error::io(&path))
+}
+
 /// Makes [`STATE_DIR`] a private mount of itself (once per boot), where namespace files may
 /// be bound.
 fn private_state_dir() -> Result<()> {
@@ -249,6 +300,11 @@ fn private_state_dir() -> Result<()> {
 /// The sandbox's `/etc/hosts`: localhost and the cluster names it was given.
 fn write_hosts(host: &Host, hosts: &[(String, IpAddr)]) -> Result<()> {
     let mut text = String::from("127.0.0.1 localhost\n::1 localhost\n");
+    // The machine's own name (the sandbox shares its UTS namespace), as nss-myhostname
+    // resolves it on a node: sudo and others look it up.
+    if let Ok(name) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
+        text.push_str(&format!("127.0.1.1 {}\n", name.trim()));
+    }
     for (name, address) in hosts {
         text.push_str(&format!("{address} {name}\n"));
     }

@@ -41,9 +41,17 @@ pub const STAND_INS: &[StandIn] = &[
                       is written; bootkube.sh starts after it succeeded (After=, Requires=)",
     },
     StandIn {
-        component: "crio-configure, node-image-pull/overlay units; bootstrap-pivot.service",
-        replaced_by: "not run: the payload images are in podman already, there is no node OS image, \
-                      and the pivot installs the machine itself to a disk",
+        component: "node-image-pull.service",
+        replaced_by: "the host's node-image-pull.sh, run as on a live system; `ostree` is a stand-in \
+                      whose `container image pull` is a real podman pull of the release's node \
+                      image (a failing pull fails in podman's words) and whose checkout is the \
+                      image exported by podman; `rpm-ostree status --json` names one deployment; \
+                      bootkube.sh starts after it succeeded",
+    },
+    StandIn {
+        component: "crio-configure, node-image-overlay/finish units; bootstrap-pivot.service",
+        replaced_by: "not run: the payload images are in podman already, the harness machine's \
+                      /usr is not overlaid, and the pivot installs the machine itself to a disk",
     },
     StandIn {
         component: "kubelet",

@@ -25,8 +25,10 @@ pub(crate) struct Tools {
 
 impl Tools {
     /// Writes the tools into `dir`: kubectl copied out of the payload's hyperkube image (once
-    /// into `kubectl_cache`, shared by every run), `oc`, `crictl` for containers labelled with `sandbox`, and the podman
-    /// wrapper noting calls into `calls` and labelling every container it runs with `sandbox`.
+    /// into `kubectl_cache`, shared by every run), `oc`, `crictl` for containers labelled with
+    /// `sandbox`, the podman wrapper noting calls into `calls` and labelling every container
+    /// it runs with `sandbox`, and the node-image-pull unit's stand-ins (the host's pull
+    /// secret is `pull_secret`).
     pub(crate) fn install(
         dir: &Path,
         kubectl_cache: &Path,
@@ -34,6 +36,7 @@ impl Tools {
         sandbox: &str,
         calls: &Path,
         logs: &Path,
+        pull_secret: &Path,
     ) -> Result<Tools> {
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
         std::fs::create_dir_all(kubectl_cache).map_err(Error::io(kubectl_cache))?;
@@ -60,6 +63,17 @@ impl Tools {
                 &logs.join(RELEASE_IMAGE_DONE).display().to_string(),
             ),
         )?;
+        let node_image = dir.with_file_name("node-image");
+        script(
+            dir,
+            "node-image-pull",
+            &NODE_IMAGE_PULL
+                .replace("@WORK@", &node_image.display().to_string())
+                .replace("@DONE@", &logs.join(NODE_IMAGE_DONE).display().to_string())
+                .replace("@PULL_SECRET@", &pull_secret.display().to_string()),
+        )?;
+        script(dir, "ostree", OSTREE)?;
+        script(dir, "rpm-ostree", RPM_OSTREE)?;
         let label = format!("{SANDBOX_LABEL}={sandbox}");
         script(dir, "crictl", &CRICTL.replace("@SANDBOX_LABEL@", &label))?;
         let real = which("podman").ok_or(Error::MissingTool {
@@ -222,6 +236,105 @@ until podman image exists "${RELEASE_IMAGE}" || podman pull --quiet "${RELEASE_I
 done
 record_service_stage_success
 touch '@DONE@'
+"#;
+
+/// The file the node-image-pull stand-in leaves in the logs directory once the node image is
+/// checked out (node-image-overlay.service, which bootkube.service comes after, would start).
+pub(crate) const NODE_IMAGE_DONE: &str = "node-image-pull.done";
+
+const NODE_IMAGE_PULL: &str = r#"#!/usr/bin/env bash
+# node-image-pull.service stand-in of the okd-install harness: the host's own
+# node-image-pull.sh, run as on a live system (the harness machine was not booted from an
+# ostree deployment), with its live directory, deployment root and kernel command line in
+# @WORK@. ostree and rpm-ostree are the harness's stand-ins beside this script.
+set -euo pipefail
+export SERVICE_NAME=node-image-pull
+export PULL_SECRET_FILE='@PULL_SECRET@'
+export OSTREE_LIVE_MARKER='@WORK@/ostree-live'
+export NODE_IMAGE_LIVE_DIR='@WORK@/live'
+export OSTREE_DEPLOY_ROOT='@WORK@/deploy'
+export KERNEL_CMDLINE='@WORK@/cmdline'
+export NODE_IMAGE_RETRY_DELAY=5
+mkdir -p "${NODE_IMAGE_LIVE_DIR}" "${OSTREE_DEPLOY_ROOT}/scos/deploy/0/etc"
+touch "${OSTREE_LIVE_MARKER}"
+echo 'root=live:harness' >"${KERNEL_CMDLINE}"
+if [ ! -e /usr/local/bin/node-image-pull.sh ]; then
+    echo "This bootstrap host has no node-image-pull.sh: nothing to pull"
+else
+    /usr/local/bin/node-image-pull.sh
+fi
+touch '@DONE@'
+"#;
+
+const OSTREE: &str = r#"#!/usr/bin/env bash
+# ostree stand-in of the okd-install harness: this machine has no ostree, and the payload's
+# node image is not an ostree container. `container image pull` is a real podman pull (the
+# store first, as the payload is loaded there), so a pull that fails does in the words of
+# the containers-image library ostree-ext uses too. A repository is a directory whose
+# refs/ files each hold the image a ref names; a checkout is that image's file system,
+# exported by podman.
+set -euo pipefail
+repo=''
+args=()
+for arg in "$@"; do
+    case "$arg" in
+    --repo=*) repo="${arg#--repo=}" ;;
+    *) args+=("$arg") ;;
+    esac
+done
+set -- "${args[@]}"
+case "${1:-}" in
+init) mkdir -p "${repo}/refs" ;;
+pull-local) ;;
+admin) ;; # config-diff: the harness changed nothing in /etc
+container)
+    shift 3 # container image pull
+    auth=()
+    if [ "$1" = --authfile ]; then auth=(--authfile "$2"); shift 2; fi
+    repo="$1"
+    image="${2#ostree-unverified-image:docker://}"
+    podman image exists "${image}" || podman pull --quiet "${auth[@]}" "${image}" >/dev/null
+    ref="ostree/container/image/docker/$(printf '%s' "${image}" | tr '/:@' '___')"
+    mkdir -p "${repo}/refs/$(dirname "${ref}")"
+    printf '%s
+' "${image}" >"${repo}/refs/${ref}"
+    ;;
+refs)
+    if [[ "${2:-}" == --create=* ]]; then
+        name="${2#--create=}"
+        mkdir -p "${repo}/refs/$(dirname "${name}")"
+        cp "${repo}/refs/$3" "${repo}/refs/${name}"
+    else
+        (cd "${repo}/refs" && find . -type f | sed 's|^\./||')
+    fi
+    ;;
+checkout)
+    positional=()
+    for arg in "${@:2}"; do
+        case "$arg" in -*) ;; *) positional+=("$arg") ;; esac
+    done
+    image="$(cat "${repo}/refs/${positional[0]}")"
+    mkdir -p "${positional[1]}"
+    container="$(podman create --quiet "${image}" /bin/true)"
+    podman export "${container}" | tar -x -C "${positional[1]}"
+    podman rm --force "${container}" >/dev/null
+    ;;
+*)
+    echo "ostree stand-in: '$*' is not supported" >&2
+    exit 1
+    ;;
+esac
+"#;
+
+const RPM_OSTREE: &str = r#"#!/usr/bin/env bash
+# rpm-ostree stand-in of the okd-install harness: this machine was not booted from an ostree
+# deployment; `status --json` names one, as a live system's does.
+if [ "${1:-}" = status ]; then
+    echo '{"deployments":[{"version":"okd-harness"}]}'
+    exit 0
+fi
+echo "rpm-ostree stand-in: '$*' is not supported" >&2
+exit 1
 "#;
 
 const JOURNALCTL: &str = r#"#!/usr/bin/env bash
