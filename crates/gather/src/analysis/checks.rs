@@ -176,7 +176,17 @@ fn running_summary(check: &Check, s: &ServiceSummary) -> (String, Option<String>
             s.failed_runs
         ));
     }
-    (text, s.current_stage.clone())
+    (text, running_stage(s))
+}
+
+/// The stage a running service is in; a run restarted after a failure that has not entered
+/// a stage yet is still held up where the failed run stopped, so that stage is the one named.
+fn running_stage(s: &ServiceSummary) -> Option<String> {
+    s.current_stage.clone().or_else(|| {
+        (s.failed_runs > 0)
+            .then(|| s.last_failure.as_ref()?.stage.clone())
+            .flatten()
+    })
 }
 
 /// What to look at for a bootkube stage; the stages are those of our bootkube script.

@@ -116,10 +116,11 @@ fn position(verdict: &Verdict) -> Option<Position> {
 }
 
 fn bootkube_said(p: &Problem) -> String {
-    let stage = p.stage.as_deref().unwrap_or("an unknown stage");
-    match p.status {
-        super::ServiceStatus::Failed => format!("failed at stage {stage}"),
-        _ => format!("was still in stage {stage} when the logs were gathered"),
+    match (p.status, p.stage.as_deref()) {
+        (super::ServiceStatus::Failed, Some(stage)) => format!("failed at stage {stage}"),
+        (super::ServiceStatus::Failed, None) => "failed outside its stages".into(),
+        (_, Some(stage)) => format!("was still in stage {stage} when the logs were gathered"),
+        (_, None) => "was running, in no stage yet, when the logs were gathered".into(),
     }
 }
 

@@ -226,6 +226,30 @@ fn a_full_disk_outranks_the_pull_it_broke() {
     );
 }
 
+/// The disk-full fault on the real bootstrap: bootkube.sh's render stage api-bootstrap fails
+/// writing its manifests, and the systemd stand-in has just started bootkube again when the
+/// logs are gathered. The restarted run is in no stage yet; the stage named is the one the
+/// failed run stopped in.
+#[test]
+fn a_render_stage_that_fills_the_disk_is_named_after_bootkube_restarted() {
+    const LINE: &str = "error: failed to substitute and copy files: failed writing assets to \"/assets/api-bootstrap/manifests\": write /assets/api-bootstrap/manifests/0000_10_config-operator_01_nodes-Default.crd.yaml: no space left on device";
+    let mut records = failed_in("api-bootstrap", LINE);
+    records.push(record("service start", "", "", ""));
+    let bundle = booted("disk-render")
+        .service("release-image", succeeded())
+        .service("bootkube", records);
+    let a = analyse(bundle);
+    expect(
+        &a,
+        Cause::DiskFull,
+        "bootkube.service",
+        Some("api-bootstrap"),
+        LINE,
+    );
+    let report = a.render();
+    assert!(!report.contains("unknown stage"), "{report}");
+}
+
 #[test]
 fn a_machine_config_server_without_its_port_is_named() {
     let mcs = Container::crio(
