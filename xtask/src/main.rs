@@ -127,7 +127,85 @@ fn bench(rounds: usize) -> Result<()> {
             &rounds.to_string(),
         ]),
         "the PKI benchmark",
-    )
+    )?;
+    ignition_configs_bench(rounds)
+}
+
+/// What `create ignition-configs` is timed with: the example alone, and with ECDSA P-256
+/// signers (both on the built-in default release, 5.0, where `pki` exists).
+const IGNITION_SETUPS: [(&str, &str); 2] = [
+    ("default (RSA-2048)", ""),
+    (
+        "ECDSA P-256 signers",
+        "featureSet: TechPreviewNoUpgrade\npki:\n  signerCertificates:\n    key:\n      \
+         algorithm: ECDSA\n      ecdsa:\n        curve: P256\n",
+    ),
+];
+
+/// The whole `okd-install create ignition-configs` of compact-3-node (release build, fresh
+/// keys), median wall time of `rounds` runs per setup.
+fn ignition_configs_bench(rounds: usize) -> Result<()> {
+    run_checked(
+        cargo().args(["build", "--release", "--quiet", "--package", "okd-install"]),
+        "cargo build --release -p okd-install",
+    )?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    let binary = target.join("release/okd-install");
+    let mut medians = Vec::new();
+    for (name, extra) in IGNITION_SETUPS {
+        let mut times = Vec::new();
+        for _ in 0..rounds {
+            times.push(time_ignition_configs(&binary, extra)?);
+        }
+        times.sort();
+        medians.push((name, times[times.len() / 2]));
+    }
+    let line: Vec<String> = medians
+        .iter()
+        .map(|(name, t)| format!("{name} {:.3}s", t.as_secs_f64()))
+        .collect();
+    println!(
+        "create ignition-configs (compact-3-node, median of {rounds}): {}",
+        line.join(", ")
+    );
+    Ok(())
+}
+
+/// One `create ignition-configs` in a fresh directory whose install-config has `extra`
+/// appended; the install-config step is not timed.
+fn time_ignition_configs(binary: &Path, extra: &str) -> Result<std::time::Duration> {
+    let work = tempfile::tempdir()?;
+    let okd = |args: &[&str]| {
+        let mut cmd = Command::new(binary);
+        for var in [
+            "SOURCE_DATE_EPOCH",
+            "OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.arg("--dir").arg(work.path()).args(args);
+        cmd.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        cmd
+    };
+    let from_example = [
+        "create",
+        "install-config",
+        "--from-example",
+        "compact-3-node",
+    ];
+    run_checked(&mut okd(&from_example), "create install-config")?;
+    let path = work.path().join("install-config.yaml");
+    let config = std::fs::read_to_string(&path)?;
+    std::fs::write(&path, format!("{config}\n{extra}"))?;
+    let start = std::time::Instant::now();
+    run_checked(
+        &mut okd(&["create", "ignition-configs"]),
+        "create ignition-configs",
+    )?;
+    Ok(start.elapsed())
 }
 
 // ---------------------------------------------------------------------------------------
