@@ -23,15 +23,18 @@
 //! * `faults [--evidence DIR] [FAULT...]`: every fault of `render_harness::FAULTS` (or those
 //!   named) on the compact-3-node bootstrap: injected, shown on the host, diagnosed by
 //!   `wait-for`, removed and recovered; one pass/fail line per fault.
+//! * `signers [KIND...]`: the whole compact-3-node bootstrap on the 4.19 payload with ECDSA
+//!   P-384 or RSA-4096 signers (made for 5.0, loaded with `--load-cluster-certs`).
 
 mod bench_iso;
+mod signers;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask bench-iso [ROUNDS] [--size MIB] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...]";
+const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask bench-iso [ROUNDS] [--size MIB] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...] | cargo xtask signers [ecdsa-p384] [rsa-4096]";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,6 +50,7 @@ fn main() -> Result<()> {
             one_bootstrap(&OneRun::parse(&args[1..])?)
         }
         ["faults", rest @ ..] => faults(rest),
+        ["signers", kinds @ ..] => signers::run(kinds),
         ["real-render", examples @ ..] if !examples.iter().any(|e| e.starts_with('-')) => {
             real_render(examples)
         }
@@ -492,8 +496,9 @@ fn diagnosed_cause(json_lines: &str) -> Option<String> {
 // faults
 
 /// Every fault of the table (or those named) on compact-3-node, one after another: each
-/// must show its own error line on the host, be named by wait-for with its cause, and the
-/// same bootstrap must complete once it is removed (the clock faults: configs made again).
+/// must show its own error line on the host, be named by wait-for and by gather's analysis
+/// with its cause, and the same bootstrap must complete once it is removed (the clock
+/// faults: configs made again).
 fn faults(args: &[&str]) -> Result<()> {
     let mut evidence_root: Option<PathBuf> = None;
     let mut names = Vec::new();
@@ -621,6 +626,17 @@ fn verdict(fault: &render_harness::Fault, report: &render_harness::BootstrapRepo
         wrong.push(format!(
             "wait-for named {} instead of {}",
             cause.as_deref().unwrap_or("no cause"),
+            fault.expected.id()
+        ));
+    }
+    let analysed = f
+        .analyze_json
+        .as_ref()
+        .and_then(|(_, out, _)| diagnosed_cause(out));
+    if analysed.as_deref() != Some(fault.expected.id()) {
+        wrong.push(format!(
+            "gather's analysis named {} instead of {}",
+            analysed.as_deref().unwrap_or("no cause"),
             fault.expected.id()
         ));
     }
