@@ -180,12 +180,10 @@ impl Material {
             }
         });
         let bootstrap = load_bootstrap(dir, report);
-        let certs = load_tls_dir(dir)
-            .or_else(|| stored.certs.clone())
-            .or_else(|| {
-                let set = certs_from_bootstrap(bootstrap.as_ref()?);
-                set.certs.contains_key(&CertId::RootCa).then_some(set)
-            });
+        let certs = tls_or_stored(load_tls_dir(dir), stored.certs.clone(), report).or_else(|| {
+            let set = certs_from_bootstrap(bootstrap.as_ref()?);
+            set.certs.contains_key(&CertId::RootCa).then_some(set)
+        });
         match &certs {
             Some(set) => report.ok(
                 "config.tls",
@@ -357,6 +355,32 @@ fn load_disk_manifests(dir: &Path) -> Option<Result<DiskManifests, Vec<manifests
             warnings: outcome.warnings,
         }
     }))
+}
+
+/// The set to check: `tls/` when it holds every certificate (`create pki` wrote it), else the
+/// state file's. A `tls/` with only some (the ones a user gave with `--load-cluster-certs`)
+/// is not the cluster's whole PKI; the state file holds all of it, the user's included.
+fn tls_or_stored(
+    tls: Option<CertSet>,
+    stored: Option<CertSet>,
+    report: &mut Report,
+) -> Option<CertSet> {
+    match (tls, stored) {
+        (Some(tls), Some(stored)) if tls.certs.len() < CertId::ALL.len() => {
+            report.ok(
+                "config.tls",
+                "tls/",
+                format!(
+                    "holds {} of the {} certificates (those given with --load-cluster-certs); \
+                     checking the whole set of {STATE_FILE}",
+                    tls.certs.len(),
+                    CertId::ALL.len()
+                ),
+            );
+            Some(stored)
+        }
+        (tls, stored) => tls.or(stored),
+    }
 }
 
 fn load_tls_dir(dir: &Path) -> Option<CertSet> {

@@ -250,4 +250,6 @@ fn a_users_ecdsa_root_ca_is_kept_and_signs_its_leaves() {
         signer_text.contains("Public-Key: (2048 bit)"),
         "{signer_text}"
     );
+    // tls/ holds only the user's CA; verify checks the whole PKI the state file keeps.
+    run(okd(&dir), &["verify"]).ok("verify with the user's root CA");
 }
