@@ -601,14 +601,15 @@ fn recover_anew(
             "FAIL {} ({}): configs made again did not complete: {}",
             fault.name,
             fault.expected.id(),
-            report
-                .findings
-                .iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
+            findings_line(&report)
         )
     })
+}
+
+/// A report's findings on one line.
+fn findings_line(report: &render_harness::BootstrapReport) -> String {
+    let all: Vec<String> = report.findings.iter().map(|x| x.to_string()).collect();
+    all.join("; ")
 }
 
 /// The pass/fail line of one fault run.
@@ -618,38 +619,21 @@ fn verdict(fault: &render_harness::Fault, report: &render_harness::BootstrapRepo
     if f.host_error_line.is_none() {
         wrong.push("the fault did not show on the host".to_string());
     }
-    let cause = f
-        .wait_for_json
-        .as_ref()
-        .and_then(|(_, out, _)| diagnosed_cause(out));
-    if cause.as_deref() != Some(fault.expected.id()) {
-        wrong.push(format!(
-            "wait-for named {} instead of {}",
-            cause.as_deref().unwrap_or("no cause"),
-            fault.expected.id()
-        ));
-    }
-    let analysed = f
-        .analyze_json
-        .as_ref()
-        .and_then(|(_, out, _)| diagnosed_cause(out));
-    if analysed.as_deref() != Some(fault.expected.id()) {
-        wrong.push(format!(
-            "gather's analysis named {} instead of {}",
-            analysed.as_deref().unwrap_or("no cause"),
-            fault.expected.id()
-        ));
+    for (who, json) in [
+        ("wait-for", &f.wait_for_json),
+        ("gather's analysis", &f.analyze_json),
+    ] {
+        let cause = json.as_ref().and_then(|(_, out, _)| diagnosed_cause(out));
+        if cause.as_deref() != Some(fault.expected.id()) {
+            wrong.push(format!(
+                "{who} named {} instead of {}",
+                cause.as_deref().unwrap_or("no cause"),
+                fault.expected.id()
+            ));
+        }
     }
     if fault.recovers_in_place && !report.findings.is_empty() {
-        wrong.push(format!(
-            "no recovery: {}",
-            report
-                .findings
-                .iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
+        wrong.push(format!("no recovery: {}", findings_line(report)));
     }
     let shown = f
         .host_error_line

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, ensure};
 
 /// The kinds this task runs: its name, the install-config key, and the key kind the root
 /// CA must end up with.
@@ -74,15 +74,19 @@ fn one(
     let work = crate::work_dir("signers", name)?;
     println!("signers {name}: work in {}", work.display());
     let made = work.join("made-for-5.0");
-    install_config(binary, &made)?;
-    let text = std::fs::read_to_string(made.join("install-config.yaml"))?;
     let extra =
         format!("featureSet: TechPreviewNoUpgrade\npki:\n  signerCertificates:\n    key: {key}\n");
-    std::fs::write(made.join("install-config.yaml"), format!("{text}\n{extra}"))?;
+    install_config(binary, &made, &extra)?;
     okd(binary, &made, &["create", "pki"])?;
+    let root_key = std::fs::read_to_string(made.join("tls/root-ca.key"))?;
+    let made_kind = pki::KeyPem::from_pem(&root_key, "tls/root-ca.key")?.kind();
+    ensure!(
+        made_kind == kind,
+        "create pki made a {made_kind:?} root CA, not {kind:?}"
+    );
 
     let dir = work.join("install");
-    install_config(binary, &dir)?;
+    install_config(binary, &dir, "")?;
     copy_signers(&made, &dir)?;
     okd(
         binary,
@@ -100,28 +104,32 @@ fn one(
         ..Default::default()
     };
     let report = render_harness::bootstrap_example(binary, EXAMPLE, payload, &work, &options)?;
-    // The harness ran `create ignition-configs` again: the loaded signers must have stayed.
-    let root_key = std::fs::read_to_string(dir.join("tls/root-ca.key"))?;
-    let found = pki::KeyPem::from_pem(&root_key, "tls/root-ca.key")?.kind();
+    // The bootstrap host must have run on the signers made for 5.0, not on new ones.
+    let ran = report.host.path("/opt/openshift/tls/root-ca.crt");
     ensure!(
-        found == kind,
-        "the bootstrap ran with a {found:?} root CA, not {kind:?}"
+        std::fs::read(&ran)? == std::fs::read(made.join("tls/root-ca.crt"))?,
+        "the bootstrap host's root CA is not the {name} one made for 5.0"
     );
-    if !report.findings.is_empty() {
-        let all: Vec<String> = report.findings.iter().map(|f| f.to_string()).collect();
-        bail!("{}", all.join("; "));
-    }
+    ensure!(
+        report.findings.is_empty(),
+        "{}",
+        crate::findings_line(&report)
+    );
     Ok(())
 }
 
-/// `create install-config --from-example` into `dir`.
-fn install_config(binary: &Path, dir: &Path) -> Result<()> {
+/// `create install-config --from-example` into `dir`, with `extra` appended to it.
+fn install_config(binary: &Path, dir: &Path, extra: &str) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     okd(
         binary,
         dir,
         &["create", "install-config", "--from-example", EXAMPLE],
-    )
+    )?;
+    let path = dir.join("install-config.yaml");
+    let text = std::fs::read_to_string(&path)?;
+    std::fs::write(&path, format!("{text}\n{extra}"))?;
+    Ok(())
 }
 
 /// Every signer's certificate and key of `from`'s `tls/` into `to`'s.

@@ -258,9 +258,7 @@ impl Sandbox {
             .arg(script);
         output_of(&mut cmd).map(|_| ())
     }
-}
 
-impl Sandbox {
     /// Starts [`NXDOMAIN_SERVER`] in the network namespace; it ends with the namespace's
     /// processes when the sandbox is removed.
     fn start_name_server(&self) -> Result<()> {
