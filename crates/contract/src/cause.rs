@@ -257,12 +257,30 @@ fn names_api(l: &str) -> bool {
 }
 
 /// cluster-bootstrap (and the API server behind it) refusing a manifest: an invalid object,
-/// or a kind no CRD provides.
+/// or a kind no CRD provides. Not what it waits for: cluster-bootstrap creates every manifest
+/// again until it is taken, and on every bootstrap some wait for a namespace or a CRD that
+/// the cluster-version operator brings from the release ([`is_awaited`]).
 fn is_manifest_refusal(l: &str) -> bool {
-    (l.contains("failed to create") && l.contains(".yaml"))
+    let refused = (l.contains("failed to create") && l.contains(".yaml"))
         || l.contains("no matches for kind")
         || (l.contains("is invalid:") && l.contains("invalid value"))
-        || (l.contains("unable to determine") && l.contains(".yaml"))
+        || (l.contains("unable to determine") && l.contains(".yaml"));
+    refused && !is_awaited(l)
+}
+
+/// A manifest waiting for what the release brings: its namespace (`openshift-config` and
+/// the operators' namespaces come from the cluster-version operator), a resource whose CRD
+/// is registered but not served yet, or a kind of an OpenShift API group whose CRD the
+/// payload's operators install.
+fn is_awaited(l: &str) -> bool {
+    let missing_namespace = l.contains("namespaces \"") && l.ends_with("\" not found");
+    let not_served = l.contains("the server could not find the requested resource");
+    let openshift_kind = l.contains("no matches for kind")
+        && l.split("in version \"")
+            .nth(1)
+            .and_then(|v| v.split('/').next())
+            .is_some_and(|group| group.ends_with(".openshift.io"));
+    missing_namespace || not_served || openshift_kind
 }
 
 /// A failed image pull, as podman, CRI-O and the kubelet say it.
@@ -475,6 +493,34 @@ mod tests {
         // first mcs-port fault run took this info line for etcd failing).
         let info = r#"{"level":"info","ts":"2026-11-26T22:13:37.237Z","caller":"etcdmain/etcd.go:110","msg":"failed to detect default host","error":"could not find default route"}"#;
         assert_eq!(Cause::recognise(info, None), None);
+    }
+
+    /// cluster-bootstrap's retries while the cluster-version operator has not yet created a
+    /// namespace or served a CRD (from the mcs-port fault run, where the masters never came),
+    /// against what it is refused for good (the bad-user-manifest fault's manifests).
+    #[test]
+    fn a_manifest_waiting_for_the_release_is_no_refusal() {
+        for waiting in [
+            r#""0000_00_cluster-version-operator_01_admingate_configmap.yaml": failed to create configmaps.v1./admin-gates -n openshift-config-managed: namespaces "openshift-config-managed" not found"#,
+            r#"Failed to create "99_openshift-machineconfig_99-worker-ssh.yaml" machineconfigs.v1.machineconfiguration.openshift.io/99-worker-ssh -n : the server could not find the requested resource"#,
+            r#"Failed to create "99_openshift-machineconfig_99-master-ssh.yaml" machineconfigs.v1.machineconfiguration.openshift.io/99-master-ssh -n : no matches for kind "MachineConfig" in version "machineconfiguration.openshift.io/v1""#,
+        ] {
+            assert_eq!(
+                Cause::recognise(waiting, Some("bootkube")),
+                None,
+                "{waiting}"
+            );
+        }
+        for refused in [
+            r#"Failed to create "99-user-widget.yaml" widgets.v1.widgets.example.com/my-widget -n default: no matches for kind "Widget" in version "widgets.example.com/v1""#,
+            r#"Failed to create "99-bad-configmap.yaml" configmaps.v1./Not_A_DNS_Name -n kube-system: ConfigMap "Not_A_DNS_Name" is invalid: metadata.name: Invalid value: "Not_A_DNS_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"#,
+        ] {
+            assert_eq!(
+                Cause::recognise(refused, Some("bootkube")),
+                Some(Cause::UserManifest),
+                "{refused}"
+            );
+        }
     }
 
     #[test]

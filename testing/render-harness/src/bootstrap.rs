@@ -24,7 +24,7 @@ use crate::host::output_of;
 
 use crate::kubelet::{BOOTSTRAP_NODE, Kubelet};
 use crate::single_node::SINGLE_NODE_MASTER_IGN;
-use crate::standins::{Access, ApiStandIns, MASTER_MANIFESTS, MASTERS};
+use crate::standins::{Access, ApiStandIns, MASTER_MANIFESTS, MASTERS, Masters};
 use crate::tools::Tools;
 use crate::units::{Unit, UnitSpec, UnitState};
 use crate::{Finding, Host, Payload, Result, Sandbox, materialize};
@@ -549,11 +549,13 @@ impl Run {
             etcd_image: payload.image_for("etcd")?.unwrap_or_default(),
             host: host.clone(),
         };
-        let stand_ins = ApiStandIns::start(
-            access.clone(),
-            plan.masters.clone(),
-            Some(logs.join("stand-ins.log")),
-        );
+        let masters = Masters {
+            addresses: plan.masters.clone(),
+            pointer: ignition.with_file_name("master.ign"),
+            api_int: plan.api_names[1].clone(),
+        };
+        let stand_ins =
+            ApiStandIns::start(access.clone(), masters, Some(logs.join("stand-ins.log")));
         Ok(Run {
             okd_install: PathBuf::new(),
             plan: plan.clone(),

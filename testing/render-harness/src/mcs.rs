@@ -24,6 +24,9 @@ pub const BOOTSTRAP_POD: &str =
     "/etc/kubernetes/manifests/machineconfigoperator-bootstrap-pod.yaml";
 /// The TLS port of the Machine Config Server.
 pub const MCS_PORT: u16 = 22623;
+/// The header Ignition (spec 3.2) sends, which the server answers with a spec 3 config.
+pub(crate) const IGNITION_ACCEPT: &str =
+    "Accept: application/vnd.coreos.ignition+json;version=3.2.0";
 /// Container name of the running server, so a leftover one can be replaced.
 const SERVER_NAME: &str = "okd-harness-machine-config-server";
 

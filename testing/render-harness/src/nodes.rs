@@ -19,10 +19,7 @@ const ENCAPSULATED: &str = "/etc/ignition-machine-config-encapsulated.json";
 pub fn fetch_local_master() -> Result<Value> {
     let mut cmd = Command::new("curl");
     cmd.args(["--silent", "--show-error", "--fail", "--max-time", "20"])
-        .args([
-            "--header",
-            "Accept: application/vnd.coreos.ignition+json;version=3.2.0",
-        ])
+        .args(["--header", crate::mcs::IGNITION_ACCEPT])
         .arg("http://localhost:22624/config/master");
     let text = output_of(&mut cmd)?;
     serde_json::from_str(&text).map_err(|e| crate::Error::Command {

@@ -84,16 +84,21 @@ pub enum PointerError {
 }
 
 /// A pointer config read for a test fetch.
-struct Pointer {
+pub(crate) struct Pointer {
     config: Value,
     url: String,
-    ca: Vec<u8>,
+    /// The root CA the pointer config trusts (PEM).
+    pub(crate) ca: Vec<u8>,
     fetch_host: String,
-    fetch_url: String,
+    /// The URL fetched: the pointer's own, or `api_int`'s when it names an address.
+    pub(crate) fetch_url: String,
 }
 
 /// Reads `pointer`; a merge URL naming an IP address (an API VIP) is fetched from `api_int`.
-fn read_pointer(pointer: &Path, api_int: &str) -> std::result::Result<Pointer, PointerError> {
+pub(crate) fn read_pointer(
+    pointer: &Path,
+    api_int: &str,
+) -> std::result::Result<Pointer, PointerError> {
     let malformed = |why: String| PointerError::Malformed {
         path: pointer.to_path_buf(),
         why,
@@ -201,10 +206,7 @@ fn fetch(
         .arg(ca)
         .arg("--resolve")
         .arg(format!("{host}:{MCS_PORT}:127.0.0.1"))
-        .args([
-            "--header",
-            "Accept: application/vnd.coreos.ignition+json;version=3.2.0",
-        ])
+        .args(["--header", crate::mcs::IGNITION_ACCEPT])
         .arg("--output")
         .arg(out)
         .arg(url);

@@ -8,6 +8,7 @@
 //! components would write, at the moment they would write it.
 
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,8 @@ use serde_json::{Value, json};
 use crate::background::{Background, Journal};
 use crate::error::Error;
 use crate::host::output_of;
+use crate::mcs::IGNITION_ACCEPT;
+use crate::pointer::read_pointer;
 use crate::{Host, Payload, Result, Sandbox};
 
 /// One component the harness does not run, and what stands in for it.
@@ -59,8 +62,9 @@ pub const STAND_INS: &[StandIn] = &[
     },
     StandIn {
         component: "crictl",
-        replaced_by: "a script answering `crictl ps [--state S]`, `logs`, `inspect` and `exec` from the kubelet \
-                      stand-in's containers",
+        replaced_by: "a script answering `crictl ps [--state S]`, `logs`, `inspect` (CRI's status shape, \
+                      with attempt 0: the kubelet stand-in restarts a container in place) and `exec` \
+                      from the kubelet stand-in's containers",
     },
     StandIn {
         component: "journalctl (of the bootstrap units)",
@@ -94,8 +98,15 @@ pub const STAND_INS: &[StandIn] = &[
                       release-4.19 manifests and an open schema",
     },
     StandIn {
+        component: "control-plane hosts: Ignition in the initramfs",
+        replaced_by: "each host's fetch of master.ign's merge URL (api-int:22623/config/master, \
+                      trusting the pointer's root CA), made with curl in the sandbox and retried \
+                      every few seconds; no host joins before it has its config",
+    },
+    StandIn {
         component: "control-plane hosts: kubelets and static pods",
-        replaced_by: "Nodes master-0..2 kept Ready, and Running/Ready Pods named as --required-pods asks",
+        replaced_by: "Nodes master-0..2 kept Ready once they fetched their config, and Running/Ready \
+                      Pods named as --required-pods asks",
     },
     StandIn {
         component: "control-plane hosts: kube-apiserver, kube-controller-manager, kube-scheduler operators",
@@ -167,6 +178,17 @@ pub(crate) const MASTER_MANIFESTS: &str = "/etc/kubernetes/stand-in-master-0/man
 const MASTER_SECRETS: &str = "/etc/kubernetes/stand-in-master-0/secrets";
 /// How long a stand-in master lease lives in etcd; renewed well before.
 const LEASE_TTL_SECONDS: u64 = 120;
+
+/// The stand-in control-plane hosts: where they are and the pointer config they boot from.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Masters {
+    /// Their addresses (none for a single-node cluster, which waits for no master).
+    pub addresses: Vec<IpAddr>,
+    /// The install directory's master.ign.
+    pub pointer: PathBuf,
+    /// `api-int.<cluster domain>`, fetched from when the pointer names an address.
+    pub api_int: String,
+}
 
 /// Writes the stand-in namespaces, CRDs and status while it runs.
 pub(crate) struct ApiStandIns {
@@ -274,17 +296,14 @@ impl Access {
 }
 
 impl ApiStandIns {
-    /// Starts writing; `masters` are the stand-in control-plane addresses (empty for a
-    /// single-node cluster, which waits for none of them); the journal also goes to `log`.
-    pub(crate) fn start(
-        access: Access,
-        masters: Vec<IpAddr>,
-        log: Option<std::path::PathBuf>,
-    ) -> ApiStandIns {
+    /// Starts writing for `masters`; the journal also goes to `log`.
+    pub(crate) fn start(access: Access, masters: Masters, log: Option<PathBuf>) -> ApiStandIns {
         let journal = Journal::new(log);
         let mut writer = Writer {
             access,
-            masters,
+            masters: masters.addresses,
+            pointer: masters.pointer,
+            api_int: masters.api_int,
             journal: journal.clone(),
             done: Vec::new(),
             lease_renewed: None,
@@ -305,6 +324,9 @@ impl ApiStandIns {
 struct Writer {
     access: Access,
     masters: Vec<IpAddr>,
+    /// master.ign, which the masters boot from.
+    pointer: PathBuf,
+    api_int: String,
     journal: Journal,
     /// Steps that are done once and for all.
     done: Vec<&'static str>,
@@ -341,6 +363,11 @@ impl Writer {
         self.once("missing-operators", |w| w.missing_operators());
         self.step("namespace-security", |w| w.namespace_security());
         if self.masters.is_empty() {
+            return;
+        }
+        // Without its config a host never starts its kubelet: nothing below exists yet.
+        self.once("masters-config", |w| w.masters_config());
+        if !self.done.contains(&"masters-config") {
             return;
         }
         self.step("masters", |w| w.masters());
@@ -457,6 +484,39 @@ impl Writer {
         let target = manifests.join("kube-apiserver-pod.yaml");
         std::fs::write(&target, moved).map_err(Error::io(&target))?;
         Ok("the bootstrap API server is gone; master-0's API server starts".into())
+    }
+
+    /// Every control-plane host fetches its pool's config as Ignition does: master.ign's merge
+    /// URL, trusting only the pointer's root CA, asking for a spec 3 config. A server that
+    /// does not answer (its port held by another process) keeps them waiting, as it keeps
+    /// real hosts retrying in their initramfs.
+    fn masters_config(&mut self) -> Result<String> {
+        let pointer = read_pointer(&self.pointer, &self.api_int)
+            .map_err(|e| Error::content(&self.pointer, &e.to_string()))?;
+        let ca = self.access.host.path("/run/okd-harness-master-ca.pem");
+        std::fs::write(&ca, &pointer.ca).map_err(Error::io(&ca))?;
+        for name in MASTERS.iter().take(self.masters.len()) {
+            let mut curl = self.access.sandbox.command("curl");
+            curl.args(["--silent", "--show-error", "--fail"])
+                .args(["--connect-timeout", "3", "--max-time", "10"])
+                .arg("--cacert")
+                .arg(&ca)
+                .args(["--header", IGNITION_ACCEPT])
+                .arg(&pointer.fetch_url);
+            let served: Value = serde_json::from_str(&output_of(&mut curl)?)
+                .map_err(|e| Error::content(&self.pointer, &format!("{name}: {e}")))?;
+            if !served["ignition"]["version"].is_string() {
+                return Err(Error::content(
+                    &self.pointer,
+                    &format!("{name}: the server answered no Ignition config"),
+                ));
+            }
+        }
+        Ok(format!(
+            "{:?} fetched their config from {}",
+            &MASTERS[..self.masters.len()],
+            pointer.fetch_url
+        ))
     }
 
     /// Nodes kept Ready (a heartbeat each round) and the required pods Running and Ready.

@@ -200,7 +200,21 @@ inspect)
     if [ -n "$template" ]; then
         exec podman inspect --format '{{index .Config.Labels "io.kubernetes.container.name"}}' "$id"
     fi
-    exec podman inspect "$id"
+    # Plain `inspect ID` answers in CRI's shape, as crictl does: the container status with
+    # its Kubernetes labels. The attempt is always 0: the kubelet stand-in starts the same
+    # container again where the kubelet would create the next attempt.
+    label() { printf '{{index .Config.Labels "io.kubernetes.%s"}}' "$1"; }
+    when() { printf '{{.State.%s.UTC.Format "2006-01-02T15:04:05.999999999Z07:00"}}' "$1"; }
+    exec podman inspect --format "{\"status\": {\"id\": \"{{.Id}}\", \
+\"metadata\": {\"name\": \"$(label container.name)\", \"attempt\": 0}, \
+\"state\": \"{{if .State.Running}}CONTAINER_RUNNING{{else if eq .State.Status \"exited\" \"stopped\"}}CONTAINER_EXITED{{else}}CONTAINER_CREATED{{end}}\", \
+\"startedAt\": \"$(when StartedAt)\", \"finishedAt\": \"$(when FinishedAt)\", \
+\"exitCode\": {{.State.ExitCode}}, \
+\"reason\": \"{{if .State.Running}}{{else if eq .State.ExitCode 0}}Completed{{else}}Error{{end}}\", \
+\"image\": {\"image\": \"{{.ImageName}}\"}, \
+\"labels\": {\"io.kubernetes.pod.name\": \"$(label pod.name)\", \
+\"io.kubernetes.pod.namespace\": \"$(label pod.namespace)\", \
+\"io.kubernetes.container.name\": \"$(label container.name)\"}}}" "$id"
     ;;
 exec)
     id="$1"

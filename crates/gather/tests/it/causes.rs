@@ -250,8 +250,10 @@ fn a_render_stage_that_fills_the_disk_is_named_after_bootkube_restarted() {
     assert!(!report.contains("unknown stage"), "{report}");
 }
 
-#[test]
-fn a_machine_config_server_without_its_port_is_named() {
+/// A bootstrap stalled in cb-bootstrap (no master came) whose machine-config-server ran
+/// `runs` times from attempt `first` and could not bind :22623, with `journal` as the end of
+/// bootkube's journal.
+fn mcs_without_its_port(first: u32, runs: u32, journal: &str) -> Bundle {
     let mcs = Container::crio(
         "openshift-machine-config-operator",
         &crate::scenario::bootstrap_pod("bootstrap-machine-config-operator"),
@@ -260,11 +262,12 @@ fn a_machine_config_server_without_its_port_is_named() {
     let log = format!(
         "I1126 14:08:07.399116       1 api.go:68] Launching server on :22623\n{MCS_PORT}\n"
     );
-    let mut containers = control_plane_with(SERVED, crash_looping(&mcs, 1, 4, 255, &log));
+    let mut containers = control_plane_with(SERVED, crash_looping(&mcs, first, runs, 255, &log));
     containers.extend(renders_before(None));
     let mut bundle = booted("mcs")
         .service("release-image", succeeded())
-        .service("bootkube", bootkube_run("cb-bootstrap", Ending::Running));
+        .service("bootkube", bootkube_run("cb-bootstrap", Ending::Running))
+        .file("bootstrap/journals/bootkube.log", journal);
     for c in &containers {
         let dir = match c.runtime {
             crate::evidence::Runtime::Crio => "bootstrap/containers",
@@ -272,7 +275,30 @@ fn a_machine_config_server_without_its_port_is_named() {
         };
         bundle = bundle.container(dir, c);
     }
-    let a = analyse(bundle);
+    bundle
+}
+
+#[test]
+fn a_machine_config_server_without_its_port_is_named() {
+    let a = analyse(mcs_without_its_port(1, 4, ""));
+    expect(
+        &a,
+        Cause::MachineConfigServerPort,
+        "bootkube.service",
+        Some("cb-bootstrap"),
+        MCS_PORT,
+    );
+}
+
+/// The mcs-port fault on the real bootstrap: a minute in, the server had exited once
+/// (no crash loop yet) and cluster-bootstrap was still retrying manifests whose namespaces
+/// and CRDs the cluster-version operator had not brought yet. Those retries are no refused
+/// user manifest; the server's own line is the cause.
+#[test]
+fn manifests_waiting_for_the_release_do_not_hide_the_machine_config_server() {
+    let journal = "Failed to create \"0000_00_cluster-version-operator_01_admingate_configmap.yaml\" configmaps.v1./admin-gates -n openshift-config-managed: namespaces \"openshift-config-managed\" not found\n\
+                   Failed to create \"99_openshift-machineconfig_99-master-ssh.yaml\" machineconfigs.v1.machineconfiguration.openshift.io/99-master-ssh -n : the server could not find the requested resource\n";
+    let a = analyse(mcs_without_its_port(0, 1, journal));
     expect(
         &a,
         Cause::MachineConfigServerPort,
@@ -414,6 +440,17 @@ fn a_manifest_the_api_keeps_refusing_is_the_users() {
         Some("cb-bootstrap"),
         refused,
     );
+}
+
+/// Still waiting when the logs were gathered: cluster-bootstrap retries these until the
+/// cluster-version operator brings the namespace and serves the CRD; no user manifest is
+/// named for them.
+#[test]
+fn a_manifest_waiting_for_its_namespace_is_no_cause() {
+    let journal = "Failed to create \"configmap-admin-kubeconfig-client-ca.yaml\" configmaps.v1./admin-kubeconfig-client-ca -n openshift-config: namespaces \"openshift-config\" not found\n\
+                   \"99_openshift-machineconfig_99-worker-ssh.yaml\": failed to create machineconfigs.v1.machineconfiguration.openshift.io/99-worker-ssh -n : the server could not find the requested resource\n";
+    let a = analyse(journal_host("waiting", journal));
+    assert_eq!(a.finding, None, "{}", a.render());
 }
 
 #[test]
