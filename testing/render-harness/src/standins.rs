@@ -180,7 +180,7 @@ const MASTER_SECRETS: &str = "/etc/kubernetes/stand-in-master-0/secrets";
 const LEASE_TTL_SECONDS: u64 = 120;
 
 /// The stand-in control-plane hosts: where they are and the pointer config they boot from.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Masters {
     /// Their addresses (none for a single-node cluster, which waits for no master).
     pub addresses: Vec<IpAddr>,
@@ -326,6 +326,7 @@ struct Writer {
     masters: Vec<IpAddr>,
     /// master.ign, which the masters boot from.
     pointer: PathBuf,
+    /// Fetched from when the pointer names an address.
     api_int: String,
     journal: Journal,
     /// Steps that are done once and for all.
@@ -493,7 +494,9 @@ impl Writer {
     fn masters_config(&mut self) -> Result<String> {
         let pointer = read_pointer(&self.pointer, &self.api_int)
             .map_err(|e| Error::content(&self.pointer, &e.to_string()))?;
-        let ca = self.access.host.path("/run/okd-harness-master-ca.pem");
+        let run = self.access.host.path("/run");
+        std::fs::create_dir_all(&run).map_err(Error::io(&run))?;
+        let ca = run.join("okd-harness-master-ca.pem");
         std::fs::write(&ca, &pointer.ca).map_err(Error::io(&ca))?;
         for name in MASTERS.iter().take(self.masters.len()) {
             let mut curl = self.access.sandbox.command("curl");

@@ -278,34 +278,24 @@ fn mcs_without_its_port(first: u32, runs: u32, journal: &str) -> Bundle {
     bundle
 }
 
+/// A crash loop, and the mcs-port fault as the real bootstrap showed it: a minute in, the
+/// server had exited once (no crash loop yet) and cluster-bootstrap was still retrying
+/// manifests whose namespaces and CRDs the cluster-version operator had not brought yet.
+/// Those retries are no refused user manifest; the server's own line is the cause.
 #[test]
 fn a_machine_config_server_without_its_port_is_named() {
-    let a = analyse(mcs_without_its_port(1, 4, ""));
-    expect(
-        &a,
-        Cause::MachineConfigServerPort,
-        "bootkube.service",
-        Some("cb-bootstrap"),
-        MCS_PORT,
-    );
-}
-
-/// The mcs-port fault on the real bootstrap: a minute in, the server had exited once
-/// (no crash loop yet) and cluster-bootstrap was still retrying manifests whose namespaces
-/// and CRDs the cluster-version operator had not brought yet. Those retries are no refused
-/// user manifest; the server's own line is the cause.
-#[test]
-fn manifests_waiting_for_the_release_do_not_hide_the_machine_config_server() {
-    let journal = "Failed to create \"0000_00_cluster-version-operator_01_admingate_configmap.yaml\" configmaps.v1./admin-gates -n openshift-config-managed: namespaces \"openshift-config-managed\" not found\n\
+    let waiting = "Failed to create \"0000_00_cluster-version-operator_01_admingate_configmap.yaml\" configmaps.v1./admin-gates -n openshift-config-managed: namespaces \"openshift-config-managed\" not found\n\
                    Failed to create \"99_openshift-machineconfig_99-master-ssh.yaml\" machineconfigs.v1.machineconfiguration.openshift.io/99-master-ssh -n : the server could not find the requested resource\n";
-    let a = analyse(mcs_without_its_port(0, 1, journal));
-    expect(
-        &a,
-        Cause::MachineConfigServerPort,
-        "bootkube.service",
-        Some("cb-bootstrap"),
-        MCS_PORT,
-    );
+    for (first, runs, journal) in [(1, 4, ""), (0, 1, waiting)] {
+        let a = analyse(mcs_without_its_port(first, runs, journal));
+        expect(
+            &a,
+            Cause::MachineConfigServerPort,
+            "bootkube.service",
+            Some("cb-bootstrap"),
+            MCS_PORT,
+        );
+    }
 }
 
 #[test]
