@@ -718,6 +718,7 @@ impl Run {
             )),
         }
         findings.extend(self.wait_for_bootstrap_complete(dir));
+        findings.extend(self.gather_says_healthy(dir));
         findings
     }
 
@@ -967,35 +968,77 @@ impl Run {
     /// `core` (the generated bootstrap key from the state file), the bundle into `into`:
     /// (exit code, stdout, stderr) of the text run, then of the `--output json` run.
     fn gather(&self, dir: &Path, into: &Path) -> [(i32, String, String); 2] {
+        [
+            self.gather_once(dir, into, false),
+            self.gather_once(dir, into, true),
+        ]
+    }
+
+    /// One `okd-install gather bootstrap` run; its bundle is moved from `dir` into `into`.
+    fn gather_once(&self, dir: &Path, into: &Path, json: bool) -> (i32, String, String) {
         let _ = std::fs::create_dir_all(into);
         let address = self.plan.bootstrap[0].to_string();
-        let run = |json: bool| {
-            let home = tempfile::tempdir().ok();
-            let mut cmd = self.access.sandbox.command(&self.okd_install);
-            cmd.args([
-                "gather",
-                "bootstrap",
-                "--log-level",
-                "debug",
-                "--bootstrap",
-                &address,
-            ]);
-            if json {
-                cmd.args(["--output", "json"]);
-            }
-            cmd.arg("--dir").arg(dir).current_dir(into);
-            if let Some(home) = &home {
-                cmd.env("HOME", home.path());
-            }
-            cmd.env_remove("SSH_AUTH_SOCK");
-            capture(&mut cmd)
-        };
-        let text = run(false);
+        let home = tempfile::tempdir().ok();
+        let mut cmd = self.access.sandbox.command(&self.okd_install);
+        cmd.args([
+            "gather",
+            "bootstrap",
+            "--log-level",
+            "debug",
+            "--bootstrap",
+            &address,
+        ]);
+        if json {
+            cmd.args(["--output", "json"]);
+        }
+        cmd.arg("--dir").arg(dir).current_dir(into);
+        if let Some(home) = &home {
+            cmd.env("HOME", home.path());
+        }
+        cmd.env_remove("SSH_AUTH_SOCK");
+        let result = capture(&mut cmd);
         // The bundle is written into DIR: move it where the evidence is.
         move_bundles(dir, into);
-        let json = run(true);
-        move_bundles(dir, into);
-        [text, json]
+        result
+    }
+
+    /// `gather bootstrap` of the completed bootstrap: the bundle's analysis must find it
+    /// healthy and name no cause, or a good bootstrap would be blamed for something.
+    fn gather_says_healthy(&self, dir: &Path) -> Vec<Finding> {
+        if self.sshd.is_none() {
+            return vec![finding("gather", "sshd did not start in the sandbox")];
+        }
+        let into = self.logs.join("gather-complete");
+        let (code, _, err) = self.gather_once(dir, &into, false);
+        let Some(bundle) = newest_bundle(&into) else {
+            return vec![finding(
+                "gather",
+                &format!(
+                    "no log bundle (exit code {code}): {}",
+                    crate::error::tail(&err, 10)
+                ),
+            )];
+        };
+        let (_, out, err) = self.okd(&["analyze", "--output", "json"], &bundle);
+        let analysis: Value = out
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str(l).ok())
+            .unwrap_or_default();
+        let verdict = &analysis["verdict"]["kind"];
+        if verdict == "healthy" && analysis["finding"].is_null() {
+            return Vec::new();
+        }
+        vec![finding(
+            "gather",
+            &format!(
+                "the analysis of {} does not find the completed bootstrap healthy: verdict \
+                 {verdict}, finding {}; {}",
+                bundle.display(),
+                analysis["finding"],
+                crate::error::tail(&format!("{out}{err}"), 10)
+            ),
+        )]
     }
 
     /// `okd-install ARGS PATH` (outside the sandbox: it reads a file).
