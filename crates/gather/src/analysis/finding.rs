@@ -49,7 +49,12 @@ pub(crate) struct Sources<'a> {
 }
 
 /// The cause the bundle's lines name, else the one the failed stage or component implies.
+/// A bootstrap whose services all succeeded, with no failing component, has none: the error
+/// lines it logged on the way (a fault since removed, a retry) were recovered from.
 pub(crate) fn finding(src: &Sources) -> Option<Finding> {
+    if matches!(src.verdict, Verdict::Healthy) && src.component.is_none() {
+        return None;
+    }
     let lines = candidate_lines(src);
     recognised(&lines)
         .or_else(|| recognised(&container_lines(src)))
