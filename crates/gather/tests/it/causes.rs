@@ -130,7 +130,7 @@ fn a_recovered_bootstrap_names_no_cause() {
         .service("bootkube", succeeded())
         .file(
             "bootstrap/journals/bootkube.log",
-            &format!("Waiting for etcd: {bind}\n"),
+            format!("Waiting for etcd: {bind}\n"),
         );
     for c in control_plane_with(SERVED, vec![etcd().log(&log)]) {
         bundle = bundle.container("bootstrap/containers", &c);
