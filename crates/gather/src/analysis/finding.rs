@@ -49,11 +49,14 @@ pub(crate) struct Sources<'a> {
 }
 
 /// The cause the bundle's lines name, else the one the failed stage or component implies.
-/// A bootstrap whose services all succeeded, with no failing component, has none: the error
-/// lines it logged on the way (a fault since removed, a retry) were recovered from.
+///
+/// A bootstrap whose services all succeeded, with no failing component, was recovered from
+/// what its logs and its failed runs say (a fault since removed, a retry): only a failure
+/// its successful runs went past names a cause there, such as an API name that does not
+/// resolve on the host, which bootkube.sh checks and tolerates.
 pub(crate) fn finding(src: &Sources) -> Option<Finding> {
     if matches!(src.verdict, Verdict::Healthy) && src.component.is_none() {
-        return None;
+        return recognised(&service_lines(src, true));
     }
     let lines = candidate_lines(src);
     recognised(&lines)
@@ -86,6 +89,27 @@ fn unit_name(service: &str) -> String {
     format!("{service}.service")
 }
 
+/// Every service's last failure (newest line first); with `last_run`, only a failure
+/// recorded by the service's last run.
+fn service_lines(src: &Sources, last_run: bool) -> Vec<Line> {
+    let mut out = Vec::new();
+    for s in src.services {
+        let Some(f) = &s.last_failure else { continue };
+        if last_run && !s.last_run_recorded_failure {
+            continue;
+        }
+        let msg: Vec<String> = f
+            .error_message
+            .as_deref()
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        push_rev(&mut out, &msg, &Some(unit_name(&s.name)), &f.stage);
+    }
+    out
+}
+
 /// The problem's lines first (newest first), then the failing component's log, every
 /// service's last failure, and the ends of the journals.
 fn candidate_lines(src: &Sources) -> Vec<Line> {
@@ -98,17 +122,7 @@ fn candidate_lines(src: &Sources) -> Vec<Line> {
         let stage = c.stage.clone().or(p_stage.clone());
         push_rev(&mut out, &c.log_tail, &p_unit, &stage);
     }
-    for s in src.services {
-        let Some(f) = &s.last_failure else { continue };
-        let msg: Vec<String> = f
-            .error_message
-            .as_deref()
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect();
-        push_rev(&mut out, &msg, &Some(unit_name(&s.name)), &f.stage);
-    }
+    out.extend(service_lines(src, false));
     for file in src.files {
         if let Wanted::Journal(unit) = &file.kind {
             let tail = last_lines(&file.text, JOURNAL_LINES);

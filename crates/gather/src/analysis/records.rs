@@ -81,6 +81,9 @@ pub struct ServiceSummary {
     pub failed_runs: usize,
     /// The most recent failure, from any run.
     pub last_failure: Option<Failure>,
+    /// Whether the last run recorded a failure (then it is [`ServiceSummary::last_failure`]):
+    /// in a run that went on to succeed, a failed check it tolerates.
+    pub last_run_recorded_failure: bool,
     /// Timestamp of the last entry.
     pub last_timestamp: Option<String>,
 }
@@ -126,6 +129,7 @@ pub(crate) fn summarize(name: &str, file: &str, entries: &[RecordEntry]) -> Serv
             .filter(|e| e.phase_is("service end") && e.failed())
             .count(),
         last_failure: last_failure(entries),
+        last_run_recorded_failure: last_run.iter().any(RecordEntry::failed),
         last_timestamp: entries.last().and_then(|e| e.timestamp.clone()),
     }
 }

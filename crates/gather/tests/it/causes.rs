@@ -117,8 +117,21 @@ fn etcd_host(id: &str, log: &str) -> Bundle {
 }
 
 /// The etcd-start fault after its removal, as the harness gathered it: etcd's log still
-/// holds the bind error of its first runs and bootkube's journal a retry, but every service
-/// succeeded. A recovered bootstrap names no cause.
+/// holds the bind error of its first runs, bootkube's journal a retry and its records a
+/// first run that failed at wait-for-etcd, but every service succeeded in the end. A
+/// recovered bootstrap names no cause.
+/// bootkube's records: a first run failed at wait-for-etcd with `line`, the second ran on.
+fn recovered_bootkube(line: &str) -> Vec<serde_json::Value> {
+    let mut records = vec![
+        record("service start", "", "", ""),
+        record("stage start", "wait-for-etcd", "", ""),
+        record("stage end", "wait-for-etcd", "failure", line),
+        record("service end", "", "failure", line),
+    ];
+    records.extend(succeeded());
+    records
+}
+
 #[test]
 fn a_recovered_bootstrap_names_no_cause() {
     let bind = r#"{"level":"fatal","ts":"2026-11-27T03:11:19.040Z","caller":"etcdmain/etcd.go:271","msg":"discovery failed","error":"listen tcp 0.0.0.0:2379: bind: address already in use"}"#;
@@ -127,7 +140,7 @@ fn a_recovered_bootstrap_names_no_cause() {
         format!("{bind}\n{{\"level\":\"info\",\"msg\":\"serving client traffic securely\"}}\n");
     let mut bundle = booted("recovered")
         .service("release-image", succeeded())
-        .service("bootkube", succeeded())
+        .service("bootkube", recovered_bootkube(bind))
         .file(
             "bootstrap/journals/bootkube.log",
             format!("Waiting for etcd: {bind}\n"),
@@ -353,42 +366,24 @@ fn a_failed_render_stage_is_named_with_its_stage() {
     );
 }
 
-/// bootkube.sh goes on past a failed API name check; while it has not finished, the check's
-/// record names the cause. Once it finished, the masters had joined through that name after
-/// all: the failure stays listed, and no cause is named.
-fn a_name_check_failure_is_named_until_bootkube_finished(check: &str, line: &str, cause: Cause) {
-    let mut bootkube = vec![
+#[test]
+fn api_int_not_resolving_is_named_even_when_bootkube_finished() {
+    let bootkube = vec![
         record("service start", "", "", ""),
-        record("stage start", check, "", ""),
-        record("stage end", check, "failure", line),
-        record("stage start", "cb-bootstrap", "", ""),
+        record("stage start", "check-api-int-url", "", ""),
+        record("stage end", "check-api-int-url", "failure", API_INT),
+        record("service end", "", "success", ""),
     ];
-    let running = booted("names")
-        .service("release-image", succeeded())
-        .service("bootkube", bootkube.clone());
-    expect(
-        &analyse(running),
-        cause,
-        "bootkube.service",
-        Some(check),
-        line,
-    );
-    bootkube.push(record("stage end", "cb-bootstrap", "success", ""));
-    bootkube.push(record("service end", "", "success", ""));
-    let finished = booted("names")
+    let bundle = booted("api-int")
         .service("release-image", succeeded())
         .service("bootkube", bootkube);
-    let a = analyse(finished);
-    assert_eq!(a.finding, None, "{}", a.render());
-    assert!(a.render().contains(line), "{}", a.render());
-}
-
-#[test]
-fn api_int_not_resolving_is_named_until_bootkube_finished() {
-    a_name_check_failure_is_named_until_bootkube_finished(
-        "check-api-int-url",
-        API_INT,
+    let a = analyse(bundle);
+    expect(
+        &a,
         Cause::ApiIntDns,
+        "bootkube.service",
+        Some("check-api-int-url"),
+        API_INT,
     );
 }
 
@@ -429,10 +424,23 @@ fn a_render_stage_that_cannot_pull_its_image_is_the_render_stage() {
 
 #[test]
 fn the_api_name_not_resolving_on_the_host_is_api_dns() {
-    a_name_check_failure_is_named_until_bootkube_finished(
-        "check-api-url",
-        "api.okd.example.com does not resolve to any address",
+    let line = "api.okd.example.com does not resolve to any address";
+    let bootkube = vec![
+        record("service start", "", "", ""),
+        record("stage start", "check-api-url", "", ""),
+        record("stage end", "check-api-url", "failure", line),
+        record("service end", "", "success", ""),
+    ];
+    let bundle = booted("api")
+        .service("release-image", succeeded())
+        .service("bootkube", bootkube);
+    let a = analyse(bundle);
+    expect(
+        &a,
         Cause::ApiDns,
+        "bootkube.service",
+        Some("check-api-url"),
+        line,
     );
 }
 
