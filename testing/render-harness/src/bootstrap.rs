@@ -940,23 +940,32 @@ impl Run {
     /// then the host's records read over ssh with the generated key: (exit code, stdout,
     /// stderr).
     fn wait_for(&self, dir: &Path, json: bool) -> (i32, String, String) {
-        let address = self.plan.bootstrap[0].to_string();
+        let args = ["wait-for", "bootstrap-complete", "--timeout", FAULT_WAIT];
+        self.okd_at_bootstrap(&args, json, dir, None)
+    }
+
+    /// `okd-install ARGS --log-level debug --bootstrap <address> [--output json] --dir DIR`
+    /// inside the sandbox (in `cwd` when given), as a user with an empty home and no ssh
+    /// agent: (exit code, stdout, stderr).
+    fn okd_at_bootstrap(
+        &self,
+        args: &[&str],
+        json: bool,
+        dir: &Path,
+        cwd: Option<&Path>,
+    ) -> (i32, String, String) {
         let home = tempfile::tempdir().ok();
         let mut cmd = self.access.sandbox.command(&self.okd_install);
-        cmd.args([
-            "wait-for",
-            "bootstrap-complete",
-            "--log-level",
-            "debug",
-            "--timeout",
-            FAULT_WAIT,
-            "--bootstrap",
-            &address,
-        ]);
+        cmd.args(args)
+            .args(["--log-level", "debug", "--bootstrap"])
+            .arg(self.plan.bootstrap[0].to_string());
         if json {
             cmd.args(["--output", "json"]);
         }
         cmd.arg("--dir").arg(dir);
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd);
+        }
         if let Some(home) = &home {
             cmd.env("HOME", home.path());
         }
@@ -977,26 +986,7 @@ impl Run {
     /// One `okd-install gather bootstrap` run; its bundle is moved from `dir` into `into`.
     fn gather_once(&self, dir: &Path, into: &Path, json: bool) -> (i32, String, String) {
         let _ = std::fs::create_dir_all(into);
-        let address = self.plan.bootstrap[0].to_string();
-        let home = tempfile::tempdir().ok();
-        let mut cmd = self.access.sandbox.command(&self.okd_install);
-        cmd.args([
-            "gather",
-            "bootstrap",
-            "--log-level",
-            "debug",
-            "--bootstrap",
-            &address,
-        ]);
-        if json {
-            cmd.args(["--output", "json"]);
-        }
-        cmd.arg("--dir").arg(dir).current_dir(into);
-        if let Some(home) = &home {
-            cmd.env("HOME", home.path());
-        }
-        cmd.env_remove("SSH_AUTH_SOCK");
-        let result = capture(&mut cmd);
+        let result = self.okd_at_bootstrap(&["gather", "bootstrap"], json, dir, Some(into));
         // The bundle is written into DIR: move it where the evidence is.
         move_bundles(dir, into);
         result
