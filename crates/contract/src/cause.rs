@@ -271,8 +271,11 @@ fn is_manifest_refusal(l: &str) -> bool {
 /// A manifest waiting for what the release brings: its namespace (`openshift-config` and
 /// the operators' namespaces come from the cluster-version operator), a resource whose CRD
 /// is registered but not served yet, or a kind of an OpenShift API group whose CRD the
-/// payload's operators install.
+/// payload's operators install. The cluster-version operator's own sync errors are about
+/// the release's manifests, never the user's (cluster-bootstrap creates those): a
+/// `ServiceMonitor` waits for the monitoring operator's CRD on every bootstrap.
 fn is_awaited(l: &str) -> bool {
+    let release_sync = l.contains("updatepayload") || l.contains("sync_worker.go");
     let missing_namespace = l.contains("namespaces \"") && l.ends_with("\" not found");
     let not_served = l.contains("the server could not find the requested resource");
     let openshift_kind = l.contains("no matches for kind")
@@ -280,7 +283,7 @@ fn is_awaited(l: &str) -> bool {
             .nth(1)
             .and_then(|v| v.split('/').next())
             .is_some_and(|group| group.ends_with(".openshift.io"));
-    missing_namespace || not_served || openshift_kind
+    release_sync || missing_namespace || not_served || openshift_kind
 }
 
 /// A failed image pull, as podman, CRI-O and the kubelet say it.
@@ -497,13 +500,16 @@ mod tests {
 
     /// cluster-bootstrap's retries while the cluster-version operator has not yet created a
     /// namespace or served a CRD (from the mcs-port fault run, where the masters never came),
-    /// against what it is refused for good (the bad-user-manifest fault's manifests).
+    /// and the cluster-version operator's own sync error for a release manifest whose CRD the
+    /// monitoring operator brings later (from the api-int-dns fault run), against what
+    /// cluster-bootstrap is refused for good (the bad-user-manifest fault's manifests).
     #[test]
     fn a_manifest_waiting_for_the_release_is_no_refusal() {
         for waiting in [
             r#""0000_00_cluster-version-operator_01_admingate_configmap.yaml": failed to create configmaps.v1./admin-gates -n openshift-config-managed: namespaces "openshift-config-managed" not found"#,
             r#"Failed to create "99_openshift-machineconfig_99-worker-ssh.yaml" machineconfigs.v1.machineconfiguration.openshift.io/99-worker-ssh -n : the server could not find the requested resource"#,
             r#"Failed to create "99_openshift-machineconfig_99-master-ssh.yaml" machineconfigs.v1.machineconfiguration.openshift.io/99-master-ssh -n : no matches for kind "MachineConfig" in version "machineconfiguration.openshift.io/v1""#,
+            r#"I1127 06:00:13.810222       1 sync_worker.go:1213] Update error 316 of 325: UpdatePayloadResourceTypeMissing Could not update servicemonitor "openshift-machine-config-operator/machine-config-operator" (316 of 325): the server does not recognize this resource, check extension API servers (*errors.withStack: failed to get resource type: no matches for kind "ServiceMonitor" in version "monitoring.coreos.com/v1")"#,
         ] {
             assert_eq!(
                 Cause::recognise(waiting, Some("bootkube")),

@@ -980,6 +980,13 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
          openshift-kube-controller-manager/kube-controller-manager,openshift-cluster-version/cluster-version-operator"
     ));
     assert!(run2.contains("curl --silent --show-error --fail --insecure --max-time 10 --output /dev/null https://api-int.demo.example.com:6443/readyz"));
+    assert_in_order(
+        run2,
+        &[
+            "getent ahosts api-int.demo.example.com",
+            &stage_call("cb-bootstrap"),
+        ],
+    );
 
     // Files the stages place on the host.
     let etc = host.dir("etc");
@@ -1015,7 +1022,11 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
     assert_eq!(succeeded_stages(run1), HA_STAGES[..6]);
     assert_eq!(run1.last().unwrap()["stage"], "kube-apiserver-bootstrap");
     assert_eq!(run1.last().unwrap()["phase"], "stage start");
+    // api-int is resolved before cb-bootstrap waits for the masters, which need it, and
+    // both names with their API server behind them at the end.
     let mut expected: Vec<&str> = HA_STAGES[6..].to_vec();
+    let waiting = expected.iter().position(|s| *s == "cb-bootstrap").unwrap();
+    expected.insert(waiting, "check-api-int-url");
     expected.extend(["check-api-url", "check-api-int-url"]);
     assert_eq!(succeeded_stages(run2), expected);
     let last = run2.last().unwrap();
@@ -1304,6 +1315,49 @@ fn bootkube_records_a_failed_stage_and_gathers() {
         })
         .collect();
     assert_eq!(bundles.len(), 1, "{}", host.output("bootkube"));
+}
+
+/// api-int does not resolve on the host: bootkube.sh records that before cb-bootstrap waits
+/// for the masters (who need the name to fetch their config), goes on, and checks again at
+/// the end.
+#[test]
+fn bootkube_records_an_unresolved_api_int_before_waiting_for_the_masters() {
+    let host = Host::new(&sample("context-ha-none.json"));
+    let mut cmd = host.command("bootkube.sh", &[], "bootkube");
+    cmd.env("STANDIN_UNRESOLVED", "api-int.demo.example.com");
+    let mut child = cmd.spawn().unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(30), "bootkube.sh");
+    assert!(status.success(), "{}", host.output("bootkube"));
+    assert!(
+        host.output("bootkube")
+            .contains("api-int.demo.example.com does not resolve")
+    );
+
+    let records = host.records("bootkube");
+    check_record_shape(&records);
+    let failed: Vec<usize> = (0..records.len())
+        .filter(|&i| records[i]["result"] == "failure")
+        .collect();
+    assert_eq!(
+        failed.len(),
+        2,
+        "before cb-bootstrap and at the end: {records:?}"
+    );
+    for &i in &failed {
+        assert_eq!(records[i]["stage"], "check-api-int-url");
+        assert_eq!(
+            records[i]["errorMessage"],
+            "api-int.demo.example.com does not resolve to any address"
+        );
+    }
+    let waiting = records
+        .iter()
+        .position(|r| r["phase"] == "stage start" && r["stage"] == "cb-bootstrap")
+        .unwrap();
+    assert!(failed[0] < waiting, "the first check comes before the wait");
+    let last = records.last().unwrap();
+    assert_eq!(last["phase"], "service end");
+    assert_eq!(last["result"], "success");
 }
 
 /// A bootkube.service restarted after cluster-bootstrap failed: the real cluster-bootstrap

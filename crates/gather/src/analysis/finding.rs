@@ -12,7 +12,7 @@ use contract::cause::{Cause, Finding};
 
 use super::bundle::{BundleFile, Wanted};
 use super::diagnosis::{self, Component};
-use super::records::ServiceSummary;
+use super::records::{ServiceSummary, pick};
 use super::{Verdict, last_lines};
 
 /// Causes in the order one explains the next: the first found is the root.
@@ -116,7 +116,17 @@ fn candidate_lines(src: &Sources) -> Vec<Line> {
     let mut out = Vec::new();
     let (p_unit, p_stage) = problem_place(src.verdict);
     if let Verdict::Problem(p) = src.verdict {
-        push_rev(&mut out, &p.error_lines, &p_unit, &p_stage);
+        // The lines are the service's last failure: placed at the stage that recorded them,
+        // which a service still running went past (a tolerated check).
+        let failed_in = pick(src.services, &p.service)
+            .and_then(|s| s.last_failure.as_ref())
+            .and_then(|f| f.stage.clone());
+        push_rev(
+            &mut out,
+            &p.error_lines,
+            &p_unit,
+            &failed_in.or(p_stage.clone()),
+        );
     }
     if let Some(c) = src.component {
         let stage = c.stage.clone().or(p_stage.clone());

@@ -81,8 +81,9 @@ pub struct ServiceSummary {
     pub failed_runs: usize,
     /// The most recent failure, from any run.
     pub last_failure: Option<Failure>,
-    /// Whether the last run recorded a failure (then it is [`ServiceSummary::last_failure`]):
-    /// in a run that went on to succeed, a failed check it tolerates.
+    /// Whether the last run recorded a failure (then it is [`ServiceSummary::last_failure`])
+    /// that no later success of the same stage settled: in a run that went on to succeed, a
+    /// failed check it tolerates.
     pub last_run_recorded_failure: bool,
     /// Timestamp of the last entry.
     pub last_timestamp: Option<String>,
@@ -129,23 +130,47 @@ pub(crate) fn summarize(name: &str, file: &str, entries: &[RecordEntry]) -> Serv
             .filter(|e| e.phase_is("service end") && e.failed())
             .count(),
         last_failure: last_failure(entries),
-        last_run_recorded_failure: last_run.iter().any(RecordEntry::failed),
+        last_run_recorded_failure: unsettled_failure(last_run),
         last_timestamp: entries.last().and_then(|e| e.timestamp.clone()),
     }
 }
 
+/// A run that recorded a failure and then started another stage went past it: a check the
+/// script tolerates (an API name that does not resolve yet) leaves the service running.
 fn status_of(entries: &[RecordEntry], last_run: &[RecordEntry]) -> ServiceStatus {
     let Some(last) = entries.last() else {
         return ServiceStatus::NotStarted;
     };
     let ends = last.phase_is("service end") || last.phase_is("post-command end");
+    let went_past = |i: usize| last_run[i..].iter().any(|e| e.phase_is("stage start"));
+    let last_unsettled = (0..last_run.len())
+        .rev()
+        .find(|&i| last_run[i].failed() && !settled(last_run, i));
     if ends && last.succeeded() {
         ServiceStatus::Succeeded
-    } else if last_run.iter().any(RecordEntry::failed) {
+    } else if last_unsettled.is_some_and(|i| !went_past(i)) {
         ServiceStatus::Failed
     } else {
         ServiceStatus::Running
     }
+}
+
+/// Whether the run recorded a failure that a later success of the same stage did not
+/// settle.
+fn unsettled_failure(run: &[RecordEntry]) -> bool {
+    (0..run.len()).any(|i| run[i].failed() && !settled(run, i))
+}
+
+/// Whether the failure at `i` was settled by a later success of the same stage in the same
+/// run: a check that failed before a name resolved and passed when run again.
+fn settled(entries: &[RecordEntry], i: usize) -> bool {
+    let Some(stage) = entries[i].stage_name() else {
+        return false;
+    };
+    entries[i + 1..]
+        .iter()
+        .take_while(|e| !e.phase_is("service start"))
+        .any(|e| e.succeeded() && e.stage_name().as_deref() == Some(stage.as_str()))
 }
 
 /// The stage that was started in this run and not ended yet.
@@ -161,9 +186,9 @@ fn open_stage(run: &[RecordEntry]) -> Option<String> {
     open
 }
 
-/// The most recent failure. A failed `service end` usually follows a failed `stage end`
-/// and carries no stage of its own: the stage of the earlier entry in the same run is kept,
-/// and so is its message. The two messages often differ (the stage's says what the script
+/// The most recent failure that no later success of its stage settled ([`settled`]). A
+/// failed `service end` usually follows a failed `stage end` and carries no stage of its
+/// own: the stage of the earlier entry in the same run is kept, and so is its message. The two messages often differ (the stage's says what the script
 /// gave up on, the service end's holds the journal's last lines), so both are kept, the
 /// stage's first; a repeated message is kept once.
 fn last_failure(entries: &[RecordEntry]) -> Option<Failure> {
@@ -171,12 +196,12 @@ fn last_failure(entries: &[RecordEntry]) -> Option<Failure> {
     let mut stage_in_run: Option<String> = None;
     // Whether `failure` was recorded by the current run, whose messages it may join.
     let mut failed_in_run = false;
-    for entry in entries {
+    for (i, entry) in entries.iter().enumerate() {
         if entry.phase_is("service start") {
             stage_in_run = None;
             failed_in_run = false;
         }
-        if !entry.failed() {
+        if !entry.failed() || settled(entries, i) {
             continue;
         }
         if let Some(stage) = entry.stage_name() {
@@ -286,6 +311,51 @@ mod tests {
         assert_eq!(s.current_stage.as_deref(), Some("wait-for-etcd"));
         let f = s.last_failure.unwrap();
         assert_eq!(f.error_message.as_deref(), Some("etcd down"));
+    }
+
+    /// bootkube.sh checks api-int before cb-bootstrap and goes on when it does not resolve.
+    #[test]
+    fn a_tolerated_check_leaves_the_service_running_until_it_passes() {
+        let mut entries = vec![
+            entry("service start", "", "", ""),
+            entry("stage start", "check-api-int-url", "", ""),
+            entry("stage end", "check-api-int-url", "failure", "no address"),
+            entry("stage start", "cb-bootstrap", "", ""),
+        ];
+        let s = summarize("bootkube", "x", &entries);
+        assert_eq!(s.status, ServiceStatus::Running);
+        assert_eq!(s.current_stage.as_deref(), Some("cb-bootstrap"));
+        assert!(s.last_run_recorded_failure);
+        let f = s.last_failure.unwrap();
+        assert_eq!(f.stage.as_deref(), Some("check-api-int-url"));
+
+        entries.extend([
+            entry("stage end", "cb-bootstrap", "success", ""),
+            entry("stage start", "check-api-int-url", "", ""),
+            entry("stage end", "check-api-int-url", "success", ""),
+            entry("service end", "", "success", ""),
+        ]);
+        let s = summarize("bootkube", "x", &entries);
+        assert_eq!(s.status, ServiceStatus::Succeeded);
+        assert!(!s.last_run_recorded_failure, "the later pass settles it");
+        assert_eq!(s.last_failure, None);
+    }
+
+    #[test]
+    fn a_failure_with_nothing_after_it_is_a_failed_run() {
+        let entries = vec![
+            entry("service start", "", "", ""),
+            entry("stage start", "check-api-int-url", "", ""),
+            entry("stage end", "check-api-int-url", "failure", "no address"),
+            entry("stage start", "cb-bootstrap", "", ""),
+            entry("stage end", "cb-bootstrap", "failure", "timed out"),
+        ];
+        let s = summarize("bootkube", "x", &entries);
+        assert_eq!(s.status, ServiceStatus::Failed);
+        assert_eq!(
+            s.last_failure.unwrap().stage.as_deref(),
+            Some("cb-bootstrap")
+        );
     }
 
     proptest::proptest! {

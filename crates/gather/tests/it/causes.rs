@@ -387,6 +387,58 @@ fn api_int_not_resolving_is_named_even_when_bootkube_finished() {
     );
 }
 
+/// The cluster-version operator's sync error for a release manifest whose CRD the
+/// monitoring operator brings later: every bootstrap logs it (from the api-int-dns fault run).
+const CVO_AWAITS_CRD: &str = r#"I1127 06:00:13.810222       1 sync_worker.go:1213] Update error 316 of 325: UpdatePayloadResourceTypeMissing Could not update servicemonitor "openshift-machine-config-operator/machine-config-operator" (316 of 325): the server does not recognize this resource, check extension API servers (*errors.withStack: failed to get resource type: no matches for kind "ServiceMonitor" in version "monitoring.coreos.com/v1")"#;
+
+/// bootkube.sh checks api-int before cb-bootstrap waits for the masters, which need that
+/// name to fetch their config, and goes on when it does not resolve: the bootstrap stalls
+/// there with that record as its only error line, while the cluster-version operator's
+/// ordinary sync errors are no user manifest.
+#[test]
+fn api_int_not_resolving_while_the_masters_are_awaited_is_named() {
+    let stalled = |check: &[serde_json::Value]| {
+        let mut bootkube = bootkube_run("cb-bootstrap", Ending::Running);
+        let waiting = bootkube.pop().unwrap();
+        bootkube.extend(check.iter().cloned());
+        bootkube.push(waiting);
+        let cvo = Container::crio(
+            "openshift-cluster-version",
+            &crate::scenario::bootstrap_pod("bootstrap-cluster-version-operator"),
+            "cluster-version-operator",
+        )
+        .log(&format!("{CVO_AWAITS_CRD}\n"));
+        let mut bundle = booted("api-int-waiting")
+            .service("release-image", succeeded())
+            .service("bootkube", bootkube);
+        for c in &control_plane_with(&[], vec![cvo]) {
+            bundle = bundle.container("bootstrap/containers", c);
+        }
+        analyse(bundle)
+    };
+    let a = stalled(&[
+        record("stage start", "check-api-int-url", "", ""),
+        record("stage end", "check-api-int-url", "failure", API_INT),
+    ]);
+    expect(
+        &a,
+        Cause::ApiIntDns,
+        "bootkube.service",
+        Some("check-api-int-url"),
+        API_INT,
+    );
+    assert!(
+        a.render().contains("still running (stage cb-bootstrap)"),
+        "bootkube went past the check: {}",
+        a.render()
+    );
+    let a = stalled(&[
+        record("stage start", "check-api-int-url", "", ""),
+        record("stage end", "check-api-int-url", "success", ""),
+    ]);
+    assert_eq!(a.finding, None, "{}", a.render());
+}
+
 #[test]
 fn a_healthy_bundle_names_no_cause() {
     let bundle = booted("ok")

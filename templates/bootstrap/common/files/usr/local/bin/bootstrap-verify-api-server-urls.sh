@@ -6,14 +6,43 @@
 # These checks record such problems as failed stages, which the log bundle analysis
 # reports; they never stop bootkube.
 
+# api_server_addresses HOST: print HOST's addresses on one line; fails when it has none.
+api_server_addresses() {
+    local addresses
+    addresses="$(getent ahosts "$1" | awk '{print $1}' | sort -u | tr '\n' ' ')" || return 1
+    [ -n "${addresses}" ] || return 1
+    printf '%s\n' "${addresses}"
+}
+
+# record_unresolved HOST: say that HOST does not resolve, and record it as the open stage's
+# failure.
+record_unresolved() {
+    echo "$1 does not resolve" >&2
+    record_service_stage_failure "$1 does not resolve to any address"
+}
+
+# resolve_api_server_name STAGE HOST: record whether HOST resolves, without asking for an
+# API server behind it (none answers yet). Run before cb-bootstrap waits for the masters:
+# they fetch their Ignition config from api-int, so a bootstrap stalled there for want of
+# that name shows why in its service record. Always returns 0.
+resolve_api_server_name() {
+    local stage="$1" host="$2" addresses
+    record_service_stage_start "${stage}"
+    if ! addresses="$(api_server_addresses "${host}")"; then
+        record_unresolved "${host}"
+        return 0
+    fi
+    echo "${host} resolves to ${addresses}"
+    record_service_stage_success
+}
+
 # verify_api_server_url STAGE HOST: resolve HOST and ask the API server behind it whether
 # it is ready. Always returns 0.
 verify_api_server_url() {
     local stage="$1" host="$2" addresses
     record_service_stage_start "${stage}"
-    if ! addresses="$(getent ahosts "${host}" | awk '{print $1}' | sort -u | tr '\n' ' ')" || [ -z "${addresses}" ]; then
-        echo "${host} does not resolve" >&2
-        record_service_stage_failure "${host} does not resolve to any address"
+    if ! addresses="$(api_server_addresses "${host}")"; then
+        record_unresolved "${host}"
         return 0
     fi
     echo "${host} resolves to ${addresses}"
