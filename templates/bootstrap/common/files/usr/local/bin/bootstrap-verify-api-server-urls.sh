@@ -14,11 +14,17 @@ api_server_addresses() {
     printf '%s\n' "${addresses}"
 }
 
-# record_unresolved HOST: say that HOST does not resolve, and record it as the open stage's
-# failure.
-record_unresolved() {
-    echo "$1 does not resolve" >&2
-    record_service_stage_failure "$1 does not resolve to any address"
+# start_name_check STAGE HOST: open STAGE and resolve HOST, leaving its addresses in
+# API_SERVER_ADDRESSES; when it has none, record that as STAGE's failure and return 1.
+start_name_check() {
+    local stage="$1" host="$2"
+    record_service_stage_start "${stage}"
+    if ! API_SERVER_ADDRESSES="$(api_server_addresses "${host}")"; then
+        echo "${host} does not resolve" >&2
+        record_service_stage_failure "${host} does not resolve to any address"
+        return 1
+    fi
+    echo "${host} resolves to ${API_SERVER_ADDRESSES}"
 }
 
 # resolve_api_server_name STAGE HOST: record whether HOST resolves, without asking for an
@@ -26,32 +32,23 @@ record_unresolved() {
 # they fetch their Ignition config from api-int, so a bootstrap stalled there for want of
 # that name shows why in its service record. Always returns 0.
 resolve_api_server_name() {
-    local stage="$1" host="$2" addresses
-    record_service_stage_start "${stage}"
-    if ! addresses="$(api_server_addresses "${host}")"; then
-        record_unresolved "${host}"
-        return 0
+    if start_name_check "$1" "$2"; then
+        record_service_stage_success
     fi
-    echo "${host} resolves to ${addresses}"
-    record_service_stage_success
+    return 0
 }
 
 # verify_api_server_url STAGE HOST: resolve HOST and ask the API server behind it whether
 # it is ready. Always returns 0.
 verify_api_server_url() {
-    local stage="$1" host="$2" addresses
-    record_service_stage_start "${stage}"
-    if ! addresses="$(api_server_addresses "${host}")"; then
-        record_unresolved "${host}"
-        return 0
-    fi
-    echo "${host} resolves to ${addresses}"
+    local host="$2"
+    start_name_check "$1" "${host}" || return 0
     # Only a health probe: no credentials are sent, so the serving certificate is not
     # checked here (its CA is not one the host trusts).
     if ! curl --silent --show-error --fail --insecure --max-time 10 \
         --output /dev/null "https://${host}:6443/readyz"; then
         echo "The API server behind ${host} is not ready" >&2
-        record_service_stage_failure "https://${host}:6443/readyz did not answer ready (addresses: ${addresses})"
+        record_service_stage_failure "https://${host}:6443/readyz did not answer ready (addresses: ${API_SERVER_ADDRESSES})"
         return 0
     fi
     record_service_stage_success
