@@ -130,7 +130,7 @@ pub(crate) fn summarize(name: &str, file: &str, entries: &[RecordEntry]) -> Serv
             .filter(|e| e.phase_is("service end") && e.failed())
             .count(),
         last_failure: last_failure(entries),
-        last_run_recorded_failure: unsettled_failure(last_run),
+        last_run_recorded_failure: unsettled_failures(last_run).next().is_some(),
         last_timestamp: entries.last().and_then(|e| e.timestamp.clone()),
     }
 }
@@ -143,22 +143,21 @@ fn status_of(entries: &[RecordEntry], last_run: &[RecordEntry]) -> ServiceStatus
     };
     let ends = last.phase_is("service end") || last.phase_is("post-command end");
     let went_past = |i: usize| last_run[i..].iter().any(|e| e.phase_is("stage start"));
-    let last_unsettled = (0..last_run.len())
-        .rev()
-        .find(|&i| last_run[i].failed() && !settled(last_run, i));
+    let stopped_at_failure = unsettled_failures(last_run)
+        .last()
+        .is_some_and(|i| !went_past(i));
     if ends && last.succeeded() {
         ServiceStatus::Succeeded
-    } else if last_unsettled.is_some_and(|i| !went_past(i)) {
+    } else if stopped_at_failure {
         ServiceStatus::Failed
     } else {
         ServiceStatus::Running
     }
 }
 
-/// Whether the run recorded a failure that a later success of the same stage did not
-/// settle.
-fn unsettled_failure(run: &[RecordEntry]) -> bool {
-    (0..run.len()).any(|i| run[i].failed() && !settled(run, i))
+/// The positions of the run's failures that no later success of the same stage settled.
+fn unsettled_failures(run: &[RecordEntry]) -> impl Iterator<Item = usize> + '_ {
+    (0..run.len()).filter(|&i| run[i].failed() && !settled(run, i))
 }
 
 /// Whether the failure at `i` was settled by a later success of the same stage in the same
@@ -188,9 +187,10 @@ fn open_stage(run: &[RecordEntry]) -> Option<String> {
 
 /// The most recent failure that no later success of its stage settled ([`settled`]). A
 /// failed `service end` usually follows a failed `stage end` and carries no stage of its
-/// own: the stage of the earlier entry in the same run is kept, and so is its message. The two messages often differ (the stage's says what the script
-/// gave up on, the service end's holds the journal's last lines), so both are kept, the
-/// stage's first; a repeated message is kept once.
+/// own: the stage of the earlier entry in the same run is kept, and so is its message. The
+/// two messages often differ (the stage's says what the script gave up on, the service
+/// end's holds the journal's last lines), so both are kept, the stage's first; a repeated
+/// message is kept once.
 fn last_failure(entries: &[RecordEntry]) -> Option<Failure> {
     let mut failure: Option<Failure> = None;
     let mut stage_in_run: Option<String> = None;
