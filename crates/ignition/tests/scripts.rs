@@ -17,7 +17,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use ignition::{TemplateContext, TemplateTree, Variant, embedded_templates, render_template};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// Units the renderer enables; every other unit must come without an `[Install]` section.
 use contract::ENABLED_UNITS;
@@ -979,7 +979,7 @@ fn bootkube_resumes_after_a_kill_and_progress_reports_once() {
         "--required-pods=openshift-kube-apiserver/kube-apiserver,openshift-kube-scheduler/openshift-kube-scheduler,\
          openshift-kube-controller-manager/kube-controller-manager,openshift-cluster-version/cluster-version-operator"
     ));
-    assert!(run2.contains("curl --silent --show-error --fail --insecure --max-time 10 --output /dev/null https://api-int.demo.example.com:6443/readyz"));
+    assert!(run2.contains("curl --silent --insecure --max-time 10 --output /dev/null --write-out %{http_code} https://api-int.demo.example.com:6443/readyz"));
     assert_in_order(
         run2,
         &[
@@ -1358,6 +1358,79 @@ fn bootkube_records_an_unresolved_api_int_before_waiting_for_the_masters() {
     let last = records.last().unwrap();
     assert_eq!(last["phase"], "service end");
     assert_eq!(last["result"], "success");
+}
+
+/// The end checks of an HA bootkube.sh with `not_ready` /readyz probes answering 500 and
+/// `API_READY_WAIT` set to `wait`: the check-api-url and check-api-int-url records, and
+/// the service's output.
+fn end_checks(not_ready: u32, wait: u32) -> (Vec<Value>, String) {
+    let host = Host::new(&sample("context-ha-none.json"));
+    let mut cmd = host.command("bootkube.sh", &[], "bootkube");
+    cmd.env("STANDIN_NOT_READY", not_ready.to_string())
+        .env("API_READY_WAIT", wait.to_string());
+    let mut child = cmd.spawn().unwrap();
+    let status = wait_for(&mut child, Duration::from_secs(60), "bootkube.sh");
+    assert!(status.success(), "{}", host.output("bootkube"));
+    let records = host.records("bootkube");
+    check_record_shape(&records);
+    let last = records.last().unwrap();
+    assert_eq!((&last["phase"], &last["result"]), (&json!("service end"), &json!("success")));
+    let ends = records
+        .into_iter()
+        .filter(|r| r["phase"] == "stage end")
+        .filter(|r| r["stage"] == "check-api-url" || r["stage"] == "check-api-int-url")
+        .collect();
+    (ends, host.output("bootkube"))
+}
+
+/// Behind a load balancer the masters' API servers take over from the bootstrap one some
+/// seconds after the teardown: answers of 500 before a 200 are a wait, not a failure.
+#[test]
+fn the_end_checks_wait_for_an_api_server_that_becomes_ready() {
+    let (ends, output) = end_checks(2, 120);
+    let results: Vec<_> = ends.iter().map(|r| (&r["stage"], &r["result"])).collect();
+    assert_eq!(
+        results,
+        [
+            (&json!("check-api-int-url"), &json!("success")),
+            (&json!("check-api-url"), &json!("success")),
+            (&json!("check-api-int-url"), &json!("success")),
+        ],
+        "{output}"
+    );
+    assert!(
+        output.contains("The API server behind api.demo.example.com answered HTTP 500; asking again in 5s"),
+        "{output}"
+    );
+    assert!(output.contains("The API server behind api-int.demo.example.com is ready"));
+}
+
+/// An API server that never says ready within the wait is recorded once per name, with the
+/// last answer and the addresses the name led to; bootkube still ends well.
+#[test]
+fn the_end_checks_record_an_api_server_that_never_becomes_ready() {
+    let (ends, output) = end_checks(u32::MAX, 1);
+    let failures: Vec<_> = ends
+        .iter()
+        .filter(|r| r["result"] == "failure")
+        .map(|r| (r["stage"].as_str().unwrap(), r["errorMessage"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            (
+                "check-api-url",
+                "https://api.demo.example.com:6443/readyz did not answer ready within 1s \
+                 (last answer: HTTP 500; addresses: 192.0.2.10)"
+            ),
+            (
+                "check-api-int-url",
+                "https://api-int.demo.example.com:6443/readyz did not answer ready within 1s \
+                 (last answer: HTTP 500; addresses: 192.0.2.10)"
+            ),
+        ],
+        "{output}"
+    );
 }
 
 /// A bootkube.service restarted after cluster-bootstrap failed: the real cluster-bootstrap

@@ -9,7 +9,7 @@
 # api_server_addresses HOST: print HOST's addresses on one line; fails when it has none.
 api_server_addresses() {
     local addresses
-    addresses="$(getent ahosts "$1" | awk '{print $1}' | sort -u | tr '\n' ' ')" || return 1
+    addresses="$(getent ahosts "$1" | awk '{print $1}' | sort -u | paste -sd ' ' -)" || return 1
     [ -n "${addresses}" ] || return 1
     printf '%s\n' "${addresses}"
 }
@@ -38,18 +38,36 @@ resolve_api_server_name() {
     return 0
 }
 
-# verify_api_server_url STAGE HOST: resolve HOST and ask the API server behind it whether
-# it is ready. Always returns 0.
+# api_server_ready HOST: one anonymous /readyz probe of the API server behind HOST. Prints
+# what it answered (an HTTP status, or 000 for no answer); succeeds only on 200. The probe
+# sends no credentials, so the serving certificate is not checked (its CA is not one the
+# host trusts).
+api_server_ready() {
+    local status
+    status="$(curl --silent --insecure --max-time 10 --output /dev/null \
+        --write-out '%{http_code}' "https://$1:6443/readyz")" || true
+    printf '%s\n' "${status:-000}"
+    [ "${status}" = 200 ]
+}
+
+# verify_api_server_url STAGE HOST: resolve HOST and wait for the API server behind it to
+# say it is ready. A load balancer drops the bootstrap host and sends traffic to the
+# masters' API servers some seconds after cluster-bootstrap's teardown, so one refused
+# probe proves nothing: ask every 5 seconds for up to API_READY_WAIT seconds (120 unless
+# set) and record a failure only when none of them answered ready. Always returns 0.
 verify_api_server_url() {
-    local host="$2"
+    local host="$2" answer deadline
     start_name_check "$1" "${host}" || return 0
-    # Only a health probe: no credentials are sent, so the serving certificate is not
-    # checked here (its CA is not one the host trusts).
-    if ! curl --silent --show-error --fail --insecure --max-time 10 \
-        --output /dev/null "https://${host}:6443/readyz"; then
-        echo "The API server behind ${host} is not ready" >&2
-        record_service_stage_failure "https://${host}:6443/readyz did not answer ready (addresses: ${API_SERVER_ADDRESSES})"
-        return 0
-    fi
+    deadline=$((SECONDS + ${API_READY_WAIT:-120}))
+    until answer="$(api_server_ready "${host}")"; do
+        if [ "${SECONDS}" -ge "${deadline}" ]; then
+            echo "The API server behind ${host} is not ready (last answer: HTTP ${answer})" >&2
+            record_service_stage_failure "https://${host}:6443/readyz did not answer ready within ${API_READY_WAIT:-120}s (last answer: HTTP ${answer}; addresses: ${API_SERVER_ADDRESSES})"
+            return 0
+        fi
+        echo "The API server behind ${host} answered HTTP ${answer}; asking again in 5s"
+        sleep 5
+    done
+    echo "The API server behind ${host} is ready"
     record_service_stage_success
 }
