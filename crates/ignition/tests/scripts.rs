@@ -17,7 +17,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use ignition::{TemplateContext, TemplateTree, Variant, embedded_templates, render_template};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Units the renderer enables; every other unit must come without an `[Install]` section.
 use contract::ENABLED_UNITS;
@@ -1360,13 +1360,14 @@ fn bootkube_records_an_unresolved_api_int_before_waiting_for_the_masters() {
     assert_eq!(last["result"], "success");
 }
 
-/// The end checks of an HA bootkube.sh with `not_ready` /readyz probes answering 500 and
-/// `API_READY_WAIT` set to `wait`: the check-api-url and check-api-int-url records, and
-/// the service's output.
-fn end_checks(not_ready: u32, wait: u32) -> (Vec<Value>, String) {
+/// The end checks of an HA bootkube.sh whose first `not_ready` /readyz probes answer
+/// `status` (000: no answer), with `API_READY_WAIT` set to `wait`: the check-api-url and
+/// check-api-int-url records, and the service's output.
+fn end_checks(not_ready: u32, status: &str, wait: u32) -> (Vec<Value>, String) {
     let host = Host::new(&sample("context-ha-none.json"));
     let mut cmd = host.command("bootkube.sh", &[], "bootkube");
     cmd.env("STANDIN_NOT_READY", not_ready.to_string())
+        .env("STANDIN_NOT_READY_STATUS", status)
         .env("API_READY_WAIT", wait.to_string());
     let mut child = cmd.spawn().unwrap();
     let status = wait_for(&mut child, Duration::from_secs(60), "bootkube.sh");
@@ -1374,7 +1375,10 @@ fn end_checks(not_ready: u32, wait: u32) -> (Vec<Value>, String) {
     let records = host.records("bootkube");
     check_record_shape(&records);
     let last = records.last().unwrap();
-    assert_eq!((&last["phase"], &last["result"]), (&json!("service end"), &json!("success")));
+    assert_eq!(
+        (&last["phase"], &last["result"]),
+        (&json!("service end"), &json!("success"))
+    );
     let ends = records
         .into_iter()
         .filter(|r| r["phase"] == "stage end")
@@ -1387,7 +1391,7 @@ fn end_checks(not_ready: u32, wait: u32) -> (Vec<Value>, String) {
 /// seconds after the teardown: answers of 500 before a 200 are a wait, not a failure.
 #[test]
 fn the_end_checks_wait_for_an_api_server_that_becomes_ready() {
-    let (ends, output) = end_checks(2, 120);
+    let (ends, output) = end_checks(3, "500", 120);
     let results: Vec<_> = ends.iter().map(|r| (&r["stage"], &r["result"])).collect();
     assert_eq!(
         results,
@@ -1399,7 +1403,9 @@ fn the_end_checks_wait_for_an_api_server_that_becomes_ready() {
         "{output}"
     );
     assert!(
-        output.contains("The API server behind api.demo.example.com answered HTTP 500; asking again in 5s"),
+        output.contains(
+            "The API server behind api.demo.example.com answered HTTP 500; asking again in 5s"
+        ),
         "{output}"
     );
     assert!(output.contains("The API server behind api-int.demo.example.com is ready"));
@@ -1409,28 +1415,37 @@ fn the_end_checks_wait_for_an_api_server_that_becomes_ready() {
 /// last answer and the addresses the name led to; bootkube still ends well.
 #[test]
 fn the_end_checks_record_an_api_server_that_never_becomes_ready() {
-    let (ends, output) = end_checks(u32::MAX, 1);
-    let failures: Vec<_> = ends
-        .iter()
-        .filter(|r| r["result"] == "failure")
-        .map(|r| (r["stage"].as_str().unwrap(), r["errorMessage"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        failures,
-        [
-            (
-                "check-api-url",
-                "https://api.demo.example.com:6443/readyz did not answer ready within 1s \
-                 (last answer: HTTP 500; addresses: 192.0.2.10)"
-            ),
-            (
-                "check-api-int-url",
-                "https://api-int.demo.example.com:6443/readyz did not answer ready within 1s \
-                 (last answer: HTTP 500; addresses: 192.0.2.10)"
-            ),
-        ],
-        "{output}"
-    );
+    for (status, answer) in [("500", "HTTP 500"), ("000", "no answer")] {
+        let (ends, output) = end_checks(u32::MAX, status, 1);
+        let failures: Vec<_> = ends
+            .iter()
+            .filter(|r| r["result"] == "failure")
+            .map(|r| {
+                (
+                    r["stage"].as_str().unwrap(),
+                    r["errorMessage"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        let message = |host: &str| {
+            format!(
+                "https://{host}:6443/readyz did not answer ready within 1s \
+                 (last answer: {answer}; addresses: 192.0.2.10)"
+            )
+        };
+        let (api, api_int) = (
+            message("api.demo.example.com"),
+            message("api-int.demo.example.com"),
+        );
+        assert_eq!(
+            failures,
+            [
+                ("check-api-url", api.as_str()),
+                ("check-api-int-url", api_int.as_str())
+            ],
+            "{output}"
+        );
+    }
 }
 
 /// A bootkube.service restarted after cluster-bootstrap failed: the real cluster-bootstrap

@@ -635,6 +635,9 @@ impl Run {
                 "bootkube.sh exited 0 without leaving .bootkube.done",
             ));
         }
+        if self.fault.is_none() {
+            findings.extend(recorded_failures(&self.host.path("/var/log/openshift")));
+        }
         findings.extend(crate::check::controller_manager_networks(
             &self.host,
             &dir.join("install-config.yaml"),
@@ -1225,6 +1228,32 @@ fn kubectl_cache() -> PathBuf {
     std::env::temp_dir().join("okd-harness-kubectl")
 }
 
+/// Failed stages or services in the service records of DIR. A bootstrap without a fault
+/// has none: a check that records a failure on a good run (an API server probed while it
+/// still starts) puts a false lead into every log bundle.
+fn recorded_failures(dir: &Path) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let records: Vec<Value> = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
+        for record in records.iter().filter(|r| r["result"] == "failure") {
+            findings.push(finding(
+                "service records",
+                &format!(
+                    "{} records a failure on a run without a fault: stage {}: {}",
+                    path.display(),
+                    record["stage"].as_str().unwrap_or("(service)"),
+                    record["errorMessage"].as_str().unwrap_or("")
+                ),
+            ));
+        }
+    }
+    findings
+}
+
 /// The stages with a `.done` marker, oldest first.
 fn stages_done(host: &Host) -> Vec<String> {
     let mut done: Vec<(std::time::SystemTime, String)> = std::fs::read_dir(host.assets())
@@ -1248,5 +1277,38 @@ fn finding(stage: &'static str, problem: &str) -> Finding {
     Finding {
         stage,
         problem: problem.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a good HA run records, and the false failure the end check recorded before it
+    /// waited for the API server that takes over.
+    #[test]
+    fn only_failed_records_are_findings() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = r#"[{"phase":"service start"},
+            {"stage":"check-api-url","phase":"stage start"},
+            {"stage":"check-api-url","phase":"stage end","result":"success"},
+            {"phase":"service end","result":"success"}]"#;
+        std::fs::write(dir.path().join("release-image.json"), good).unwrap();
+        assert!(recorded_failures(dir.path()).is_empty());
+
+        let bad = r#"[{"phase":"service start"},
+            {"stage":"check-api-url","phase":"stage end","result":"failure",
+             "errorMessage":"https://api.x:6443/readyz did not answer ready"},
+            {"phase":"service end","result":"success"}]"#;
+        std::fs::write(dir.path().join("bootkube.json"), bad).unwrap();
+        let findings = recorded_failures(dir.path());
+        assert_eq!(findings.len(), 1);
+        assert!(
+            findings[0]
+                .problem
+                .ends_with("stage check-api-url: https://api.x:6443/readyz did not answer ready"),
+            "{}",
+            findings[0].problem
+        );
     }
 }

@@ -39,14 +39,17 @@ resolve_api_server_name() {
 }
 
 # api_server_ready HOST: one anonymous /readyz probe of the API server behind HOST. Prints
-# what it answered (an HTTP status, or 000 for no answer); succeeds only on 200. The probe
-# sends no credentials, so the serving certificate is not checked (its CA is not one the
-# host trusts).
+# what it answered ("HTTP 500", or "no answer" when the connection failed); succeeds only on
+# 200. The probe sends no credentials, so the serving certificate is not checked (its CA is
+# not one the host trusts).
 api_server_ready() {
     local status
     status="$(curl --silent --insecure --max-time 10 --output /dev/null \
         --write-out '%{http_code}' "https://$1:6443/readyz")" || true
-    printf '%s\n' "${status:-000}"
+    case "${status}" in
+    "" | 000) echo "no answer" ;;
+    *) echo "HTTP ${status}" ;;
+    esac
     [ "${status}" = 200 ]
 }
 
@@ -61,11 +64,11 @@ verify_api_server_url() {
     deadline=$((SECONDS + ${API_READY_WAIT:-120}))
     until answer="$(api_server_ready "${host}")"; do
         if [ "${SECONDS}" -ge "${deadline}" ]; then
-            echo "The API server behind ${host} is not ready (last answer: HTTP ${answer})" >&2
-            record_service_stage_failure "https://${host}:6443/readyz did not answer ready within ${API_READY_WAIT:-120}s (last answer: HTTP ${answer}; addresses: ${API_SERVER_ADDRESSES})"
+            echo "The API server behind ${host} is not ready (last answer: ${answer})" >&2
+            record_service_stage_failure "https://${host}:6443/readyz did not answer ready within ${API_READY_WAIT:-120}s (last answer: ${answer}; addresses: ${API_SERVER_ADDRESSES})"
             return 0
         fi
-        echo "The API server behind ${host} answered HTTP ${answer}; asking again in 5s"
+        echo "The API server behind ${host} answered ${answer}; asking again in 5s"
         sleep 5
     done
     echo "The API server behind ${host} is ready"
