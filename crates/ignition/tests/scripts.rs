@@ -1404,7 +1404,7 @@ fn the_end_checks_wait_for_an_api_server_that_becomes_ready() {
     );
     assert!(
         output.contains(
-            "The API server behind api.demo.example.com answered HTTP 500; asking again in 5s"
+            "The API server behind api.demo.example.com is not ready yet (HTTP 500); asking again in 5s"
         ),
         "{output}"
     );

@@ -68,7 +68,7 @@ verify_api_server_url() {
             record_service_stage_failure "https://${host}:6443/readyz did not answer ready within ${API_READY_WAIT:-120}s (last answer: ${answer}; addresses: ${API_SERVER_ADDRESSES})"
             return 0
         fi
-        echo "The API server behind ${host} answered ${answer}; asking again in 5s"
+        echo "The API server behind ${host} is not ready yet (${answer}); asking again in 5s"
         sleep 5
     done
     echo "The API server behind ${host} is ready"
