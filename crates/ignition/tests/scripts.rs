@@ -1361,13 +1361,13 @@ fn bootkube_records_an_unresolved_api_int_before_waiting_for_the_masters() {
 }
 
 /// The end checks of an HA bootkube.sh whose first `not_ready` /readyz probes answer
-/// `status` (000: no answer), with `API_READY_WAIT` set to `wait`: the check-api-url and
-/// check-api-int-url records, and the service's output.
-fn end_checks(not_ready: u32, status: &str, wait: u32) -> (Vec<Value>, String) {
+/// `not_ready_status` (000: no answer), with `API_READY_WAIT` set to `wait`: the
+/// check-api-url and check-api-int-url records, and the service's output.
+fn end_checks(not_ready: u32, not_ready_status: &str, wait: u32) -> (Vec<Value>, String) {
     let host = Host::new(&sample("context-ha-none.json"));
     let mut cmd = host.command("bootkube.sh", &[], "bootkube");
     cmd.env("STANDIN_NOT_READY", not_ready.to_string())
-        .env("STANDIN_NOT_READY_STATUS", status)
+        .env("STANDIN_NOT_READY_STATUS", not_ready_status)
         .env("API_READY_WAIT", wait.to_string());
     let mut child = cmd.spawn().unwrap();
     let status = wait_for(&mut child, Duration::from_secs(60), "bootkube.sh");
