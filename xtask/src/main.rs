@@ -10,8 +10,8 @@
 //! * `bench-iso [ROUNDS] [--size MIB]`: `okd-install create live-iso` (release build) against
 //!   `coreos-installer iso ignition embed -o` on the same live ISO: wall time, peak memory.
 //! * `real-render [EXAMPLE...]`: for each example, runs the generated `bootkube.sh` for real
-//!   against every payload stand-in beside the workspace (`../shared/okd-payload-<release>`,
-//!   4.19 today; or `$OKD_PAYLOAD_DIR` alone): first its renders and the node configs, then
+//!   against the payload stand-in `$OKD_PAYLOAD_DIR` names (none ships with the project; the
+//!   payload tasks fail at once without it): first its renders and the node configs, then
 //!   the whole bootstrap on the payload's real control plane in a sandbox; lists every
 //!   problem (root and podman needed; the payload's load.sh installs podman).
 //! * `real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]]`: the whole
@@ -227,10 +227,12 @@ fn build_okd_install() -> Result<PathBuf> {
     Ok(target.join("debug/okd-install"))
 }
 
-/// Imports the payload of `dir` into podman.
-fn load(dir: &Path) -> Result<render_harness::Payload> {
+/// Imports the payload `$OKD_PAYLOAD_DIR` names into podman; without one, fails at once with
+/// the one line that says how to name it (no payload ships with the project).
+fn load() -> Result<render_harness::Payload> {
+    let dir = render_harness::payload_dir()?;
     println!("loading the payload from {}", dir.display());
-    Ok(render_harness::Payload::load(dir)?)
+    Ok(render_harness::Payload::load(&dir)?)
 }
 
 /// A work directory for `example` that outlives the run.
@@ -251,16 +253,14 @@ fn real_render(only: &[&str]) -> Result<()> {
         only.iter().map(|s| s.to_string()).collect()
     };
     let mut failed = Vec::new();
-    for dir in render_harness::payload_dirs(&root()) {
-        let payload = load(&dir)?;
-        for example in &examples {
-            let name = format!("{} {example}", payload.release.version);
-            if !renders(&binary, example, &payload)? {
-                failed.push(name.clone());
-            }
-            if !bootstraps(&binary, example, &payload)? {
-                failed.push(format!("{name} (bootstrap)"));
-            }
+    let payload = load()?;
+    for example in &examples {
+        let name = format!("{} {example}", payload.release.version);
+        if !renders(&binary, example, &payload)? {
+            failed.push(name.clone());
+        }
+        if !bootstraps(&binary, example, &payload)? {
+            failed.push(format!("{name} (bootstrap)"));
         }
     }
     ensure!(
@@ -386,7 +386,7 @@ fn duration(text: &str) -> Result<std::time::Duration> {
 /// One whole bootstrap, with a fault or the caller's directory, kept or not.
 fn one_bootstrap(one: &OneRun) -> Result<()> {
     let binary = build_okd_install()?;
-    let payload = load(&render_harness::default_payload_dir(&root()))?;
+    let payload = load()?;
     let example = one
         .example
         .clone()
@@ -451,7 +451,7 @@ fn one_bootstrap(one: &OneRun) -> Result<()> {
 
 /// Takes down a run left by `--keep`.
 fn stop_bootstrap(netns: &str) -> Result<()> {
-    let payload = render_harness::Payload::load(&render_harness::default_payload_dir(&root()))?;
+    let payload = load()?;
     let sandbox = render_harness::Sandbox {
         name: netns.to_string(),
         addresses: Vec::new(),
@@ -527,7 +527,7 @@ fn faults(args: &[&str]) -> Result<()> {
             .collect::<Result<_>>()?
     };
     let binary = build_okd_install()?;
-    let payload = load(&render_harness::default_payload_dir(&root()))?;
+    let payload = load()?;
     let mut lines = Vec::new();
     for fault in chosen {
         let work = work_dir("fault", fault.name)?;

@@ -46,7 +46,7 @@ pub(crate) fn run(names: &[&str]) -> Result<()> {
             .collect::<Result<_>>()?
     };
     let binary = crate::build_okd_install()?;
-    let payload = crate::load(&render_harness::default_payload_dir(&crate::root()))?;
+    let payload = crate::load()?;
     let mut lines = Vec::new();
     for (name, key, kind) in chosen {
         let line = match one(&binary, &payload, name, key, *kind) {

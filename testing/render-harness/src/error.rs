@@ -13,6 +13,11 @@ pub enum Error {
         /// How to get it.
         hint: &'static str,
     },
+    /// No payload directory was named: the payload harness is a developer tool.
+    #[error(
+        "no OKD payload: set OKD_PAYLOAD_DIR to a payload directory (one with load.sh); none ships with okd-install"
+    )]
+    NoPayload,
     /// A command could not be started.
     #[error("cannot run {command}")]
     Spawn {

@@ -2,9 +2,10 @@
 //! against the OKD 4.19 payload stand-in, and check what every render stage left behind.
 //!
 //! No offline check can tell whether an operator's `render` command accepts our flags and our
-//! manifests: only the operator binary can. `../shared/okd-payload-4.19` holds the real
-//! release-4.19 operator binaries as podman images plus a release image that resolves them, so
-//! this crate:
+//! manifests: only the operator binary can. A payload directory (named by `$OKD_PAYLOAD_DIR`;
+//! none ships with the project, because its operator binaries are built from public sources)
+//! holds the real release-4.19 operator binaries as podman images plus a release image that
+//! resolves them, so this crate:
 //!
 //! 1. imports the payload into podman ([`Payload::load`], its `load.sh`);
 //! 2. writes the files of a bootstrap Ignition config into a scratch root with the real
@@ -17,8 +18,9 @@
 //! 5. on request, runs the bootstrap machine-config controller the way the bootstrap MCO pod
 //!    would and reads the configs it rendered for each pool ([`render_pool_configs`]).
 //!
-//! Used by the `okd-install` test suite (every example, in CI) and by `cargo xtask
-//! real-render` for a person.
+//! A developer tool: `cargo xtask real-render`, `faults` and `signers`, and the payload tests
+//! of the `okd-install` suite, which run only when `$OKD_PAYLOAD_DIR` is set. CI never needs a
+//! payload.
 
 mod api_objects;
 mod background;
@@ -53,7 +55,7 @@ pub use kubelet::Kubelet;
 pub use mcc::{RenderedPool, render_pool_configs};
 pub use mcs::{BOOTSTRAP_POD, MCS_PORT, Mcs};
 pub use nodes::{NodeConfig, fetch_local_master};
-pub use payload::{Payload, default_payload_dir, payload_dirs};
+pub use payload::{PAYLOAD_DIR_VAR, Payload, payload_dir};
 pub use pointer::{AppliedPointer, PointerError, apply_pointer};
 pub use run::{RenderRun, run_renders};
 pub use sandbox::Sandbox;

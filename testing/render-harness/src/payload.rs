@@ -1,4 +1,5 @@
-//! A payload stand-in in podman: `../shared/okd-payload-<release>` holds one per release.
+//! A payload stand-in in podman, from the directory `$OKD_PAYLOAD_DIR` names (none ships with
+//! the project).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,39 +31,18 @@ pub struct Payload {
     release_metadata: OnceLock<Value>,
 }
 
-/// `$OKD_PAYLOAD_DIR`, or `../shared/okd-payload-4.19` beside the workspace root: the payload
-/// CI proves every change on.
-pub fn default_payload_dir(workspace_root: &Path) -> PathBuf {
-    match std::env::var_os("OKD_PAYLOAD_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => workspace_root.join("../shared/okd-payload-4.19"),
-    }
-}
+/// The environment variable that names a payload directory. No payload ships with the
+/// project (its operator binaries were built from public sources, which the project never
+/// keeps), so the payload harness runs only on a developer's machine that has one.
+pub const PAYLOAD_DIR_VAR: &str = "OKD_PAYLOAD_DIR";
 
-/// Every payload to run: `$OKD_PAYLOAD_DIR` alone when it is set, else every
-/// `../shared/okd-payload-<release>` directory beside the workspace root that has a
-/// `load.sh`, in release order. A payload of another release dropped beside the 4.19 one is
-/// run with no code change.
-pub fn payload_dirs(workspace_root: &Path) -> Vec<PathBuf> {
-    if let Some(dir) = std::env::var_os("OKD_PAYLOAD_DIR") {
-        return vec![PathBuf::from(dir)];
+/// `$OKD_PAYLOAD_DIR`, the payload directory a developer named, or the one line that says
+/// how to name one.
+pub fn payload_dir() -> Result<PathBuf> {
+    match std::env::var_os(PAYLOAD_DIR_VAR) {
+        Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
+        _ => Err(Error::NoPayload),
     }
-    let shared = workspace_root.join("../shared");
-    let mut dirs: Vec<(Option<releases::Minor>, PathBuf)> = std::fs::read_dir(&shared)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let release = name.strip_prefix("okd-payload-")?;
-            e.path()
-                .join("load.sh")
-                .is_file()
-                .then(|| (releases::Minor::of_version(release), e.path()))
-        })
-        .collect();
-    dirs.sort();
-    dirs.into_iter().map(|(_, dir)| dir).collect()
 }
 
 impl Payload {
@@ -75,7 +55,7 @@ impl Payload {
                 path: script,
                 error: std::io::Error::new(
                     std::io::ErrorKind::NotFound,
-                    "the payload stand-in is missing (set OKD_PAYLOAD_DIR to its directory)",
+                    "the payload directory has no load.sh",
                 ),
             });
         }

@@ -9,16 +9,17 @@
 //! `okd-install wait-for bootstrap-complete` exiting 0; for single node, the master.ign
 //! that `cluster-bootstrap bootstrap-in-place` packed, applied with the real Ignition.
 //!
-//! Needs root and the payload, like the render tests (same lock, same skip rule).
+//! Needs root and a payload named by `$OKD_PAYLOAD_DIR`, like the render tests (same lock,
+//! same skip rule).
 
 use render_harness::{BootstrapOptions, BootstrapReport, bootstrap_example};
 
-use crate::real_render::{listed, payloads};
+use crate::real_render::{listed, payload};
 use crate::support::bin_path;
 
-/// The examples this test bootstraps to the end. CI's other full bootstraps are the
-/// recoveries of `faults.rs` (compact-3-node, dual-stack); the suite must stay within CI's
-/// hour, so the rest run with `cargo xtask real-render EXAMPLE`: ha-workers differs from
+/// The examples this test bootstraps to the end. The other full bootstraps are the
+/// recoveries of `faults.rs` (compact-3-node, dual-stack); the rest run with `cargo xtask
+/// real-render EXAMPLE`: ha-workers differs from
 /// compact-3-node only in what the worker machines fetch, never on the bootstrap host, and
 /// image-mode's pools are checked on the real machine-config server by
 /// `real_render::image_mode_pools_boot_their_pre_built_images`.
@@ -33,17 +34,13 @@ const IN_PLACE: &[&str] = &["stop-etcd", "master-ignition"];
 
 #[test]
 fn the_bootstrap_runs_to_its_end_on_the_real_control_plane() {
-    let Some((payloads, _one_at_a_time)) = payloads() else {
+    let Some((payload, _one_at_a_time)) = payload() else {
         return;
     };
-    let mut failures = Vec::new();
-    for payload in &payloads {
-        for example in CI_EXAMPLES {
-            if let Some(failure) = bootstrap(payload, example) {
-                failures.push(failure);
-            }
-        }
-    }
+    let failures: Vec<String> = CI_EXAMPLES
+        .iter()
+        .filter_map(|example| bootstrap(&payload, example))
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
