@@ -163,7 +163,7 @@ impl Asset for KubeadminPassword {
 
     fn files(&self) -> Vec<File> {
         vec![File::secret(
-            contract::KUBEADMIN_PASSWORD_FILE,
+            crate::layout::KUBEADMIN_PASSWORD,
             self.password.as_bytes(),
         )]
     }

@@ -252,7 +252,7 @@ fn encapsulated_machine_config(ic: &InstallConfig) -> Result<String, BoxError> {
 
 macro_rules! bootstrap_asset {
     ($ty:ident, $variant:expr, $id:literal, $name:literal, $enabled:expr) => {
-        #[doc = concat!("The ", $name, " (file name: [`Variant::file_name`]).")]
+        #[doc = concat!("The ", $name, " (file name: [`crate::layout::bootstrap_config`]).")]
         #[derive(Clone, Debug, Serialize, Deserialize)]
         pub struct $ty(pub Option<String>);
 
@@ -276,7 +276,9 @@ macro_rules! bootstrap_asset {
             fn files(&self) -> Vec<File> {
                 self.0
                     .iter()
-                    .map(|json| File::secret($variant.file_name(), json.as_bytes()))
+                    .map(|json| {
+                        File::secret(crate::layout::bootstrap_config($variant), json.as_bytes())
+                    })
                     .collect()
             }
         }

@@ -5,14 +5,12 @@
 //! workers, does not re-sign a single certificate.
 
 use crate::Error;
+use crate::layout::INSTALL_CONFIG;
 use std::net::IpAddr;
 
 use asset_graph::{Asset, BoxError, Context, Dep, Fetcher, File, Parents};
 use installconfig::{ClusterNames, InstallConfig};
 use serde::{Deserialize, Serialize};
-
-/// File name of the user's input in the asset directory.
-pub const INSTALL_CONFIG_FILE: &str = "install-config.yaml";
 
 /// install-config.yaml: loaded from the asset directory, defaulted and validated.
 ///
@@ -56,20 +54,20 @@ impl Asset for InstallConfigAsset {
 
     fn generate(_: &Context, _: &Parents) -> Result<Self, BoxError> {
         Err(Error::MissingInstallConfig {
-            file: INSTALL_CONFIG_FILE,
+            file: INSTALL_CONFIG,
         }
         .into())
     }
 
     fn files(&self) -> Vec<File> {
-        vec![File::secret(INSTALL_CONFIG_FILE, self.raw.as_bytes())]
+        vec![File::secret(INSTALL_CONFIG, self.raw.as_bytes())]
     }
 
     fn load(dir: &Fetcher) -> Result<Option<Self>, BoxError> {
-        let Some(raw) = dir.read_string(INSTALL_CONFIG_FILE)? else {
+        let Some(raw) = dir.read_string(INSTALL_CONFIG)? else {
             return Ok(None);
         };
-        let path = dir.dir().join(INSTALL_CONFIG_FILE);
+        let path = dir.dir().join(INSTALL_CONFIG);
         Ok(Some(InstallConfigAsset::parse(
             raw,
             &path.display().to_string(),

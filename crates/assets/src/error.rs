@@ -72,6 +72,18 @@ pub enum Error {
     /// problem).
     #[error("the assembled config fails its own checks:\n{}", list(.0))]
     IgnitionChecks(Vec<ignition::Problem>),
+    /// A role or an asset-directory file a command needs is missing or unknown; the message
+    /// says what to run or pass (exit code 3).
+    #[error("{0}")]
+    Input(String),
+    /// A file of the asset directory could not be read.
+    #[error("reading {}", path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// An input asset the caller must provide was not provided (a bug in the caller).
     #[error("{0} must be provided by the caller")]
     NotProvided(&'static str),
@@ -90,7 +102,8 @@ impl Error {
     pub fn is_invalid_input(&self) -> bool {
         matches!(
             self,
-            Error::SingleNodeConfig(_)
+            Error::Input(_)
+                | Error::SingleNodeConfig(_)
                 | Error::ImageModeNotReady(_)
                 | Error::ReleaseConfig { .. }
                 | Error::BootstrapMachineOsConfigs { .. }

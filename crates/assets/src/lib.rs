@@ -10,13 +10,16 @@ pub mod auth;
 pub mod bootstrap;
 pub mod cluster_pki;
 pub mod config;
+mod dir;
 mod error;
 pub mod export;
+pub mod layout;
 pub mod lookup;
 pub mod manifests;
 pub mod metadata;
 pub mod options;
 pub mod pointer;
+pub mod role;
 pub mod time;
 pub mod tls;
 
@@ -24,6 +27,7 @@ use std::path::Path;
 
 use asset_graph::{Clock, Context, Dep, Graph, GraphError, Store, Target};
 
+pub use dir::AssetDir;
 pub use error::Error;
 pub use manifests::image_mode_flow;
 pub use options::{CertPolicy, IgnitionOptions, ReleaseOptions, SecretsInput};

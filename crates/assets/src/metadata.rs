@@ -65,6 +65,6 @@ impl Asset for Metadata {
     }
 
     fn files(&self) -> Vec<File> {
-        vec![File::new("metadata.json", self.0.as_bytes())]
+        vec![File::new(crate::layout::METADATA, self.0.as_bytes())]
     }
 }

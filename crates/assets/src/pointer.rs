@@ -35,7 +35,10 @@ macro_rules! pointer_asset {
             }
 
             fn files(&self) -> Vec<File> {
-                vec![File::new(format!("{}.ign", $role), self.0.as_bytes())]
+                vec![File::new(
+                    crate::layout::pointer_config($role),
+                    self.0.as_bytes(),
+                )]
             }
         }
     };

@@ -11,8 +11,10 @@
 //! - [`initrd`]: the xz-compressed newc cpio the kernel unpacks over the live initramfs;
 //! - [`live`]: what goes into that cpio: the config, NetworkManager keyfiles, and for an
 //!   installing ISO the live config that runs coreos-installer on boot;
-//! - [`media`]: writing an ISO or a PXE config image; [`inspect`]: reading them back;
-//! - [`role`]: the machine roles and the file names of their configs and media.
+//! - [`media`]: writing an ISO or a PXE config image; [`inspect`]: reading them back.
+//!
+//! Which role's config goes in, and the media's file names, are the asset directory's
+//! business (`assets::role`): this crate takes bytes and paths.
 //!
 //! Nothing here prints or logs: the configs hold secrets (the bootstrap config holds the
 //! whole PKI). Errors name the file and what to do.
@@ -28,7 +30,6 @@ pub mod kargs;
 pub mod live;
 pub mod media;
 pub mod pxe;
-pub mod role;
 
 pub use error::Error;
 

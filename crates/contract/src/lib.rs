@@ -73,6 +73,16 @@ pub const ADMIN_KUBECONFIG_FILE: &str = "auth/kubeconfig";
 /// (to print the console login) and `verify` (to check it against the cluster's hash).
 pub const KUBEADMIN_PASSWORD_FILE: &str = "auth/kubeadmin-password";
 
+/// The bootstrap configs in the asset directory: written by `create` (`ignition`'s
+/// `Variant::file_name`), read by `verify`, the boot-media commands and the real-render
+/// harness. The rest of the directory's names are in `assets::layout`, which lists these too.
+pub const BOOTSTRAP_IGN_FILE: &str = "bootstrap.ign";
+/// The single node's config (bootstrap in place); see [`BOOTSTRAP_IGN_FILE`].
+pub const SINGLE_NODE_IGN_FILE: &str = "bootstrap-in-place-for-live-iso.ign";
+/// The config of a bootstrap host that pivots into a control-plane node; see
+/// [`BOOTSTRAP_IGN_FILE`].
+pub const PIVOT_IGN_FILE: &str = "bootstrap-pivot.ign";
+
 /// The DNS names of a cluster, derived from `metadata.name` and `baseDomain` in one place
 /// (installconfig's `InstallConfig::names`, once per read install-config): the certificates'
 /// SANs, the manifests, the pointer configs, the bootstrap templates (`names.api`,

@@ -39,12 +39,12 @@ impl Variant {
         dirs
     }
 
-    /// Name of the output file this variant is written to.
+    /// Name of the output file this variant is written to (the asset directory's layout).
     pub const fn file_name(self) -> &'static str {
         match self {
-            Variant::Bootstrap => "bootstrap.ign",
-            Variant::SingleNode => "bootstrap-in-place-for-live-iso.ign",
-            Variant::Pivot => "bootstrap-pivot.ign",
+            Variant::Bootstrap => contract::BOOTSTRAP_IGN_FILE,
+            Variant::SingleNode => contract::SINGLE_NODE_IGN_FILE,
+            Variant::Pivot => contract::PIVOT_IGN_FILE,
         }
     }
 

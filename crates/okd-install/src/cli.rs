@@ -129,17 +129,9 @@ pub(crate) struct CreateOpts {
     /// (written by `create secrets`) instead of generating new ones.
     #[arg(long, value_name = "FILE")]
     pub with_secrets: Option<PathBuf>,
-    /// Release image to install (default: the OKD release built into okd-install).
-    #[arg(
-        long,
-        env = "OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE",
-        value_name = "PULLSPEC"
-    )]
-    pub release_image: Option<String>,
-    /// Release version of the release image when its tag names none (an image pinned
-    /// by digest): 4.22 or 4.22.0-okd-scos.7. It decides the bootstrap content.
-    #[arg(long, value_name = "VERSION")]
-    pub release_version: Option<String>,
+    /// The release to install.
+    #[command(flatten)]
+    pub release: ReleaseArgs,
     /// Regenerate certificates that expire within this many hours.
     #[arg(long, default_value_t = 12, value_name = "HOURS")]
     pub expiry_margin_hours: u64,
@@ -167,7 +159,8 @@ pub(crate) struct CreateOpts {
     pub output: OutputFormat,
 }
 
-/// Which release a command is about (the default: the release okd-install installs).
+/// Which release a command is about (the default: the release okd-install installs);
+/// resolved in one place, `release::choose`.
 #[derive(Debug, Args, Clone, Default)]
 pub(crate) struct ReleaseArgs {
     /// Release image (default: the OKD release built into okd-install).
@@ -177,8 +170,9 @@ pub(crate) struct ReleaseArgs {
         value_name = "PULLSPEC"
     )]
     pub release_image: Option<String>,
-    /// Release version, when the release image's tag names none: 4.22 or 4.22.0-okd-scos.7.
-    /// Alone it names the release directly.
+    /// Release version of the release image when its tag names none (an image pinned by
+    /// digest): 4.22 or 4.22.0-okd-scos.7. It decides the bootstrap content; for `coreos`,
+    /// alone it names the release.
     #[arg(long, value_name = "VERSION")]
     pub release_version: Option<String>,
 }
@@ -204,7 +198,7 @@ pub(crate) enum CoreosCommand {
         arch: Option<String>,
         /// Cache location and offline mode.
         #[command(flatten)]
-        cache: crate::download::CacheArgs,
+        cache: CacheArgs,
     },
 }
 
@@ -234,10 +228,10 @@ pub(crate) enum CreateCommand {
     Pki(CreateOpts),
     /// Write DIR/ROLE.iso: a copy of the CoreOS live ISO that boots with ROLE's Ignition
     /// config (and with --dest-device installs it to a disk and reboots).
-    LiveIso(crate::commands::media::LiveIsoArgs),
+    LiveIso(LiveIsoArgs),
     /// Write DIR/ROLE.ign.img (the config as an extra initrd) and DIR/ROLE.ipxe (an iPXE
     /// script booting the live system with it).
-    PxeFiles(crate::commands::media::PxeArgs),
+    PxeFiles(PxeArgs),
     /// Write a secrets bundle (every key, signer and the kubeadmin password) to reuse
     /// with --with-secrets.
     Secrets {
@@ -248,6 +242,107 @@ pub(crate) enum CreateCommand {
         #[arg(long, default_value = "secrets.yaml", value_name = "FILE")]
         output_file: PathBuf,
     },
+}
+
+/// What both media take: the role, and what the machine does with the config.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct RoleArgs {
+    /// Machine role: single-node (bootstrap-in-place-for-live-iso.ign), bootstrap
+    /// (bootstrap.ign), master (master.ign) or worker (worker.ign), read from DIR.
+    #[arg(long, value_name = "ROLE")]
+    pub role: String,
+    /// Install to this disk with the role's config and reboot, without asking (bootstrap,
+    /// master, worker; single-node takes install-config's bootstrapInPlace disk).
+    #[arg(long, value_name = "DEVICE")]
+    pub dest_device: Option<String>,
+    /// Kernel argument for the installed system (with --dest-device); repeatable.
+    #[arg(long, value_name = "ARG", requires = "dest_device")]
+    pub dest_karg_append: Vec<String>,
+    /// NetworkManager keyfile for the live system, and with --dest-device for the installed
+    /// one too; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub network_keyfile: Vec<PathBuf>,
+}
+
+/// Flags of `create live-iso`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LiveIsoArgs {
+    /// Role, destination disk, keyfiles.
+    #[command(flatten)]
+    pub role: RoleArgs,
+    /// The CoreOS live ISO to start from; it is copied, never changed (default: the live ISO
+    /// of the configs' release, downloaded into the cache and checked).
+    #[arg(long, value_name = "FILE")]
+    pub iso: Option<PathBuf>,
+    /// Where the release's live ISO comes from when --iso is not given.
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// Add a kernel argument to the live system; repeatable.
+    #[arg(long, value_name = "ARG")]
+    pub karg: Vec<String>,
+    /// Remove a kernel argument of the live system (exact match); repeatable.
+    #[arg(long, value_name = "ARG")]
+    pub delete_karg: Vec<String>,
+}
+
+/// Flags of `create pxe-files`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PxeArgs {
+    /// Role, destination disk, keyfiles.
+    #[command(flatten)]
+    pub role: RoleArgs,
+    /// Which release stream's kernel, initramfs and rootfs URLs to use when no flag names
+    /// them.
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// Where all parts are served: BASE/kernel, BASE/initramfs.img, BASE/rootfs.img and
+    /// BASE/ROLE.ign.img, unless a flag below names one.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// URL of the live kernel.
+    #[arg(long, value_name = "URL")]
+    pub kernel_url: Option<String>,
+    /// URL of the live initramfs.
+    #[arg(long, value_name = "URL")]
+    pub initramfs_url: Option<String>,
+    /// URL of the live root file system.
+    #[arg(long, value_name = "URL")]
+    pub rootfs_url: Option<String>,
+    /// URL where you serve DIR/ROLE.ign.img.
+    #[arg(long, value_name = "URL")]
+    pub config_url: Option<String>,
+    /// Add a kernel argument to the live system; repeatable.
+    #[arg(long, value_name = "ARG")]
+    pub karg: Vec<String>,
+    /// Also put the release stream's kernel, initramfs and rootfs into DIR as kernel,
+    /// initramfs.img and rootfs.img (downloaded into the cache once, checked against their
+    /// sha256), so that DIR can be served as it is. Without URL flags, ROLE.ipxe then names
+    /// them beside itself, the rootfs as one more initrd (the machine needs 4 GiB of memory).
+    #[arg(long)]
+    pub download: bool,
+}
+
+/// Which stream artifacts to use when no flag names a file or URL.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct StreamArgs {
+    /// Architecture of the machines (x86_64, aarch64, ...; default: this machine's).
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+    /// Download cache.
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Where downloaded boot images are kept, and whether to download at all.
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct CacheArgs {
+    /// Directory of downloaded boot images (default: $XDG_CACHE_HOME/okd-install/coreos,
+    /// else ~/.cache/okd-install/coreos).
+    #[arg(long, env = "OKD_INSTALL_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Use only boot images already in the cache; never connect anywhere.
+    #[arg(long)]
+    pub offline: bool,
 }
 
 /// `wait-for` milestones.

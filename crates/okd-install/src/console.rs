@@ -85,3 +85,13 @@ impl<'a> MakeWriter<'a> for Stderr {
         Line(Vec::new())
     }
 }
+
+/// Writes `text` to stdout; a closed pipe (`| head`) ends the output quietly instead of
+/// panicking.
+pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to standard output"),
+    }
+}

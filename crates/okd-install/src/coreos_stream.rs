@@ -2,13 +2,14 @@
 //! files of the release the directory's configs were made for, from that release's CoreOS
 //! stream metadata (`releases`), downloaded into the cache (`download`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Result;
-use clap::Args;
-use releases::{MetalArtifacts, Release};
+use anyhow::{Context, Result};
+use assets::AssetDir;
+use releases::{MetalArtifacts, Release, Stream};
 
-use crate::download::{CacheArgs, download_with_bar};
+use crate::cli::StreamArgs;
+use crate::download::download_with_bar;
 
 /// A CoreOS live artifact of the release's stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,17 +24,6 @@ pub(crate) enum Artifact {
     Rootfs,
 }
 
-/// Which stream artifacts to use when no flag names a file or URL.
-#[derive(Debug, Clone, Default, Args)]
-pub(crate) struct StreamArgs {
-    /// Architecture of the machines (x86_64, aarch64, ...; default: this machine's).
-    #[arg(long, value_name = "ARCH")]
-    pub arch: Option<String>,
-    /// Download cache.
-    #[command(flatten)]
-    pub cache: CacheArgs,
-}
-
 impl Artifact {
     fn of(self, m: &'static MetalArtifacts) -> &'static releases::Artifact {
         match self {
@@ -45,38 +35,68 @@ impl Artifact {
     }
 }
 
-/// The release the configs in `dir` were generated for (from its state file), else the
+/// The release the configs in `assets` were generated for (from its state file), else the
 /// default release, which is what `create` would generate for.
-fn release_of(dir: &Path) -> Result<&'static Release> {
-    let state = asset_graph::State::open(dir)?;
-    if let Some(options) = state.find::<assets::ReleaseOptions>()? {
-        return Ok(options.release);
+fn release_of(assets: &AssetDir) -> Result<&'static Release> {
+    if let Some(release) = assets.release()? {
+        return Ok(release);
     }
     Ok(crate::release::choose(None, None)?.resolved.release)
 }
 
 fn stream_entry(
-    dir: &Path,
+    assets: &AssetDir,
     artifact: Artifact,
     args: &StreamArgs,
 ) -> Result<&'static releases::Artifact> {
-    let release = release_of(dir)?;
-    let artifacts = crate::commands::coreos::metal_artifacts(release, args.arch.as_deref())?;
+    let release = release_of(assets)?;
+    let artifacts = metal_artifacts(release, args.arch.as_deref())?;
     Ok(artifact.of(artifacts))
 }
 
 /// The local file of `artifact` from the release's stream: from the cache, or downloaded
 /// into it and checked against the stream's sha256.
 pub(crate) fn stream_artifact(
-    dir: &Path,
+    assets: &AssetDir,
     artifact: Artifact,
     args: &StreamArgs,
 ) -> Result<PathBuf> {
-    let entry = stream_entry(dir, artifact, args)?;
+    let entry = stream_entry(assets, artifact, args)?;
     download_with_bar(entry, &args.cache.options()?)
 }
 
 /// Where `artifact` of the release's stream is published.
-pub(crate) fn stream_location(dir: &Path, artifact: Artifact, args: &StreamArgs) -> Result<String> {
-    Ok(stream_entry(dir, artifact, args)?.location.clone())
+pub(crate) fn stream_location(
+    assets: &AssetDir,
+    artifact: Artifact,
+    args: &StreamArgs,
+) -> Result<String> {
+    Ok(stream_entry(assets, artifact, args)?.location.clone())
+}
+
+/// The CoreOS stream metadata of `release`.
+pub(crate) fn stream_of(release: &Release) -> Result<&'static Stream> {
+    Ok(release.coreos_stream()?)
+}
+
+/// The live ISO and PXE files of `release` for `arch` (install-config or kernel name; default:
+/// this machine's architecture).
+pub(crate) fn metal_artifacts(
+    release: &Release,
+    arch: Option<&str>,
+) -> Result<&'static MetalArtifacts> {
+    let stream = stream_of(release)?;
+    let asked = arch.unwrap_or(std::env::consts::ARCH);
+    let name = releases::coreos_arch(asked)
+        .with_context(|| format!("{asked:?} is not an architecture CoreOS is built for"))?;
+    stream.artifacts(name).with_context(|| {
+        let known: Vec<&str> = stream.architectures().collect();
+        format!(
+            "the CoreOS stream of OKD {} ({}) has no live ISO and PXE files for {name}; it has \
+             {}",
+            release.version,
+            stream.file(),
+            known.join(", ")
+        )
+    })
 }

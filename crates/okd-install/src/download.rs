@@ -5,21 +5,10 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use releases::Artifact;
 
-/// Where downloaded boot images are kept, and whether to download at all.
-#[derive(Debug, Args, Clone, Default)]
-pub(crate) struct CacheArgs {
-    /// Directory of downloaded boot images (default: $XDG_CACHE_HOME/okd-install/coreos,
-    /// else ~/.cache/okd-install/coreos).
-    #[arg(long, env = "OKD_INSTALL_CACHE_DIR", value_name = "DIR")]
-    pub cache_dir: Option<PathBuf>,
-    /// Use only boot images already in the cache; never connect anywhere.
-    #[arg(long)]
-    pub offline: bool,
-}
+use crate::cli::CacheArgs;
 
 impl CacheArgs {
     /// The download options these flags ask for.

@@ -113,7 +113,7 @@ mod tests {
     fn an_unreadable_install_config_is_an_install_config_problem() {
         let load = asset_graph::GraphError::Load {
             asset: <assets::config::InstallConfigAsset as asset_graph::Asset>::NAME,
-            file: "install-config.yaml".into(),
+            file: assets::layout::INSTALL_CONFIG.into(),
             source: "stream did not contain valid UTF-8".into(),
         };
         assert_eq!(classify(&anyhow::Error::new(load)), INSTALL_CONFIG);

@@ -20,11 +20,10 @@ use tracing_subscriber::filter::{FilterFn, LevelFilter};
 use tracing_subscriber::fmt::time::UtcTime;
 use tracing_subscriber::prelude::*;
 
+use assets::layout::LOG_FILE;
+
 use crate::cli::LogLevel;
 use crate::console;
-
-/// Name of the debug log inside the asset directory.
-pub(crate) const LOG_FILE: &str = ".okd-install.log";
 
 /// The workspace's library crates and this binary (as Rust names them in log targets); a
 /// unit test keeps the list in step with `crates/`.

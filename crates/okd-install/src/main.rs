@@ -8,7 +8,6 @@ mod coreos_stream;
 mod download;
 mod examples;
 mod exit;
-mod fsio;
 mod logging;
 mod release;
 mod survey;
@@ -16,7 +15,9 @@ mod survey;
 use clap::Parser;
 
 use crate::cli::{Cli, Command, GatherCommand};
-use crate::commands::{analyze, coreos, create, gather, misc, verify, waitfor};
+use crate::commands::{
+    analyze, completion, coreos, create, explain, gather, graph, verify, version, waitfor,
+};
 use crate::exit::Exit;
 
 fn main() {
@@ -61,20 +62,20 @@ fn dispatch(cli: &Cli) -> Result<(), Exit> {
     let dir = cli.dir.as_path();
     match &cli.command {
         Command::Create(cmd) => Ok(create::run(dir, cmd)?),
-        Command::Explain { resource } => Ok(misc::explain(resource)?),
-        Command::ExplainIgnition { file } => Ok(misc::explain_ignition(file)?),
-        Command::Graph { dot } => Ok(misc::graph(*dot)?),
+        Command::Explain { resource } => Ok(explain::explain(resource)?),
+        Command::ExplainIgnition { file } => Ok(explain::explain_ignition(file)?),
+        Command::Graph { dot } => Ok(graph::graph(*dot)?),
         Command::WaitFor(cmd) => waitfor::run(dir, cmd),
         Command::Gather(GatherCommand::Bootstrap(args)) => gather::run(dir, args),
         Command::Analyze { bundle, output } => analyze::run(bundle, *output),
         Command::Verify(args) => verify::run(dir, args),
         Command::Coreos(cmd) => Ok(coreos::run(cmd)?),
         Command::Version => {
-            misc::version();
+            version::version();
             Ok(())
         }
         Command::Completion { shell } => {
-            misc::completion(*shell);
+            completion::completion(*shell);
             Ok(())
         }
     }

@@ -1,7 +1,9 @@
 //! The release a run installs: the pull spec (flag, environment or the table's default) and
 //! which supported release it is, decided once per run from `data/releases.toml`.
 
-use releases::{Feature, ResolveError, ResolvedRelease};
+use releases::{Feature, Release, ResolveError, ResolvedRelease};
+
+use crate::cli::ReleaseArgs;
 
 /// The pull spec of a run and its release.
 #[derive(Debug, Clone)]
@@ -27,6 +29,30 @@ pub(crate) fn choose(image: Option<&str>, version: Option<&str>) -> Result<Chose
         is_default,
         resolved,
     })
+}
+
+impl ReleaseArgs {
+    /// The pull spec and release an install with these flags generates for.
+    pub(crate) fn choose(&self) -> Result<Chosen, ResolveError> {
+        choose(
+            self.release_image.as_deref(),
+            self.release_version.as_deref(),
+        )
+    }
+
+    /// The supported release a command about a release (`coreos`) is for: as
+    /// [`ReleaseArgs::choose`], except that `--release-version` alone names the release (there
+    /// is no pull spec to agree with).
+    pub(crate) fn release(&self) -> Result<&'static Release, ResolveError> {
+        let image = self
+            .release_image
+            .as_deref()
+            .filter(|i| !i.trim().is_empty());
+        match (image, self.release_version.as_deref()) {
+            (None, Some(version)) => Ok(releases::resolve_version(version)?.release),
+            _ => Ok(self.choose()?.resolved.release),
+        }
+    }
 }
 
 /// The supported releases, one line each, then what no release turns on: for `version` and

@@ -11,7 +11,7 @@ use crate::material::Material;
 use crate::report::Report;
 
 /// The password file in the asset directory.
-const PASSWORD_FILE: &str = contract::KUBEADMIN_PASSWORD_FILE;
+const PASSWORD_FILE: &str = assets::layout::KUBEADMIN_PASSWORD;
 /// The Secret manifest carrying the hash, relative to the asset directory.
 const SECRET_FILE: &str = "openshift/99_kubeadmin-password-secret.yaml";
 

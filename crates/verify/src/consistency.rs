@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use assets::layout;
 use pki::CertId;
 use serde_json::Value;
 
@@ -72,13 +73,13 @@ fn check_install_config_changed(m: &Material, report: &mut Report) {
     let Some(raw) = m.stored.install_config.as_ref().map(|a| a.raw.as_str()) else {
         return;
     };
-    let Ok(now) = std::fs::read_to_string(m.dir.join("install-config.yaml")) else {
+    let Ok(now) = std::fs::read_to_string(m.dir.join(layout::INSTALL_CONFIG)) else {
         return;
     };
     if now != raw {
         report.warn(
             "consistency.install-config",
-            "install-config.yaml",
+            layout::INSTALL_CONFIG,
             "changed since the outputs were generated; run `okd-install create \
              ignition-configs` again so they follow the edit",
         );
@@ -295,23 +296,23 @@ fn collect_facts(m: &Material) -> Facts {
     if let Some(ic) = &m.install_config {
         f.add(
             "cluster name",
-            "install-config.yaml",
+            layout::INSTALL_CONFIG,
             ic.metadata.name.clone(),
         );
     }
-    if let Ok(text) = std::fs::read_to_string(m.dir.join("metadata.json"))
+    if let Ok(text) = std::fs::read_to_string(m.dir.join(layout::METADATA))
         && let Ok(meta) = serde_json::from_str::<Value>(&text)
     {
         f.add(
             "cluster name",
-            "metadata.json",
+            layout::METADATA,
             meta["clusterName"].as_str().unwrap_or_default(),
         );
         if let Some(infra) = m.stored.cluster_id.as_ref().map(|c| c.infra_id.as_str()) {
             f.add("infrastructure ID", STATE_FILE, infra);
             f.add(
                 "infrastructure ID",
-                "metadata.json",
+                layout::METADATA,
                 meta["infraID"].as_str().unwrap_or_default(),
             );
         }
@@ -342,7 +343,7 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
         f.add("root CA", b.name.clone(), v);
     }
     for role in contract::ROLES {
-        let name = format!("{role}.ign");
+        let name = layout::pointer_config(role);
         let Ok(text) = std::fs::read_to_string(m.dir.join(&name)) else {
             continue;
         };
@@ -360,12 +361,12 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
 }
 
 fn check_stale(m: &Material, report: &mut Report) {
-    if let Ok(text) = std::fs::read_to_string(m.dir.join("metadata.json"))
+    if let Ok(text) = std::fs::read_to_string(m.dir.join(layout::METADATA))
         && serde_json::from_str::<Value>(&text).is_err()
     {
         report.error(
             "consistency.stale",
-            "metadata.json",
+            layout::METADATA,
             "is not JSON; `destroy` and `gather` need it: run `okd-install create \
              ignition-configs` again to rewrite it",
         );

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use asset_graph::{GraphError, State};
 use assets::config::{ClusterIdAsset, InstallConfigAsset};
+use assets::layout;
 use installconfig::InstallConfig;
 use pki::{BundleId, CertId, ClusterParams};
 use serde_json::Value;
@@ -16,11 +17,7 @@ use serde_json::Value;
 use crate::report::Report;
 
 /// Bootstrap variants, in the order they are looked for; the first present one is used.
-pub(crate) const BOOTSTRAP_FILES: [&str; 3] = [
-    ignition::Variant::Bootstrap.file_name(),
-    ignition::Variant::SingleNode.file_name(),
-    ignition::Variant::Pivot.file_name(),
-];
+pub(crate) const BOOTSTRAP_FILES: [&str; 3] = layout::BOOTSTRAP_CONFIGS;
 
 /// Where the bootstrap node gets a file of the asset directory: under `/opt/openshift/`, at
 /// the path pki's table gives it there (`tls/root-ca.crt` for [`pki::TlsFile`]'s root CA
@@ -30,7 +27,7 @@ pub(crate) fn node_path(rel: &str) -> String {
 }
 
 /// The state file name in the asset directory.
-pub(crate) use asset_graph::STATE_FILE;
+pub(crate) use assets::layout::STATE_FILE;
 
 /// A certificate file and its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,7 +171,7 @@ impl Material {
             match assets::config::ClusterParamsAsset::from_config(ic, &ic.names()) {
                 Ok(p) => Some(p.0),
                 Err(e) => {
-                    report.error("config.params", "install-config.yaml", e.to_string());
+                    report.error("config.params", layout::INSTALL_CONFIG, e.to_string());
                     None
                 }
             }
@@ -254,13 +251,13 @@ fn load_install_config(
     stored: Option<&InstallConfigAsset>,
     report: &mut Report,
 ) -> Option<InstallConfig> {
-    let file = "install-config.yaml";
+    let file = layout::INSTALL_CONFIG;
     let path = dir.join(file);
     let from_state = || stored.map(|a| a.config.clone());
     if !path.exists() {
         let ic = from_state();
         match &ic {
-            Some(_) => report.ok("config.install-config", STATE_FILE, "install-config.yaml is absent; using the copy in the state file"),
+            Some(_) => report.ok("config.install-config", STATE_FILE, format!("{file} is absent; using the copy in the state file")),
             None => report.error("config.install-config", file, "missing, and the state file holds no copy; write it (see `okd-install explain installconfig`)"),
         }
         return ic;

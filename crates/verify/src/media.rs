@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use assets::role::Role;
 use bootmedia::inspect::{self, Embedded};
-use bootmedia::role::Role;
 use bootmedia::{REQUIRED_KARGS, kargs, pxe};
 
 use crate::material::Material;
@@ -80,7 +80,7 @@ fn check_iso(dir: &Path, name: &str, role: Role, report: &mut Report) {
 }
 
 fn check_config(dir: &Path, name: &str, role: Role, embedded: &Embedded, report: &mut Report) {
-    let Ok(want) = role.read_config(dir) else {
+    let Ok(want) = assets::AssetDir::new(dir).ignition_config(role) else {
         return report.warn(
             "media.config",
             name,

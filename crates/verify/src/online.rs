@@ -27,7 +27,7 @@ pub(crate) fn check_all(m: &Material, opts: &Options, report: &mut Report) {
     let Some(params) = &m.params else {
         return report.error(
             "online.dns",
-            "install-config.yaml",
+            assets::layout::INSTALL_CONFIG,
             "needed for the online checks",
         );
     };

@@ -12,23 +12,16 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::cli::{CreateCommand, CreateOpts, OutputFormat};
 use crate::console;
 use crate::examples;
-use crate::fsio::write_secret_atomic;
 use crate::survey;
 
 /// Runs one `create` subcommand.
 pub(crate) fn run(dir: &Path, cmd: &CreateCommand) -> Result<()> {
     match cmd {
         CreateCommand::InstallConfig(opts) => install_config(dir, opts),
-        CreateCommand::Manifests(opts) => target(dir, opts, targets::MANIFESTS).map(|_| ()),
-        CreateCommand::IgnitionConfigs(opts) => {
-            let report = target(dir, opts, targets::IGNITION_CONFIGS)?;
-            print_sizes(dir, &report, opts)
-        }
-        CreateCommand::SingleNodeIgnitionConfig(opts) => {
-            let report = target(dir, opts, targets::SINGLE_NODE)?;
-            print_sizes(dir, &report, opts)
-        }
-        CreateCommand::Pki(opts) => target(dir, opts, targets::PKI).map(|_| ()),
+        CreateCommand::Manifests(opts) => target(dir, opts, targets::MANIFESTS),
+        CreateCommand::IgnitionConfigs(opts) => target(dir, opts, targets::IGNITION_CONFIGS),
+        CreateCommand::SingleNodeIgnitionConfig(opts) => target(dir, opts, targets::SINGLE_NODE),
+        CreateCommand::Pki(opts) => target(dir, opts, targets::PKI),
         CreateCommand::Secrets { opts, output_file } => secrets(dir, opts, output_file),
         CreateCommand::LiveIso(args) => super::media::live_iso(dir, args),
         CreateCommand::PxeFiles(args) => super::media::pxe_files(dir, args),
@@ -37,7 +30,7 @@ pub(crate) fn run(dir: &Path, cmd: &CreateCommand) -> Result<()> {
 
 /// `create install-config`: an example, the survey, or validation of an existing file.
 fn install_config(dir: &Path, opts: &CreateOpts) -> Result<()> {
-    let path = dir.join(assets::config::INSTALL_CONFIG_FILE);
+    let path = dir.join(assets::layout::INSTALL_CONFIG);
     if !path.exists() {
         if opts.from_example.is_some() {
             prepare_inputs(dir, opts)?;
@@ -56,7 +49,7 @@ fn install_config(dir: &Path, opts: &CreateOpts) -> Result<()> {
             );
         }
     }
-    target(dir, opts, targets::INSTALL_CONFIG).map(|_| ())
+    target(dir, opts, targets::INSTALL_CONFIG)
 }
 
 /// Copies `--from-example` into the asset directory unless an install-config is there.
@@ -64,7 +57,7 @@ fn prepare_inputs(dir: &Path, opts: &CreateOpts) -> Result<()> {
     let Some(name) = &opts.from_example else {
         return Ok(());
     };
-    let path = dir.join(assets::config::INSTALL_CONFIG_FILE);
+    let path = dir.join(assets::layout::INSTALL_CONFIG);
     if path.exists() {
         tracing::info!(
             "{} already exists; --from-example {name} is not applied over it",
@@ -81,10 +74,7 @@ fn prepare_inputs(dir: &Path, opts: &CreateOpts) -> Result<()> {
 
 /// The settings of a run from the flags and environment.
 pub(crate) fn settings(opts: &CreateOpts) -> Result<RunSettings> {
-    let chosen = crate::release::choose(
-        opts.release_image.as_deref(),
-        opts.release_version.as_deref(),
-    )?;
+    let chosen = opts.release.choose()?;
     let release = chosen.resolved.release;
     if !chosen.is_default {
         tracing::warn!(
@@ -157,8 +147,9 @@ fn bootstrap_node_ip(opts: &CreateOpts) -> String {
     }
 }
 
-/// Runs target `name` in `dir` with a progress display, then reports.
-pub(crate) fn target(dir: &Path, opts: &CreateOpts, name: &str) -> Result<RunReport> {
+/// Runs target `name` in `dir` with a progress display, then reports (with the size of each
+/// .ign file written against the platform's user-data limit).
+fn target(dir: &Path, opts: &CreateOpts, name: &str) -> Result<()> {
     prepare_inputs(dir, opts)?;
     let settings = settings(opts)?;
     let mut store = assets::open_store(dir, &settings)?;
@@ -171,7 +162,12 @@ pub(crate) fn target(dir: &Path, opts: &CreateOpts, name: &str) -> Result<RunRep
     let report = result?;
     print_input_warnings(&store, &report);
     print_report(dir, name, &report, opts.output);
-    Ok(report)
+    let platform = store
+        .get::<assets::config::InstallConfigAsset>()
+        .map(|ic| ic.config.platform_name().to_string())
+        .unwrap_or_default();
+    print_sizes(dir, &report, &platform, opts);
+    Ok(())
 }
 
 /// Warnings about the user's inputs (install-config, manifests), shown on the run that read
@@ -299,8 +295,7 @@ fn print_report(dir: &Path, target: &str, report: &RunReport, output: OutputForm
 }
 
 /// Sizes of the written .ign files against the platform's user-data limit.
-fn print_sizes(dir: &Path, report: &RunReport, opts: &CreateOpts) -> Result<()> {
-    let platform = read_platform(dir).unwrap_or_default();
+fn print_sizes(dir: &Path, report: &RunReport, platform: &str, opts: &CreateOpts) {
     for f in report
         .files
         .iter()
@@ -308,18 +303,19 @@ fn print_sizes(dir: &Path, report: &RunReport, opts: &CreateOpts) -> Result<()> 
     {
         let path: PathBuf = dir.join(&f.path);
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        let line = ignition::size_report(&f.path.display().to_string(), bytes, &platform);
+        let line = ignition::size_report(&f.path.display().to_string(), bytes, platform);
         if line.over {
             tracing::warn!("{line}");
         } else if opts.output == OutputFormat::Text {
             tracing::info!("{line}");
         }
     }
-    Ok(())
 }
 
-fn read_platform(dir: &Path) -> Option<String> {
-    super::stored_install_config(dir).map(|ic| ic.platform_name().to_string())
+/// Writes `data` to `path` through a temporary file in the same directory, with mode 0600
+/// (the examples copied into DIR, the survey's install-config, secrets bundles).
+fn write_secret_atomic(path: &Path, data: &[u8]) -> Result<()> {
+    atomic_file::write(path, data, 0o600).with_context(|| format!("writing {}", path.display()))
 }
 
 /// `create secrets`: every key, signer and the password into one 0600 file.

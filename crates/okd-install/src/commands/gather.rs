@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
+use assets::AssetDir;
 use gather::{GatherEvent, GatherOptions};
 
 use crate::cli::{GatherArgs, OutputFormat};
@@ -12,9 +13,10 @@ use crate::exit::Exit;
 
 /// Runs `gather bootstrap`.
 pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
+    let assets = AssetDir::new(dir);
     let bootstrap = match &args.bootstrap {
         Some(b) => b.clone(),
-        None => known_bootstrap_address(dir).ok_or_else(|| {
+        None => known_bootstrap_address(&assets).ok_or_else(|| {
             anyhow!(
                 "no bootstrap host address: pass --bootstrap <host> (the install-config in {} \
                  does not name one; on baremetal, platform.baremetal.bootstrapExternalStaticIP \
@@ -23,7 +25,7 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
             )
         })?,
     };
-    let mut opts = host_options(dir, bootstrap, &args.keys)?;
+    let mut opts = host_options(&assets, bootstrap, &args.keys)?;
     opts.masters = args.masters.clone();
     opts.port = args.port;
     opts.user = args.user.clone();
@@ -49,16 +51,19 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
 /// Options to reach the bootstrap host `bootstrap` as `gather bootstrap` does: the `--key`
 /// files, the generated bootstrap key from the state file, the ssh-agent, then `~/.ssh`.
 pub(crate) fn host_options(
-    dir: &Path,
+    assets: &AssetDir,
     bootstrap: String,
     keys: &[PathBuf],
 ) -> Result<GatherOptions> {
     let now = time::OffsetDateTime::now_local().unwrap_or_else(|_| time::OffsetDateTime::now_utc());
-    let mut opts = GatherOptions::new(bootstrap, dir, gather::gather_id_now(now));
+    let mut opts = GatherOptions::new(bootstrap, assets.path(), gather::gather_id_now(now));
     opts.keys = keys.to_vec();
     opts.agent_socket = std::env::var_os("SSH_AUTH_SOCK").map(PathBuf::from);
     opts.home_ssh_dir = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".ssh"));
-    if let Some(key) = bootstrap_key_from_state(dir)? {
+    let generated = assets
+        .bootstrap_ssh_key()
+        .context("reading the generated bootstrap key")?;
+    if let Some(key) = generated {
         opts.extra_keys
             .push(("generated bootstrap key (state file)".into(), key));
     }
@@ -73,21 +78,9 @@ fn log_event(e: &GatherEvent) {
 }
 
 /// The bootstrap address the user gave in install-config, if any.
-fn known_bootstrap_address(dir: &Path) -> Option<String> {
-    let bm = super::stored_install_config(dir)?.platform.baremetal?;
-    bm.bootstrap_external_static_ip.map(|ip| ip.0)
-}
-
-/// The generated bootstrap SSH key from the state file (never written to disk elsewhere);
-/// `None` when nothing was generated in `dir` or the runs there made no such key.
-fn bootstrap_key_from_state(dir: &Path) -> Result<Option<String>> {
-    let state = match asset_graph::State::open(dir) {
-        Ok(state) => state,
-        Err(asset_graph::GraphError::NoState { .. }) => return Ok(None),
-        Err(e) => return Err(e).context("reading the generated bootstrap key"),
-    };
-    let pair = state
-        .find::<assets::tls::BootstrapSshKeyPair>()
-        .context("reading the generated bootstrap key")?;
-    Ok(pair.map(|p| p.key_pem))
+fn known_bootstrap_address(assets: &AssetDir) -> Option<String> {
+    let bm = assets.install_config()?.platform.baremetal.as_ref()?;
+    bm.bootstrap_external_static_ip
+        .as_ref()
+        .map(|ip| ip.0.clone())
 }

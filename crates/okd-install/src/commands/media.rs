@@ -1,94 +1,17 @@
 //! `okd-install create live-iso` and `create pxe-files`: boot media carrying a role's
 //! Ignition config, written by the `bootmedia` library without coreos-installer.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context as _, Result};
+use assets::AssetDir;
+use assets::role::Role;
 use bootmedia::live::{Customization, Destination};
 use bootmedia::media::KargsEdit;
 use bootmedia::pxe::{PxeUrls, Rootfs};
-use bootmedia::role::Role;
-use clap::Args;
 
-use crate::coreos_stream::{Artifact, StreamArgs, stream_artifact, stream_location};
-
-/// What both media take: the role, and what the machine does with the config.
-#[derive(Debug, Clone, Args)]
-pub(crate) struct RoleArgs {
-    /// Machine role: single-node (bootstrap-in-place-for-live-iso.ign), bootstrap
-    /// (bootstrap.ign), master (master.ign) or worker (worker.ign), read from DIR.
-    #[arg(long, value_name = "ROLE")]
-    pub role: String,
-    /// Install to this disk with the role's config and reboot, without asking (bootstrap,
-    /// master, worker; single-node takes install-config's bootstrapInPlace disk).
-    #[arg(long, value_name = "DEVICE")]
-    pub dest_device: Option<String>,
-    /// Kernel argument for the installed system (with --dest-device); repeatable.
-    #[arg(long, value_name = "ARG", requires = "dest_device")]
-    pub dest_karg_append: Vec<String>,
-    /// NetworkManager keyfile for the live system, and with --dest-device for the installed
-    /// one too; repeatable.
-    #[arg(long, value_name = "FILE")]
-    pub network_keyfile: Vec<PathBuf>,
-}
-
-/// Flags of `create live-iso`.
-#[derive(Debug, Clone, Args)]
-pub(crate) struct LiveIsoArgs {
-    /// Role, destination disk, keyfiles.
-    #[command(flatten)]
-    pub role: RoleArgs,
-    /// The CoreOS live ISO to start from; it is copied, never changed (default: the live ISO
-    /// of the configs' release, downloaded into the cache and checked).
-    #[arg(long, value_name = "FILE")]
-    pub iso: Option<PathBuf>,
-    /// Where the release's live ISO comes from when --iso is not given.
-    #[command(flatten)]
-    pub stream: StreamArgs,
-    /// Add a kernel argument to the live system; repeatable.
-    #[arg(long, value_name = "ARG")]
-    pub karg: Vec<String>,
-    /// Remove a kernel argument of the live system (exact match); repeatable.
-    #[arg(long, value_name = "ARG")]
-    pub delete_karg: Vec<String>,
-}
-
-/// Flags of `create pxe-files`.
-#[derive(Debug, Clone, Args)]
-pub(crate) struct PxeArgs {
-    /// Role, destination disk, keyfiles.
-    #[command(flatten)]
-    pub role: RoleArgs,
-    /// Which release stream's kernel, initramfs and rootfs URLs to use when no flag names
-    /// them.
-    #[command(flatten)]
-    pub stream: StreamArgs,
-    /// Where all parts are served: BASE/kernel, BASE/initramfs.img, BASE/rootfs.img and
-    /// BASE/ROLE.ign.img, unless a flag below names one.
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// URL of the live kernel.
-    #[arg(long, value_name = "URL")]
-    pub kernel_url: Option<String>,
-    /// URL of the live initramfs.
-    #[arg(long, value_name = "URL")]
-    pub initramfs_url: Option<String>,
-    /// URL of the live root file system.
-    #[arg(long, value_name = "URL")]
-    pub rootfs_url: Option<String>,
-    /// URL where you serve DIR/ROLE.ign.img.
-    #[arg(long, value_name = "URL")]
-    pub config_url: Option<String>,
-    /// Add a kernel argument to the live system; repeatable.
-    #[arg(long, value_name = "ARG")]
-    pub karg: Vec<String>,
-    /// Also put the release stream's kernel, initramfs and rootfs into DIR as kernel,
-    /// initramfs.img and rootfs.img (downloaded into the cache once, checked against their
-    /// sha256), so that DIR can be served as it is. Without URL flags, ROLE.ipxe then names
-    /// them beside itself, the rootfs as one more initrd (the machine needs 4 GiB of memory).
-    #[arg(long)]
-    pub download: bool,
-}
+use crate::cli::{LiveIsoArgs, PxeArgs, RoleArgs};
+use crate::coreos_stream::{Artifact, stream_artifact, stream_location};
 
 /// What `create pxe-files --download` puts into DIR, under the names `--base-url` uses.
 const PXE_PARTS: [(Artifact, &str); 3] = [
@@ -99,10 +22,11 @@ const PXE_PARTS: [(Artifact, &str); 3] = [
 
 /// `create live-iso`: DIR/ROLE.iso.
 pub(crate) fn live_iso(dir: &Path, args: &LiveIsoArgs) -> Result<()> {
-    let (role, custom) = customization(dir, &args.role)?;
+    let assets = AssetDir::new(dir);
+    let (role, custom) = customization(&assets, &args.role)?;
     let input = match &args.iso {
         Some(path) => path.clone(),
-        None => stream_artifact(dir, Artifact::Iso, &args.stream)?,
+        None => stream_artifact(&assets, Artifact::Iso, &args.stream)?,
     };
     let output = dir.join(role.iso_file());
     let edit = KargsEdit {
@@ -130,11 +54,12 @@ pub(crate) fn live_iso(dir: &Path, args: &LiveIsoArgs) -> Result<()> {
 
 /// `create pxe-files`: DIR/ROLE.ign.img and DIR/ROLE.ipxe.
 pub(crate) fn pxe_files(dir: &Path, args: &PxeArgs) -> Result<()> {
-    let (role, custom) = customization(dir, &args.role)?;
-    let urls = pxe_urls(dir, role, args)?;
+    let assets = AssetDir::new(dir);
+    let (role, custom) = customization(&assets, &args.role)?;
+    let urls = pxe_urls(&assets, role, args)?;
     if args.download {
         for (artifact, name) in PXE_PARTS {
-            let cached = stream_artifact(dir, artifact, &args.stream)?;
+            let cached = stream_artifact(&assets, artifact, &args.stream)?;
             place(&cached, &dir.join(name))?;
         }
     }
@@ -155,19 +80,20 @@ pub(crate) fn pxe_files(dir: &Path, args: &PxeArgs) -> Result<()> {
 }
 
 /// The role and what its media carry, from the flags and the role's config in `dir`.
-fn customization(dir: &Path, args: &RoleArgs) -> Result<(Role, Customization)> {
+fn customization(assets: &AssetDir, args: &RoleArgs) -> Result<(Role, Customization)> {
+    let dir = assets.path();
     let role = Role::from_name(&args.role)?;
     if role == Role::SingleNode && args.dest_device.is_some() {
         return Err(bootmedia::Error::Input(format!(
             "--dest-device does not apply to --role single-node: its config installs itself to \
              install-config's bootstrapInPlace.installationDisk{}; change that and re-run \
              `okd-install create single-node-ignition-config --dir {}`",
-            single_node_disk(dir).map_or(String::new(), |d| format!(" ({d})")),
+            single_node_disk(assets).map_or(String::new(), |d| format!(" ({d})")),
             dir.display()
         ))
         .into());
     }
-    let config = role.read_config(dir)?;
+    let config = assets.ignition_config(role)?;
     let keyfiles = args
         .network_keyfile
         .iter()
@@ -219,14 +145,14 @@ fn behaviour(role: Role, custom: &Customization) -> String {
     }
 }
 
-fn single_node_disk(dir: &Path) -> Option<String> {
-    let ic = super::stored_install_config(dir)?;
-    Some(ic.bootstrap_in_place?.installation_disk)
+fn single_node_disk(assets: &AssetDir) -> Option<&str> {
+    let ic = assets.install_config()?;
+    Some(&ic.bootstrap_in_place.as_ref()?.installation_disk)
 }
 
 /// Each part's URL: the flag naming it, else `--base-url`'s, else (with `--download`) the
 /// file beside the script, else the stream's.
-fn pxe_urls(dir: &Path, role: Role, args: &PxeArgs) -> Result<PxeUrls> {
+fn pxe_urls(assets: &AssetDir, role: Role, args: &PxeArgs) -> Result<PxeUrls> {
     let base = args.base_url.as_deref().map(|b| b.trim_end_matches('/'));
     let beside = args.download && base.is_none();
     let part = |artifact: Artifact| {
@@ -240,7 +166,7 @@ fn pxe_urls(dir: &Path, role: Role, args: &PxeArgs) -> Result<PxeUrls> {
             (Some(url), _) => Ok(url.clone()),
             (None, Some(base)) => Ok(format!("{base}/{}", part(artifact))),
             (None, None) if beside => Ok(part(artifact).to_string()),
-            (None, None) => stream_location(dir, artifact, &args.stream),
+            (None, None) => stream_location(assets, artifact, &args.stream),
         }
     };
     let config = match (&args.config_url, base) {

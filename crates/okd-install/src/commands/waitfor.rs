@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
+use assets::AssetDir;
 use cluster::{
     BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Summary, WaitError,
 };
@@ -17,10 +18,11 @@ use crate::exit::Exit;
 /// Runs a wait; the returned [`Exit`] carries the documented exit code on failure.
 pub(crate) fn run(dir: &Path, cmd: &WaitForCommand) -> Result<(), Exit> {
     let runtime = tokio::runtime::Runtime::new().map_err(|e| Exit::other(e.into()))?;
+    let assets = AssetDir::new(dir);
     runtime.block_on(async {
         match cmd {
-            WaitForCommand::BootstrapComplete(args) => bootstrap(dir, args).await,
-            WaitForCommand::InstallComplete(args) => install(dir, args).await,
+            WaitForCommand::BootstrapComplete(args) => bootstrap(&assets, args).await,
+            WaitForCommand::InstallComplete(args) => install(&assets, args).await,
         }
     })
 }
@@ -30,8 +32,8 @@ fn minutes(value: Option<f64>, default: Duration) -> Duration {
 }
 
 /// Platform and pivot mode from the install-config kept in the asset directory.
-fn cluster_facts(dir: &Path) -> (Option<installconfig::Platform>, bool) {
-    match super::stored_install_config(dir) {
+fn cluster_facts(assets: &AssetDir) -> (Option<installconfig::Platform>, bool) {
+    match assets.install_config() {
         Some(ic) => (ic.platform_kind(), ic.bootstrap_pivot.is_some()),
         None => (None, false),
     }
@@ -55,8 +57,9 @@ async fn connect(dir: &Path, args: &WaitArgs) -> Result<Cluster, Exit> {
         .map_err(|e| Exit::code(1, e.into()))
 }
 
-async fn bootstrap(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
-    let (platform, pivot) = cluster_facts(dir);
+async fn bootstrap(assets: &AssetDir, args: &WaitArgs) -> Result<(), Exit> {
+    let dir = assets.path();
+    let (platform, pivot) = cluster_facts(assets);
     let budgets = installconfig::WaitBudgets::for_platform(platform);
     let mut opts = BootstrapWaitOptions::new(budgets.bootstrap, hint(dir, args));
     opts.pivot = pivot;
@@ -71,7 +74,7 @@ async fn bootstrap(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
     display.finish();
     let summary = match result {
         Ok(summary) => summary,
-        Err(e) => return Err(bootstrap_failure(dir, args, e).await),
+        Err(e) => return Err(bootstrap_failure(assets, args, e).await),
     };
     print_timings(&summary, args.output);
     if args.output == OutputFormat::Text {
@@ -103,8 +106,9 @@ fn print_bootstrap_done(summary: &Summary, pivot: bool) {
     );
 }
 
-async fn install(dir: &Path, args: &WaitArgs) -> Result<(), Exit> {
-    let (platform, _) = cluster_facts(dir);
+async fn install(assets: &AssetDir, args: &WaitArgs) -> Result<(), Exit> {
+    let dir = assets.path();
+    let (platform, _) = cluster_facts(assets);
     let budgets = installconfig::WaitBudgets::for_platform(platform);
     let mut opts = InstallWaitOptions::new(budgets.cluster_initialization, hint(dir, args));
     opts.cluster_timeout = minutes(args.cluster_timeout, opts.cluster_timeout);
@@ -144,7 +148,7 @@ fn print_install_done(dir: &Path, kubeconfig: &Path, summary: &Summary, print_pa
     if let Some(url) = &summary.console_url {
         tracing::info!("web console: {url}");
     }
-    let pw_path = dir.join(contract::KUBEADMIN_PASSWORD_FILE);
+    let pw_path = dir.join(assets::layout::KUBEADMIN_PASSWORD);
     match (print_password, std::fs::read_to_string(&pw_path)) {
         (true, Ok(pw)) => tracing::info!("log in as kubeadmin with password: {}", pw.trim()),
         _ => tracing::info!(
@@ -164,13 +168,13 @@ async fn ctrl_c() {
 /// and `--bootstrap` says where the host is, the host's own records name it (read over SSH
 /// with gather's code). A named cause ends with exit code 10 and, in JSON, a `diagnosis`
 /// event; an unknown one with 5 and the gather command to run.
-async fn bootstrap_failure(dir: &Path, args: &WaitArgs, err: WaitError) -> Exit {
+async fn bootstrap_failure(assets: &AssetDir, args: &WaitArgs, err: WaitError) -> Exit {
     let Some(mut diagnosis) = err.diagnosis().cloned() else {
         return failure(err, args.output);
     };
     let mut code = err.exit_code();
     let from_host = match (&args.bootstrap, code) {
-        (Some(host), 5 | cluster::EXIT_CAUSE_NAMED) => host_finding(dir, args, host).await,
+        (Some(host), 5 | cluster::EXIT_CAUSE_NAMED) => host_finding(assets, args, host).await,
         _ => None,
     };
     // The API name not resolving here is this machine's problem, whatever the host says.
@@ -208,8 +212,12 @@ async fn bootstrap_failure(dir: &Path, args: &WaitArgs, err: WaitError) -> Exit 
 
 /// The cause the bootstrap host's log bundle names, gathered over SSH; `None` (with a warning
 /// saying why) when the host cannot be reached or names none.
-async fn host_finding(dir: &Path, args: &WaitArgs, host: &str) -> Option<contract::cause::Finding> {
-    let mut opts = match super::gather::host_options(dir, host.to_string(), &args.keys) {
+async fn host_finding(
+    assets: &AssetDir,
+    args: &WaitArgs,
+    host: &str,
+) -> Option<contract::cause::Finding> {
+    let mut opts = match super::gather::host_options(assets, host.to_string(), &args.keys) {
         Ok(opts) => opts,
         Err(e) => {
             tracing::warn!("cannot read the bootstrap host's records: {e:#}");

@@ -1,9 +1,11 @@
 //! The machine roles boot media are made for, and the file names that go with each: the
-//! Ignition config in the asset directory, and the media written next to it.
+//! Ignition config in the asset directory, and the media written next to it (by the
+//! `bootmedia` library, which knows nothing of the directory).
 
-use std::path::Path;
+use crate::Error;
+use crate::layout;
 
-use crate::error::{Error, Result};
+type Result<T> = std::result::Result<T, Error>;
 
 /// A machine role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,10 +55,10 @@ impl Role {
     /// The role's Ignition config in the asset directory.
     pub fn ign_file(self) -> &'static str {
         match self {
-            Role::SingleNode => "bootstrap-in-place-for-live-iso.ign",
-            Role::Bootstrap => "bootstrap.ign",
-            Role::Master => "master.ign",
-            Role::Worker => "worker.ign",
+            Role::SingleNode => layout::SINGLE_NODE_IGN,
+            Role::Bootstrap => layout::BOOTSTRAP_IGN,
+            Role::Master => layout::MASTER_IGN,
+            Role::Worker => layout::WORKER_IGN,
         }
     }
 
@@ -95,20 +97,6 @@ impl Role {
             file == r.iso_file() || file == r.config_image_file() || file == r.ipxe_file()
         })
     }
-
-    /// Reads the role's config from `dir`; a missing file names the command that writes it.
-    pub fn read_config(self, dir: &Path) -> Result<Vec<u8>> {
-        let path = dir.join(self.ign_file());
-        std::fs::read(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Input(format!(
-                "{} does not exist; run `{} --dir {}` first",
-                path.display(),
-                self.ign_command(),
-                dir.display()
-            )),
-            _ => Error::read(&path, e),
-        })
-    }
 }
 
 #[cfg(test)]
@@ -126,18 +114,6 @@ mod tests {
         assert_eq!(Role::SingleNode.iso_file(), "single-node.iso");
         assert_eq!(Role::from_media_file("worker.ign.img"), Some(Role::Worker));
         assert_eq!(Role::from_media_file("fedora.iso"), None);
-        let dir = tempfile::tempdir().unwrap();
-        let err = Role::SingleNode
-            .read_config(dir.path())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("bootstrap-in-place-for-live-iso.ign does not exist"),
-            "{err}"
-        );
-        assert!(
-            err.contains("okd-install create single-node-ignition-config --dir"),
-            "{err}"
-        );
+        assert_eq!(Role::Bootstrap.ign_file(), crate::layout::BOOTSTRAP_IGN);
     }
 }
