@@ -7,7 +7,7 @@
 //! `tls/` in pki's certificate table ([`pki::CertId::cert_path`]), `manifests/` and
 //! `openshift/` in the manifests crate, and a role's media in [`crate::role::Role`]. The few
 //! names a crate below this one needs (the bootstrap configs for `ignition`, `auth/` for
-//! `pki` and `cluster`) are defined in `contract` and listed here.
+//! `pki` and `wait-for`) are defined in `contract` and listed here.
 
 use ignition::Variant;
 
@@ -32,7 +32,7 @@ pub const WORKER_IGN: &str = "worker.ign";
 /// The bootstrap configs, in the order a reader looks for them; a run writes one of them.
 pub const BOOTSTRAP_CONFIGS: [&str; 3] = [BOOTSTRAP_IGN, SINGLE_NODE_IGN, PIVOT_IGN];
 
-/// The admin kubeconfig (`wait-for` reads it; the cluster crate knows it from `contract`).
+/// The admin kubeconfig (`wait-for` reads it; the wait-for crate knows it from `contract`).
 pub const ADMIN_KUBECONFIG: &str = contract::ADMIN_KUBECONFIG_FILE;
 /// The kubeadmin password, mode 0600.
 pub const KUBEADMIN_PASSWORD: &str = contract::KUBEADMIN_PASSWORD_FILE;

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde_json::Value as Json;
 
-use crate::walk::{enum_values, resolve, root_schema, strip_null, suggest, types_of};
+use crate::schema_check::{enum_values, resolve, root_schema, strip_null, suggest, types_of};
 
 /// Name of the only resource `explain` knows.
 pub const RESOURCE: &str = "installconfig";

@@ -1,8 +1,8 @@
 //! installconfig: the install-config.yaml schema, parsing with positions, defaults,
 //! validation, `explain` and the interactive survey's logic.
 //!
-//! The pipeline of [`load`] is: YAML with positions ([`node`]) → schema walk that reports
-//! unknown fields and type errors ([`walk`]) → typed [`InstallConfig`] → conversion of
+//! The pipeline of [`load`] is: YAML with positions ([`yaml_tree`]) → schema walk that reports
+//! unknown fields and type errors ([`schema_check`]) → typed [`InstallConfig`] → conversion of
 //! deprecated fields ([`convert`]) → defaults ([`defaults`]) → validation ([`validate`]).
 //! Every problem of every stage is collected, so one run shows them all.
 //!
@@ -21,12 +21,12 @@ pub mod defaults;
 pub mod errors;
 pub mod explain;
 mod load;
-pub mod node;
 mod output;
+pub mod schema_check;
 pub mod survey;
 pub mod types;
 pub mod validate;
-pub mod walk;
+pub mod yaml_tree;
 
 pub use errors::{ErrorKind, FieldError, LoadError, Position, Warning};
 pub use explain::{ExplainError, explain};
@@ -34,7 +34,7 @@ pub use explain::{ExplainError, explain};
 /// The JSON schema of install-config.yaml v1, generated from the types (for docs and
 /// editor integration).
 pub fn json_schema() -> serde_json::Value {
-    walk::root_schema().clone()
+    schema_check::root_schema().clone()
 }
 pub use contract::ClusterNames;
 pub use load::{Loaded, load, parse_str};

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::errors::{FieldError, LoadError, Warning};
-use crate::node::{self, Node, Value};
 use crate::types::{API_VERSION, InstallConfig};
-use crate::{convert, defaults, validate, walk};
+use crate::yaml_tree::{self, Node, Value};
+use crate::{convert, defaults, schema_check, validate};
 
 /// A loaded, defaulted and validated install config.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ pub fn parse_str(text: &str, file_name: &str) -> Result<Loaded, LoadError> {
 }
 
 fn parse_path(text: &str, file: PathBuf) -> Result<Loaded, LoadError> {
-    let tree = node::parse(text).map_err(|e| LoadError::Syntax {
+    let tree = yaml_tree::parse(text).map_err(|e| LoadError::Syntax {
         file: file.clone(),
         position: e.position,
         message: e.message,
@@ -69,7 +69,7 @@ fn check_tree(mut tree: Node) -> Result<(InstallConfig, Vec<Warning>), Vec<Field
         None => None,
     };
     empty_platforms_to_maps(&mut tree);
-    let walked = walk::walk(&tree);
+    let walked = schema_check::walk(&tree);
     let mut errors: Vec<FieldError> = missing_version.into_iter().chain(walked.errors).collect();
     let mut config: InstallConfig = serde_json::from_value(walked.value).map_err(|e| {
         let mut err = FieldError::invalid("", "install-config", format!("cannot be read: {e}"));

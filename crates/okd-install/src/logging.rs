@@ -32,7 +32,6 @@ const OUR_CRATES: &[&str] = &[
     "assets",
     "atomic_file",
     "bootmedia",
-    "cluster",
     "contract",
     "download",
     "gather",
@@ -44,6 +43,7 @@ const OUR_CRATES: &[&str] = &[
     "releases",
     "tls_peer",
     "verify",
+    "wait_for",
 ];
 
 fn level(l: LogLevel) -> LevelFilter {
@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn dependency_targets_are_not_ours() {
-        assert!(is_ours("cluster::report"));
+        assert!(is_ours("wait_for::report"));
         assert!(is_ours("okd_install"));
         for dep in [
             "kube_client::client",

@@ -1,13 +1,13 @@
 //! The ordered checks: each bootstrap service depends on the one before it, so the first
 //! service that did not succeed explains the rest. The order is the node image (pulled,
 //! then laid over the host OS), release image, the OS pivot onto the release's machine-OS
-//! image of older scripts (see `os_pivot`), bootkube. The
+//! image of older scripts (see `release_image_pivot`), bootkube. The
 //! bootstrap pivot, which waits for all of them, is checked last (see the `pivot` module).
 
 use super::UnreadableRecord;
-use super::os_pivot;
 use super::problem::Problem;
 use super::records::{ServiceStatus, ServiceSummary, pick};
+use super::release_image_pivot;
 
 impl Problem {
     /// A problem found in the record `s`: the service, its status, how often it started and
@@ -65,10 +65,10 @@ const CHECKS: &[Check] = &[
         hint: release_image_hint,
     },
     Check {
-        service: os_pivot::SERVICE,
+        service: release_image_pivot::SERVICE,
         required: false,
-        task: os_pivot::TASK,
-        hint: os_pivot::stage_hint,
+        task: release_image_pivot::TASK,
+        hint: release_image_pivot::stage_hint,
     },
     Check {
         service: "bootkube",
@@ -109,7 +109,7 @@ pub(crate) fn first_problem(
             None => None,
         }
     });
-    ordered.or_else(|| super::pivot::pivot_problem(services))
+    ordered.or_else(|| super::bootstrap_pivot::pivot_problem(services))
 }
 
 fn never_started(check: &Check) -> Problem {

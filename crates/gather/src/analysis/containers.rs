@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::bundle::{BundleFile, Wanted};
-use super::extras::host_of;
+use super::evidence::host_of;
 use super::last_n;
 
 /// A container that restarted at least this often and whose last finished run failed is

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::bundle::{BundleFile, Wanted};
 use super::containers::{Container, CrashLoop, Runtime, State, latest};
-use super::extras::{FailedUnit, items};
+use super::evidence::{FailedUnit, items};
 use super::problem::Problem;
 use super::{JOURNAL_TAIL_LINES, Verdict, journal, last_lines};
 

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::booted::{self, Deployment, HostDeployments, OsTool};
 use super::bundle::{BundleFile, Wanted};
-use super::extras::{MachineOsState, host_of, items};
+use super::evidence::{MachineOsState, host_of, items};
 use super::image_ref::ImageRef;
 
 /// Suffix of the name of okd-install's OS-image MachineConfig, `99-<pool>-okd-install-os-image`.

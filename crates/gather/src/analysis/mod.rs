@@ -12,18 +12,18 @@
 //! rendered config and its hosts.
 
 mod booted;
+mod bootstrap_pivot;
 mod bundle;
 mod checks;
 mod containers;
 mod diagnosis;
-mod extras;
+mod evidence;
 mod finding;
 mod image_mode;
 mod image_ref;
-mod os_pivot;
-mod pivot;
 mod problem;
 mod records;
+mod release_image_pivot;
 mod render;
 
 use std::path::{Path, PathBuf};
@@ -33,7 +33,7 @@ use serde::Serialize;
 pub use booted::OsTool;
 pub use containers::CrashLoop;
 pub use diagnosis::{Cause, Component};
-pub use extras::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
+pub use evidence::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
 pub use image_mode::{
     HostOsImage, ImageModeProblem, ImageModeState, PoolOsImage, RenderedBy, RenderedOsImage,
     ToldImage,
@@ -158,10 +158,10 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         _ => Vec::new(),
     };
     let os_pivot_journal_tail = match problem_service {
-        Some(os_pivot::SERVICE) => journal_tail(
+        Some(release_image_pivot::SERVICE) => journal_tail(
             files,
-            os_pivot::SERVICE,
-            records::pick(&services, os_pivot::SERVICE).map(|s| s.file.as_str()),
+            release_image_pivot::SERVICE,
+            records::pick(&services, release_image_pivot::SERVICE).map(|s| s.file.as_str()),
         ),
         _ => Vec::new(),
     };
@@ -210,7 +210,7 @@ fn failed_units(files: &[BundleFile]) -> Vec<FailedUnit> {
     files
         .iter()
         .filter(|f| f.kind == Wanted::FailedUnits)
-        .flat_map(|f| extras::parse_failed_units(&extras::host_of(&f.path), &f.text))
+        .flat_map(|f| evidence::parse_failed_units(&evidence::host_of(&f.path), &f.text))
         .collect()
 }
 
@@ -261,9 +261,11 @@ fn machine_os(files: &[BundleFile], notes: &mut Vec<String>) -> Option<MachineOs
             _ => continue,
         };
         found = true;
-        match extras::items(&file.text) {
-            Ok(items) if is_config => state.configs.extend(items.iter().map(extras::config_state)),
-            Ok(items) => state.builds.extend(items.iter().map(extras::build_state)),
+        match evidence::items(&file.text) {
+            Ok(items) if is_config => state
+                .configs
+                .extend(items.iter().map(evidence::config_state)),
+            Ok(items) => state.builds.extend(items.iter().map(evidence::build_state)),
             Err(e) => notes.push(format!("could not read {}: {e}", file.path)),
         }
     }

@@ -160,9 +160,9 @@ proptest! {
         cfg.metadata.name = name.clone();
         cfg.pull_secret = secret.clone();
         cfg.ssh_key = key.clone();
-        let tree = installconfig::node::parse(&cfg.to_yaml()).unwrap();
-        let text = |n: Option<&installconfig::node::Node>| match n.map(|n| &n.value) {
-            Some(installconfig::node::Value::Str(s)) => Some(s.clone()),
+        let tree = installconfig::yaml_tree::parse(&cfg.to_yaml()).unwrap();
+        let text = |n: Option<&installconfig::yaml_tree::Node>| match n.map(|n| &n.value) {
+            Some(installconfig::yaml_tree::Value::Str(s)) => Some(s.clone()),
             None => Some(String::new()),
             other => panic!("not a string: {other:?}"),
         };

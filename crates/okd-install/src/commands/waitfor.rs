@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use anyhow::Result;
 use assets::AssetDir;
-use cluster::{
+use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use wait_for::{
     BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Summary, WaitError,
 };
-use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::{OutputFormat, WaitArgs, WaitForCommand};
 use crate::console;
@@ -51,7 +51,7 @@ async fn connect(dir: &Path, args: &WaitArgs) -> Result<Cluster, Exit> {
     let path = args
         .kubeconfig
         .clone()
-        .unwrap_or_else(|| cluster::kubeconfig::default_path(dir));
+        .unwrap_or_else(|| wait_for::kubeconfig::default_path(dir));
     Cluster::from_kubeconfig(&path)
         .await
         .map_err(|e| Exit::code(1, e.into()))
@@ -70,7 +70,7 @@ async fn bootstrap(assets: &AssetDir, args: &WaitArgs) -> Result<(), Exit> {
     let cluster = connect(dir, args).await?;
     let display = Display::new(args.output);
     let result =
-        cluster::wait_bootstrap_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;
+        wait_for::wait_bootstrap_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;
     display.finish();
     let summary = match result {
         Ok(summary) => summary,
@@ -120,7 +120,7 @@ async fn install(assets: &AssetDir, args: &WaitArgs) -> Result<(), Exit> {
     let cluster = connect(dir, args).await?;
     let display = Display::new(args.output);
     let result =
-        cluster::wait_install_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;
+        wait_for::wait_install_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;
     display.finish();
     let summary = result.map_err(|e| failure(e, args.output))?;
     print_timings(&summary, args.output);
@@ -174,7 +174,7 @@ async fn bootstrap_failure(assets: &AssetDir, args: &WaitArgs, err: WaitError) -
     };
     let mut code = err.exit_code();
     let from_host = match (&args.bootstrap, code) {
-        (Some(host), 5 | cluster::EXIT_CAUSE_NAMED) => host_finding(assets, args, host).await,
+        (Some(host), 5 | wait_for::EXIT_CAUSE_NAMED) => host_finding(assets, args, host).await,
         _ => None,
     };
     // The API name not resolving here is this machine's problem, whatever the host says.
@@ -186,7 +186,7 @@ async fn bootstrap_failure(assets: &AssetDir, args: &WaitArgs, err: WaitError) -
         diagnosis.finding = Some(found);
     }
     if code == 5 && diagnosis.finding.is_some() {
-        code = cluster::EXIT_CAUSE_NAMED;
+        code = wait_for::EXIT_CAUSE_NAMED;
     }
     if code == 5 {
         diagnosis.likely_cause = format!(

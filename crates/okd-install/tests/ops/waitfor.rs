@@ -1,4 +1,4 @@
-//! `okd-install wait-for bootstrap-complete | install-complete` against the cluster crate's
+//! `okd-install wait-for bootstrap-complete | install-complete` against testkit's
 //! TLS test API server. The server runs on its own multi-threaded runtime in the test process;
 //! the binary is a separate process with its own runtime, connecting over real TLS with the
 //! client certificate from the kubeconfig written here.
@@ -319,7 +319,7 @@ fn target_in_log_file<'a>(log: &'a str, message: &str) -> Option<&'a str> {
     })
 }
 
-/// A workspace crate's name as its log target starts (`okd_install`, `cluster`, ...).
+/// A workspace crate's name as its log target starts (`okd_install`, `wait_for`, ...).
 fn is_workspace_crate(target: &str) -> bool {
     let krate = target.split("::").next().unwrap_or_default();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use cluster::{Phase, WaitError, wait_install_complete};
 use testkit::api::objects::{
     cluster_operator, cluster_version, condition, configmap, console_route, stable_operator,
 };
 use testkit::api::{Action, Signer};
+use wait_for::{Phase, WaitError, wait_install_complete};
 
 use crate::support::{Fixture, Recorder, never};
 
@@ -100,7 +100,7 @@ async fn install_completes_and_kubeconfig_gains_the_router_ca() {
         assert_eq!(mode(&backup), 0o600);
     }
     // The rewritten kubeconfig still works, and a re-run does not prepend twice.
-    let again = cluster::Cluster::from_kubeconfig(&fx.kubeconfig)
+    let again = wait_for::Cluster::from_kubeconfig(&fx.kubeconfig)
         .await
         .expect("reload");
     let summary2 = wait_install_complete(&again, &fx.install_opts(), &rec.sink(), never())

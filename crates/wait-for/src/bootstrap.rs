@@ -16,8 +16,8 @@ use crate::conditions::{conditions, find};
 use crate::error::{GatherHint, WaitError};
 use crate::events::{Event, Summary};
 use crate::phase::Phase;
-use crate::pivot;
-use crate::pivot_state::PivotState;
+use crate::pivot_mode;
+use crate::pivot_configmap::PivotState;
 use crate::report::{Class, Reporter};
 use crate::resources::etcd_resource;
 use crate::watch::{Check, watch_named};
@@ -233,13 +233,13 @@ async fn wait_nodes(rep: &Reporter<'_>, want: usize) -> Result<(PivotOutcome, St
                 break msg;
             }
             rep.observe(msg, Class::Observation);
-            approved_csrs.extend(pivot::approve_pending_csrs(rep).await);
+            approved_csrs.extend(pivot_mode::approve_pending_csrs(rep).await);
         }
         tokio::time::sleep(NODES_POLL).await;
     };
     rep.observe(ready.clone(), Class::Observation);
     let removed = loop {
-        if let Some(removed) = pivot::remove_etcd_override(rep).await {
+        if let Some(removed) = pivot_mode::remove_etcd_override(rep).await {
             break removed;
         }
         tokio::time::sleep(NODES_POLL).await;

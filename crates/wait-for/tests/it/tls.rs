@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use cluster::{Phase, WaitError, wait_bootstrap_complete};
 use testkit::api::Signer;
 use testkit::api::objects::configmap;
 use testkit::api::pki::kubeconfig_yaml;
+use wait_for::{Phase, WaitError, wait_bootstrap_complete};
 
 use crate::support::{Fixture, Recorder, never};
 
@@ -137,7 +137,7 @@ async fn kubeconfig_without_ca_is_refused_before_connecting() {
         .map(|l| format!("{l}\n"))
         .collect();
     fx.rewrite_kubeconfig(&without_ca);
-    let err = cluster::Cluster::from_kubeconfig(&fx.kubeconfig)
+    let err = wait_for::Cluster::from_kubeconfig(&fx.kubeconfig)
         .await
         .unwrap_err();
     assert_eq!(err.exit_code(), 1);

@@ -12,7 +12,7 @@ use crate::client::Cluster;
 use crate::conditions::UnhealthyCondition;
 use crate::error::{GatherHint, shell_word};
 use crate::phase::Phase;
-use crate::pivot_state::{PivotState, stage_cause};
+use crate::pivot_configmap::{PivotState, stage_cause};
 
 pub(crate) fn likely_cause(
     phase: Phase,

@@ -2,12 +2,12 @@
 
 use std::time::{Duration, Instant};
 
-use cluster::{Event, Phase, WaitError, wait_bootstrap_complete};
 use testkit::api::Action;
 use testkit::api::objects::{
     NODE_BOOTSTRAPPER, cluster_operator, condition, configmap, csr, etcd, etcd_with_pivot_override,
     master_node, stable_operator,
 };
+use wait_for::{Event, Phase, WaitError, wait_bootstrap_complete};
 
 use crate::support::{Fixture, Recorder, never};
 

@@ -12,17 +12,17 @@
 //! most likely cause in plain words, and the exact next command to run.
 //!
 //! ```no_run
-//! # async fn run(dir: &std::path::Path) -> Result<(), cluster::WaitError> {
-//! use cluster::{BootstrapWaitOptions, Cluster, GatherHint, kubeconfig};
+//! # async fn run(dir: &std::path::Path) -> Result<(), wait_for::WaitError> {
+//! use wait_for::{BootstrapWaitOptions, Cluster, GatherHint, kubeconfig};
 //!
 //! let cluster = Cluster::from_kubeconfig(&kubeconfig::default_path(dir)).await?;
 //! let hint = GatherHint { dir: dir.to_path_buf(), ..Default::default() };
 //! let opts = BootstrapWaitOptions::new(std::time::Duration::from_secs(60 * 60), hint);
-//! let print = |e: cluster::Event| println!("{e}");
+//! let print = |e: wait_for::Event| println!("{e}");
 //! let ctrl_c = async {
 //!     let _ = tokio::signal::ctrl_c().await;
 //! };
-//! match cluster::wait_bootstrap_complete(&cluster, &opts, &print, ctrl_c).await {
+//! match wait_for::wait_bootstrap_complete(&cluster, &opts, &print, ctrl_c).await {
 //!     Ok(summary) => println!("done in {:?}", summary.total()),
 //!     Err(e) => std::process::exit(e.exit_code()),
 //! }
@@ -50,8 +50,8 @@ mod evidence;
 mod install;
 pub mod kubeconfig;
 mod phase;
-mod pivot;
-mod pivot_state;
+mod pivot_configmap;
+mod pivot_mode;
 mod probe;
 mod report;
 mod resources;

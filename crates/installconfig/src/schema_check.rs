@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value as Json};
 
 use crate::errors::{ErrorKind, FieldError};
-use crate::node::{Node, Value};
+use crate::yaml_tree::{Node, Value};
 
 /// The JSON schema of the install config, generated once from the types.
 pub fn root_schema() -> &'static Json {

@@ -16,7 +16,7 @@ use crate::conditions::{UnhealthyCondition, unhealthy_operators};
 use crate::error::{Diagnosis, GatherHint, WaitError};
 use crate::events::{Event, PhaseTiming, Summary};
 use crate::phase::Phase;
-use crate::pivot_state::PivotState;
+use crate::pivot_configmap::PivotState;
 use crate::probe::{ProbeOutcome, probe};
 
 /// Longest wait for one API request, so that a hung connection cannot freeze the reporting.

@@ -6,12 +6,12 @@
 use assets::RunSettings;
 use assets::cluster_pki::ClusterPki;
 use assets::config::InstallConfigAsset;
-use cluster::{Cluster, Phase, wait_bootstrap_complete};
 use pki::{CertId, KubeconfigId};
 use serde_json::Value;
 use testkit::api::TestApiServer;
 use testkit::api::objects::{configmap, etcd};
 use testkit::api::pki::write_kubeconfig;
+use wait_for::{Cluster, Phase, wait_bootstrap_complete};
 
 use crate::support::{Recorder, never};
 
@@ -50,7 +50,7 @@ async fn installer_admin_kubeconfig_talks_to_installer_serving_cert() {
     );
     let cluster = Cluster::from_kubeconfig(&path).await.expect("client");
     let rec = Recorder::default();
-    let mut opts = cluster::BootstrapWaitOptions::new(
+    let mut opts = wait_for::BootstrapWaitOptions::new(
         std::time::Duration::from_secs(45 * 60),
         Default::default(),
     );

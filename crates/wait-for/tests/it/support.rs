@@ -4,9 +4,9 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use cluster::{BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Phase};
 use testkit::api::pki::write_kubeconfig;
 use testkit::api::{TestApiServer, TestPki};
+use wait_for::{BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Phase};
 
 pub(crate) struct Fixture {
     pub pki: TestPki,
