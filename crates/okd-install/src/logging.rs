@@ -32,6 +32,7 @@ const OUR_CRATES: &[&str] = &[
     "assets",
     "atomic_file",
     "bootmedia",
+    "bundle_analysis",
     "contract",
     "download",
     "gather",

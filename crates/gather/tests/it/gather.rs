@@ -125,9 +125,11 @@ async fn ed25519_key_file_gathers_and_the_bundle_analyses() {
         1,
         "only the bundle, no temp file: {leftovers:?}"
     );
-    let analysis = gather::analyze_bundle(&outcome.bundle_path).unwrap();
+    let analysis = bundle_analysis::analyze_bundle(&outcome.bundle_path).unwrap();
     match analysis.verdict {
-        gather::Verdict::Problem(p) => assert_eq!(p.stage.as_deref(), Some("cb-bootstrap")),
+        bundle_analysis::Verdict::Problem(p) => {
+            assert_eq!(p.stage.as_deref(), Some("cb-bootstrap"))
+        }
         other => panic!("unexpected verdict {other:?}"),
     }
 }

@@ -1,11 +1,7 @@
-//! Integration tests for gather: bundle analysis on bundles built here, and the SSH gather
-//! against a real OpenSSH server.
+//! Integration tests for gather: the SSH gather against a real OpenSSH server (the bundle
+//! analysis has its own crate and tests, `bundle-analysis`).
 
-mod analysis;
-mod causes;
-mod diagnosis;
 mod gather;
-mod image_mode;
 
 // The harness (log bundles, evidence, scenarios, a real sshd) is shared with the binary's tests.
-use testkit::gather::{bundle, evidence, scenario, sshd};
+use testkit::gather::sshd;

@@ -9,7 +9,7 @@ use crate::exit::Exit;
 
 /// Analyses an existing log bundle and prints the result.
 pub(crate) fn run(bundle: &Path, output: OutputFormat) -> Result<(), Exit> {
-    let analysis = gather::analyze_bundle(bundle)
+    let analysis = bundle_analysis::analyze_bundle(bundle)
         .with_context(|| format!("analysing {}", bundle.display()))?;
     print(&analysis, output);
     Ok(())
@@ -17,7 +17,7 @@ pub(crate) fn run(bundle: &Path, output: OutputFormat) -> Result<(), Exit> {
 
 /// Prints an analysis as text or JSON lines: the `diagnosis` event first (when the bundle
 /// names a cause), then the whole analysis as one object.
-pub(crate) fn print(analysis: &gather::Analysis, output: OutputFormat) {
+pub(crate) fn print(analysis: &bundle_analysis::Analysis, output: OutputFormat) {
     match output {
         OutputFormat::Json => {
             if let Some(f) = &analysis.finding {

@@ -38,7 +38,7 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
         .map_err(|e| Exit::code(crate::exit::GENERIC, e.into()))?;
     tracing::info!("log bundle written to {}", outcome.bundle_path.display());
     if !args.skip_analysis {
-        let analysis = gather::analyze_bundle(&outcome.bundle_path)
+        let analysis = bundle_analysis::analyze_bundle(&outcome.bundle_path)
             .with_context(|| format!("analysing {}", outcome.bundle_path.display()))?;
         analyze::print(&analysis, args.output);
     }

@@ -248,7 +248,7 @@ async fn host_finding(
         }
     };
     tracing::info!("log bundle written to {}", outcome.bundle_path.display());
-    match gather::analyze_bundle(&outcome.bundle_path) {
+    match bundle_analysis::analyze_bundle(&outcome.bundle_path) {
         Ok(analysis) => analysis.finding,
         Err(e) => {
             tracing::warn!("cannot analyse {}: {e}", outcome.bundle_path.display());

@@ -5,7 +5,7 @@
 //! renders done, etcd, API server and machine-config server running, three masters known
 //! to the API) and breaks one thing, the way that failure shows in a real gather.
 
-use gather::{Analysis, Cause, Component, JOURNAL_TAIL_LINES, analyze_bundle};
+use bundle_analysis::{Analysis, Cause, Component, JOURNAL_TAIL_LINES, analyze_bundle};
 
 use crate::bundle::{Bundle, record, succeeded};
 use crate::evidence::Container;

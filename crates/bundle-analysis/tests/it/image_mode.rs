@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use gather::{ImageModeProblem, ImageModeState, OsTool, RenderedBy, analyze_bundle};
+use bundle_analysis::{ImageModeProblem, ImageModeState, OsTool, RenderedBy, analyze_bundle};
 use serde_json::json;
 
 use crate::bundle::{Bundle, succeeded};

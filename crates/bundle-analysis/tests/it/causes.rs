@@ -4,9 +4,9 @@
 //! scripts' record messages), and each case checks the cause, the unit, the stage decoded
 //! from the service records and the evidence line, and that no neighbouring cause is named.
 
+use bundle_analysis::{Analysis, analyze_bundle};
 use contract::Cause;
 use contract::cause::Finding;
-use gather::{Analysis, analyze_bundle};
 
 use crate::bundle::{Bundle, failed_in, record, succeeded};
 use crate::evidence::Container;

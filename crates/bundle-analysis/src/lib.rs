@@ -10,6 +10,11 @@
 //! failed unit, other failed services, the end of the bootkube journal, the state of
 //! on-cluster layering builds and, with image mode, whether each pool's OS image reached its
 //! rendered config and its hosts.
+//!
+//! Reading a bundle needs no network and no SSH: `gather` fetches bundles, this crate reads
+//! them, for `analyze`, `gather bootstrap` and `wait-for --bootstrap` alike.
+
+#![deny(missing_docs)]
 
 mod booted;
 mod bootstrap_pivot;
@@ -17,6 +22,7 @@ mod bundle;
 mod checks;
 mod containers;
 mod diagnosis;
+mod error;
 mod evidence;
 mod finding;
 mod image_mode;
@@ -41,8 +47,8 @@ pub use image_mode::{
 pub use problem::Problem;
 pub use records::{Failure, ServiceStatus, ServiceSummary};
 
-use crate::AnalysisError;
 use bundle::{BundleFile, Wanted};
+pub use error::AnalysisError;
 
 /// How many lines of a journal or container log are shown: of the bootkube journal when
 /// bootkube did not succeed, of the OS pivot's journal when the pivot is the problem, and of

@@ -1,6 +1,6 @@
 //! Analysis of bundles built by the tests.
 
-use gather::{ServiceStatus, Verdict, analyze_bundle};
+use bundle_analysis::{ServiceStatus, Verdict, analyze_bundle};
 
 use crate::bundle::{Bundle, failed_in, record, succeeded};
 
@@ -15,7 +15,7 @@ fn failing_bootkube(stage: &str, message: &str) -> Vec<serde_json::Value> {
     ]
 }
 
-fn problem(verdict: &Verdict) -> &gather::Problem {
+fn problem(verdict: &Verdict) -> &bundle_analysis::Problem {
     match verdict {
         Verdict::Problem(p) => p,
         other => panic!("expected a problem, got {other:?}"),
