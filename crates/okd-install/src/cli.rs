@@ -541,7 +541,70 @@ fn parse_resolve(value: &str) -> Result<(String, SocketAddr), String> {
 mod tests {
     use std::time::Duration;
 
-    use super::{parse_duration, parse_resolve};
+    use clap::CommandFactory;
+
+    use super::{Cli, EXIT_CODES_HELP, parse_duration, parse_resolve};
+
+    /// The README, whose lists of exit codes and `create` options the tests below hold to the
+    /// code.
+    fn readme_section(heading: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+        let readme = std::fs::read_to_string(path).expect("README.md");
+        let start = readme
+            .find(heading)
+            .unwrap_or_else(|| panic!("README.md has no {heading:?}"));
+        let rest = &readme[start + heading.len()..];
+        let end = rest.find("\n#").unwrap_or(rest.len());
+        rest[..end].to_string()
+    }
+
+    #[test]
+    fn the_readme_lists_the_exit_codes_help_prints() {
+        let table = readme_section("## Exit codes");
+        let in_readme: Vec<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix("| ")?.split(' ').next())
+            .filter(|code| code.parse::<u8>().is_ok())
+            .collect();
+        let in_help: Vec<&str> = EXIT_CODES_HELP
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(
+            in_readme, in_help,
+            "README.md's exit-code table and --help differ"
+        );
+    }
+
+    #[test]
+    fn the_readme_names_every_create_option() {
+        let section = readme_section("### create");
+        let start = section
+            .find("Options of every `create`:")
+            .expect("README.md lists the options of every create");
+        let list = &section[start
+            ..section[start..]
+                .find("\n\n")
+                .map_or(section.len(), |e| start + e)];
+        let cli = Cli::command();
+        let create = cli
+            .find_subcommand("create")
+            .and_then(|c| c.find_subcommand("manifests"))
+            .expect("create manifests");
+        let longs: Vec<&str> = create
+            .get_arguments()
+            .filter(|a| !a.is_global_set())
+            .filter_map(|a| a.get_long())
+            .collect();
+        assert!(longs.contains(&"release-image"), "{longs:?}");
+        for long in longs {
+            assert!(
+                list.contains(&format!("`--{long}")),
+                "README.md's options of every create do not name --{long}"
+            );
+        }
+    }
 
     #[test]
     fn durations_read_as_people_write_them() {
