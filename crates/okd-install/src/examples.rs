@@ -76,4 +76,22 @@ mod tests {
         embedded.sort();
         assert_eq!(on_disk, embedded);
     }
+
+    /// The README's list of examples names each of them.
+    #[test]
+    fn the_readme_names_every_example() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+        let readme = std::fs::read_to_string(path).expect("README.md");
+        let section = readme
+            .split_once("### Examples")
+            .and_then(|(_, rest)| rest.split_once("\n#"))
+            .map(|(section, _)| section)
+            .expect("README.md has a section ### Examples");
+        for name in super::names() {
+            assert!(
+                section.contains(&format!("`{name}`")),
+                "README.md's examples do not name `{name}`"
+            );
+        }
+    }
 }

@@ -128,6 +128,28 @@ mod tests {
         );
     }
 
+    /// The README's opening names the supported releases: the table's, no more, no fewer.
+    #[test]
+    fn the_readme_names_the_supported_releases() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+        let readme = std::fs::read_to_string(path).expect("README.md");
+        let list = readme
+            .split_once("okd-install installs **OKD ")
+            .and_then(|(_, rest)| rest.split_once("**"))
+            .map(|(list, _)| list)
+            .expect("README.md says which releases okd-install installs, in bold");
+        let named: Vec<&str> = list.split([',', ' ']).filter(|w| w.contains('.')).collect();
+        let table: Vec<String> = releases::table()
+            .releases
+            .iter()
+            .map(|r| r.version.to_string())
+            .collect();
+        assert_eq!(
+            named, table,
+            "README.md's release list and data/releases.toml differ"
+        );
+    }
+
     /// The node-image differences name the release of each variant.
     #[test]
     fn the_listing_says_which_release_has_which_tmpfs_and_sshd_restart() {

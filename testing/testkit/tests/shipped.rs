@@ -95,5 +95,7 @@ fn a_root_build_builds_no_test_only_package() {
             "a root `cargo build` builds {test_only}: a default member depends on it"
         );
     }
-    assert!(built.contains("cluster") && built.contains("gather"));
+    assert!(
+        built.contains("wait-for") && built.contains("gather") && built.contains("bundle-analysis")
+    );
 }
