@@ -1,10 +1,12 @@
 //! okd-install: the command-line front end. It parses flags, calls the libraries, prints, and
 //! turns errors into the documented exit codes.
 
+mod bootstrap_host;
 mod cli;
 mod commands;
 mod console;
 mod coreos_stream;
+mod diagnosis_output;
 mod download;
 mod examples;
 mod exit;

@@ -1,14 +1,15 @@
 //! `okd-install gather bootstrap`: fetch the bootstrap host's log bundle over SSH, then
 //! analyse it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 use assets::AssetDir;
-use gather::{GatherEvent, GatherOptions};
+use gather::GatherEvent;
 
+use crate::bootstrap_host::host_options;
 use crate::cli::{GatherArgs, OutputFormat};
-use crate::commands::analyze;
+use crate::diagnosis_output;
 use crate::exit::Exit;
 
 /// Runs `gather bootstrap`.
@@ -40,34 +41,12 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
     if !args.skip_analysis {
         let analysis = bundle_analysis::analyze_bundle(&outcome.bundle_path)
             .with_context(|| format!("analysing {}", outcome.bundle_path.display()))?;
-        analyze::print(&analysis, args.output);
+        diagnosis_output::print(&analysis, args.output);
     }
     if args.output == OutputFormat::Text {
         tracing::info!("attach {} to a bug report", outcome.bundle_path.display());
     }
     Ok(())
-}
-
-/// Options to reach the bootstrap host `bootstrap` as `gather bootstrap` does: the `--key`
-/// files, the generated bootstrap key from the state file, the ssh-agent, then `~/.ssh`.
-pub(crate) fn host_options(
-    assets: &AssetDir,
-    bootstrap: String,
-    keys: &[PathBuf],
-) -> Result<GatherOptions> {
-    let now = time::OffsetDateTime::now_local().unwrap_or_else(|_| time::OffsetDateTime::now_utc());
-    let mut opts = GatherOptions::new(bootstrap, assets.path(), gather::gather_id_now(now));
-    opts.keys = keys.to_vec();
-    opts.agent_socket = std::env::var_os("SSH_AUTH_SOCK").map(PathBuf::from);
-    opts.home_ssh_dir = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".ssh"));
-    let generated = assets
-        .bootstrap_ssh_key()
-        .context("reading the generated bootstrap key")?;
-    if let Some(key) = generated {
-        opts.extra_keys
-            .push(("generated bootstrap key (state file)".into(), key));
-    }
-    Ok(opts)
 }
 
 fn log_event(e: &GatherEvent) {

@@ -197,7 +197,7 @@ async fn bootstrap_failure(assets: &AssetDir, args: &WaitArgs, err: WaitError) -
     }
     if args.output == OutputFormat::Json {
         let line = match &diagnosis.finding {
-            Some(f) => super::analyze::diagnosis_event(f, Some(code)),
+            Some(f) => crate::diagnosis_output::diagnosis_event(f, Some(code)),
             None => serde_json::json!({
                 "event": "diagnosis", "cause": null, "exit_code": code,
                 "next": diagnosis.next_command,
@@ -217,7 +217,7 @@ async fn host_finding(
     args: &WaitArgs,
     host: &str,
 ) -> Option<contract::cause::Finding> {
-    let mut opts = match super::gather::host_options(assets, host.to_string(), &args.keys) {
+    let mut opts = match crate::bootstrap_host::host_options(assets, host.to_string(), &args.keys) {
         Ok(opts) => opts,
         Err(e) => {
             tracing::warn!("cannot read the bootstrap host's records: {e:#}");
