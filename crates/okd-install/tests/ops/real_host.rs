@@ -1,0 +1,288 @@
+//! The bootstrap config booted on a real host: a Debian root made of Debian packages, the
+//! config written into it by the real Ignition as on a first boot, real systemd as PID 1
+//! under systemd-nspawn on a private network of the test's own (`testing/real-host`).
+//!
+//! For each example CI covers: every unit the config ships loads (`systemd-analyze verify`
+//! inside the host), the presets Ignition wrote are applied by systemd itself, the core user
+//! has its keys, and the boot goes where a CoreOS bootstrap host without the release's node
+//! image goes: `node-image-overlay.target`, with sshd, NetworkManager and the journal gateway
+//! up, the node image pull running (and asking the release image again and again, since no
+//! registry answers on the lab network), nothing of multi-user.target started and no unit
+//! failed.
+//!
+//! Needs root, systemd-nspawn, mmdebstrap, ignition, setfiles and a system D-Bus
+//! (`real_host::missing`); skips without them, fails without them under CI=true.
+
+use std::path::Path;
+
+use ignition::Variant;
+use real_host::{Machine, RootImage, UnitStatus};
+
+use crate::support::okd;
+
+/// The examples booted here.
+const EXAMPLES: &[&str] = &[
+    "compact-3-node",
+    "disconnected-mirror",
+    "single-node",
+    "bootstrap-pivot",
+];
+
+/// Where the boot goes on a host whose `/usr` lacks the release's client tools.
+const OVERLAY_TARGET: &str = "node-image-overlay.target";
+/// The units that target starts before anything else, waiting on the node image pull.
+const WAITING: &[&str] = &[
+    OVERLAY_TARGET,
+    "node-image-overlay.service",
+    "node-image-finish.service",
+];
+/// The pull itself: running, retrying.
+const PULL: &str = "node-image-pull.service";
+/// What the host itself runs while the node image is fetched, as CoreOS does.
+const HOST_SERVICES: &[(&str, &str, &str)] = &[
+    ("sshd.service", "active", "running"),
+    ("NetworkManager.service", "active", "running"),
+    ("systemd-journal-gatewayd.socket", "active", "listening"),
+];
+/// Units the config has a drop-in for that a Debian host does not have: Fedora CoreOS's
+/// update agent, which the drop-in keeps from updating the bootstrap host; nothing else on
+/// the host refers to it.
+const ABSENT_ON_DEBIAN: &[&str] = &["zincati.service"];
+/// The one warning `systemd-analyze verify` may print about a unit we ship (when verifying it
+/// or a unit that pulls it in): systemd's deprecation notice for `KillMode=none`, which
+/// node-image-finish.service keeps for the releases whose upstream unit has it (its template
+/// says why).
+const ALLOWED_WARNING: (&str, &str) = ("node-image-finish.service", "KillMode=none");
+/// How long the first pull retry may take to show.
+const SETTLE_SECONDS: u64 = 120;
+
+#[test]
+fn the_bootstrap_configs_boot_a_real_host_to_the_node_image_overlay() {
+    let missing = real_host::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let image = RootImage::ensure().unwrap_or_else(|e| panic!("making the host root: {e}"));
+    let failures: Vec<String> = EXAMPLES
+        .iter()
+        .filter_map(|example| boot_example(&image, example))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A unit the config ships: its name, whether it has a unit file (or drop-ins only) and
+/// whether the config enables it.
+#[derive(Debug)]
+struct Shipped {
+    name: String,
+    has_file: bool,
+    enabled: bool,
+    wanted_by_multi_user: bool,
+}
+
+fn shipped_units(config: &Path) -> Vec<Shipped> {
+    let text = std::fs::read_to_string(config).expect("read the config");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("config JSON");
+    value["systemd"]["units"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|unit| {
+            let contents = unit["contents"].as_str().unwrap_or_default();
+            Shipped {
+                name: unit["name"].as_str().expect("unit name").to_string(),
+                has_file: !contents.is_empty(),
+                enabled: unit["enabled"] == true,
+                wanted_by_multi_user: contents.contains("WantedBy=multi-user.target"),
+            }
+        })
+        .collect()
+}
+
+/// Creates `example`'s bootstrap config, boots it and checks the host: `None` when all is
+/// well, else every problem, with where the host's files were kept.
+fn boot_example(image: &RootImage, example: &str) -> Option<String> {
+    let work = tempfile::tempdir().expect("temp dir");
+    let install = work.path().join("install");
+    let (target, variant) = match example {
+        "single-node" => ("single-node-ignition-config", Variant::SingleNode),
+        "bootstrap-pivot" => ("ignition-configs", Variant::Pivot),
+        _ => ("ignition-configs", Variant::Bootstrap),
+    };
+    okd(&install)
+        .args(["create", target, "--from-example", example])
+        .assert()
+        .success();
+    let config = install.join(variant.file_name());
+    let shipped = shipped_units(&config);
+    let started = std::time::Instant::now();
+    let machine = match real_host::boot(image, example, &config, &work.path().join("host")) {
+        Ok(machine) => machine,
+        Err(e) => {
+            let kept = work.keep();
+            return Some(format!(
+                "{example}: the host did not boot (files in {}): {e}",
+                kept.display()
+            ));
+        }
+    };
+    let mut problems = verify_units(&machine, &shipped);
+    problems.extend(first_boot(&machine, &shipped));
+    problems.extend(boot_state(&machine, &shipped));
+    eprintln!(
+        "{example}: real host booted and checked in {:.0?}",
+        started.elapsed()
+    );
+    if problems.is_empty() {
+        return None;
+    }
+    let journal = machine.said(&["journalctl", "--boot", "--no-pager", "--lines=60"]);
+    drop(machine);
+    let kept = work.keep();
+    Some(format!(
+        "{example} (host files in {}):\n  {}\n--- the host's journal, last lines ---\n{journal}",
+        kept.display(),
+        problems.join("\n  ")
+    ))
+}
+
+/// `systemd-analyze verify` inside the host on every unit file the config ships: each must
+/// load without a word. Units with drop-ins only must exist on the host.
+fn verify_units(machine: &Machine, shipped: &[Shipped]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for unit in shipped {
+        if unit.has_file {
+            let path = format!("/etc/systemd/system/{}", unit.name);
+            let said = machine.said(&["systemd-analyze", "verify", "--man=no", &path]);
+            let said: Vec<&str> = said
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .filter(|l| !(l.contains(ALLOWED_WARNING.0) && l.contains(ALLOWED_WARNING.1)))
+                .collect();
+            if !said.is_empty() {
+                problems.push(format!(
+                    "systemd-analyze verify {path}:\n    {}",
+                    said.join("\n    ")
+                ));
+            }
+        } else {
+            match machine.unit(&unit.name) {
+                Ok(status) if status.load == "loaded" => {}
+                Ok(status) if ABSENT_ON_DEBIAN.contains(&unit.name.as_str()) => {
+                    assert_eq!(status.load, "not-found", "{}: {status}", unit.name);
+                }
+                Ok(status) => problems.push(format!(
+                    "{}: the config has drop-ins for it, but the host has no such unit ({status})",
+                    unit.name
+                )),
+                Err(e) => problems.push(format!("{}: {e}", unit.name)),
+            }
+        }
+    }
+    problems
+}
+
+/// What Ignition and the first boot left: the core user with the config's keys, and every
+/// unit the config enables enabled by systemd's own preset run.
+fn first_boot(machine: &Machine, shipped: &[Shipped]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let groups = machine.said(&["id", "--name", "--groups", "core"]);
+    if !groups.split_whitespace().any(|g| g == "sudo") {
+        problems.push(format!("core is not an administrator: id says {groups:?}"));
+    }
+    let keys = machine.said(&["cat", "/home/core/.ssh/authorized_keys.d/ignition"]);
+    if keys.lines().filter(|l| l.starts_with("ssh-")).count() < 2 {
+        problems.push(format!(
+            "core lacks the install-config's key and the bootstrap key:\n{keys}"
+        ));
+    }
+    let sudo = machine.said(&["runuser", "-u", "core", "--", "sudo", "-n", "true"]);
+    if !sudo.trim().is_empty() {
+        problems.push(format!("core cannot use sudo without a password: {sudo}"));
+    }
+    for unit in shipped.iter().filter(|u| u.enabled) {
+        match machine.unit(&unit.name) {
+            Ok(status) if status.file_state == "enabled" => {}
+            Ok(status) => problems.push(format!(
+                "{}: the config enables it, but after the first boot it is {status}",
+                unit.name
+            )),
+            Err(e) => problems.push(format!("{}: {e}", unit.name)),
+        }
+    }
+    problems
+}
+
+/// Where the boot went: the overlay target, its units waiting on the pull, the pull
+/// retrying, the host's own services up, nothing of multi-user.target started, no failure.
+fn boot_state(machine: &Machine, shipped: &[Shipped]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let default = machine.said(&["systemctl", "get-default"]);
+    if default.trim() != OVERLAY_TARGET {
+        problems.push(format!(
+            "the default target is {default:?}, not {OVERLAY_TARGET}"
+        ));
+    }
+    // The pull asks the release image for the node image, fails (no registry on the lab
+    // network) and says it will ask again: the host has settled where it should wait.
+    let settled = machine.wait_for("the node image pull to retry", SETTLE_SECONDS, |m| {
+        Ok(m.journal(PULL).contains("asking again in"))
+    });
+    if let Err(e) = settled {
+        problems.push(format!("{e}\n{PULL}'s journal:\n{}", machine.journal(PULL)));
+    }
+    let jobs = machine.said(&["systemctl", "list-jobs", "--no-legend", "--plain"]);
+    let queued = |unit: &str| {
+        jobs.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some(unit))
+    };
+    let mut expect =
+        |unit: &str, want: &dyn Fn(&UnitStatus) -> bool, what: &str| match machine.unit(unit) {
+            Ok(status) if want(&status) => {}
+            Ok(status) => problems.push(format!("{unit}: {status}, expected {what}")),
+            Err(e) => problems.push(format!("{unit}: {e}")),
+        };
+    for (unit, active, sub) in HOST_SERVICES {
+        expect(
+            unit,
+            &|s| s.active == *active && s.sub == *sub,
+            &format!("{active}/{sub}"),
+        );
+    }
+    expect(PULL, &|s| s.active == "activating", "activating (retrying)");
+    for unit in WAITING {
+        let waiting = queued(unit);
+        expect(
+            unit,
+            &|s| s.active == "inactive" && waiting,
+            "inactive with a start job waiting for the pull",
+        );
+    }
+    for unit in shipped.iter().filter(|u| u.name.ends_with(".mount")) {
+        expect(
+            &unit.name,
+            &|s| s.active == "inactive" && s.condition == "no",
+            "inactive, its condition unmet (not a live system)",
+        );
+    }
+    for unit in shipped.iter().filter(|u| u.wanted_by_multi_user) {
+        let none_queued = !queued(&unit.name);
+        expect(
+            &unit.name,
+            &|s| s.active == "inactive" && none_queued,
+            "not started: multi-user.target comes after the node image",
+        );
+    }
+    let failed = machine.said(&[
+        "systemctl",
+        "list-units",
+        "--failed",
+        "--no-legend",
+        "--plain",
+    ]);
+    if !failed.trim().is_empty() {
+        problems.push(format!("failed units:\n{failed}"));
+    }
+    problems
+}
