@@ -100,14 +100,17 @@ impl HostDirs {
 }
 
 /// Makes host `name` from `image`, writes `config` into it with the real Ignition and boots
-/// it on a private network; its files live under `work`.
+/// it on a private network; its files live under `work`, its root in a memory file system
+/// mounted there (unpacked in seconds and gone at once when the host is dropped, where
+/// removing 1.2 GB of files from a disk takes half a minute).
 pub fn boot(image: &RootImage, name: &str, config: &Path, work: &Path) -> Result<Machine> {
     let dirs = HostDirs::new(work);
+    let mount = machine::RootMount::new(&dirs.root)?;
     image.unpack(&dirs.root)?;
     coreos::prepare(&dirs.root, &machine::site_network())?;
     standins::install(&dirs.root)?;
     std::fs::create_dir_all(&dirs.ignition).map_err(Error::io(&dirs.ignition))?;
     firstboot::apply(config, &dirs.root, &dirs.ignition)?;
     let lab = Lab::create(name)?;
-    Machine::boot(name, &dirs.root, lab, &dirs.console)
+    Machine::boot(name, mount, lab, &dirs.console)
 }

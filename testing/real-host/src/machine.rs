@@ -140,7 +140,38 @@ impl std::fmt::Display for UnitStatus {
     }
 }
 
-/// A booted host; powered off, its namespaces removed, when dropped.
+/// The host's root: a tmpfs mounted for it, unmounted when dropped.
+#[derive(Debug)]
+pub struct RootMount {
+    /// Where it is mounted.
+    pub path: PathBuf,
+}
+
+impl RootMount {
+    /// Mounts a tmpfs at `path` (created), big enough for the root and what the boot writes.
+    pub fn new(path: &Path) -> Result<RootMount> {
+        std::fs::create_dir_all(path).map_err(Error::io(path))?;
+        output_of(
+            Command::new("mount")
+                .args(["-t", "tmpfs", "-o", "size=4g,mode=0755", "okd-real-host"])
+                .arg(path),
+        )?;
+        Ok(RootMount {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for RootMount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount")
+            .arg("--lazy")
+            .arg(&self.path)
+            .status();
+    }
+}
+
+/// A booted host; powered off, its namespaces removed, its root unmounted, when dropped.
 pub struct Machine {
     /// The machine's name (its host name).
     pub name: String,
@@ -152,11 +183,15 @@ pub struct Machine {
     leader: u32,
     /// The network; dropped after the container.
     pub lab: Lab,
+    /// The root's file system; dropped last.
+    _root_mount: RootMount,
 }
 
 impl Machine {
-    /// Boots `root` as `name` on `lab` with systemd-nspawn; returns once its systemd runs.
-    pub fn boot(name: &str, root: &Path, lab: Lab, log: &Path) -> Result<Machine> {
+    /// Boots the root at `root_mount` as `name` on `lab` with systemd-nspawn; returns once
+    /// its systemd runs.
+    pub fn boot(name: &str, root_mount: RootMount, lab: Lab, log: &Path) -> Result<Machine> {
+        let root = root_mount.path.clone();
         let out = std::fs::File::create(log).map_err(Error::io(log))?;
         let err = out.try_clone().map_err(Error::io(log))?;
         let machine_name = format!("{PREFIX}{name}");
@@ -181,11 +216,12 @@ impl Machine {
         })?;
         let mut machine = Machine {
             name: machine_name,
-            root: root.to_path_buf(),
+            root,
             log: log.to_path_buf(),
             leader: 0,
             nspawn,
             lab,
+            _root_mount: root_mount,
         };
         machine.leader = machine.find_leader()?;
         machine.wait_for("the container's systemd to answer", 60, |m| {

@@ -141,7 +141,7 @@ fn boot_example(image: &RootImage, example: &str) -> Option<String> {
     drop(machine);
     let kept = work.keep();
     Some(format!(
-        "{example} (host files in {}):\n  {}\n--- the host's journal, last lines ---\n{journal}",
+        "{example} (Ignition's log and the console in {}):\n  {}\n--- the host's journal, last lines ---\n{journal}",
         kept.display(),
         problems.join("\n  ")
     ))
