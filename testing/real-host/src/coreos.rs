@@ -80,6 +80,18 @@ WantedBy=sysinit.target
 ";
 const CA_TRUST_NAME: &str = "coreos-update-ca-trust.service";
 
+/// Not CoreOS's but the test machine's: the host is a container on a machine that gives it
+/// no CAP_SYS_RESOURCE and a read-only /proc/sys, so the containers podman starts on it
+/// (the release image's lookup) can neither get cgroups of their own (crun raises the
+/// locked-memory limit to load its device filter, which only that capability allows) nor
+/// have podman's default sysctl written. podman on the host runs them without both.
+const NESTED_CONTAINERS_CONF: &str = "\
+# okd-install real-host test: the machine under this host allows containers no cgroups and no sysctls.
+[containers]
+cgroups = \"disabled\"
+default_sysctls = []
+";
+
 /// The host's network as the site gives it: the bootstrap address on `eth0`, the lab side
 /// of the link as gateway and name server. On a real host this comes from DHCP or from the
 /// site's NetworkManager profiles; NetworkManager applies it here as there.
@@ -145,6 +157,12 @@ pub fn prepare(root: &Path, network: &SiteNetwork) -> Result<()> {
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink(format!("/etc/systemd/system/{CA_TRUST_NAME}"), &link)
         .map_err(Error::io(&link))?;
+    write(
+        root,
+        "etc/containers/containers.conf.d/90-nested-in-a-test-container.conf",
+        NESTED_CONTAINERS_CONF,
+        0o644,
+    )?;
     write(
         root,
         "etc/NetworkManager/system-connections/site.nmconnection",

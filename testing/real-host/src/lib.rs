@@ -17,6 +17,8 @@ pub mod coreos;
 pub mod error;
 pub mod firstboot;
 pub mod machine;
+pub mod registry;
+pub mod release;
 pub mod root;
 mod run;
 pub mod standins;
@@ -42,6 +44,13 @@ pub fn missing() -> Vec<String> {
         ("nsenter", "util-linux"),
         ("ip", "iproute2"),
         ("chcon", "coreutils"),
+        ("openssl", "openssl"),
+        ("podman", "podman"),
+        ("docker-registry", "docker-registry"),
+        ("htpasswd", "apache2-utils"),
+        ("dnsmasq", "dnsmasq-base"),
+        ("busybox", "busybox-static"),
+        ("curl", "curl"),
     ] {
         if !on_path(program) {
             missing.push(format!("{program} (apt-get install {package})"));
@@ -104,6 +113,12 @@ impl HostDirs {
 /// mounted there (unpacked in seconds and gone at once when the host is dropped, where
 /// removing 1.2 GB of files from a disk takes half a minute).
 pub fn boot(image: &RootImage, name: &str, config: &Path, work: &Path) -> Result<Machine> {
+    boot_on(image, Lab::create(name)?, config, work)
+}
+
+/// Like [`boot`], on a lab network made already (where a registry may run).
+pub fn boot_on(image: &RootImage, lab: Lab, config: &Path, work: &Path) -> Result<Machine> {
+    let name = lab.name.clone();
     let dirs = HostDirs::new(work);
     let mount = machine::RootMount::new(&dirs.root)?;
     image.unpack(&dirs.root)?;
@@ -111,6 +126,5 @@ pub fn boot(image: &RootImage, name: &str, config: &Path, work: &Path) -> Result
     standins::install(&dirs.root)?;
     std::fs::create_dir_all(&dirs.ignition).map_err(Error::io(&dirs.ignition))?;
     firstboot::apply(config, &dirs.root, &dirs.ignition)?;
-    let lab = Lab::create(name)?;
-    Machine::boot(name, mount, lab, &dirs.console)
+    Machine::boot(&name, mount, lab, &dirs.console)
 }

@@ -39,6 +39,8 @@ pub fn site_network() -> SiteNetwork {
 /// The two namespaces of a host and the link between them; removed when dropped.
 #[derive(Debug)]
 pub struct Lab {
+    /// The host's name, which the namespaces are named after.
+    pub name: String,
     /// The host's network namespace.
     pub host_netns: String,
     /// The lab's network namespace.
@@ -49,6 +51,7 @@ impl Lab {
     /// Makes the namespaces of host `name` (left-overs of an earlier run removed first).
     pub fn create(name: &str) -> Result<Lab> {
         let lab = Lab {
+            name: name.to_string(),
             host_netns: format!("{PREFIX}{name}"),
             lab_netns: format!("{PREFIX}{name}-lab"),
         };
@@ -206,6 +209,9 @@ impl Machine {
             // A bootstrap machine is a whole machine: every capability, its own resolv.conf
             // (NetworkManager writes it), its own time zone.
             .args(["--capability=all", "--resolv-conf=off", "--timezone=off"])
+            // nspawn's system call filter refuses the kernel keyring, which crun asks for
+            // every container it starts (podman run of the release image's lookup).
+            .arg("--system-call-filter=@keyring")
             .arg("--console=pipe")
             .stdin(Stdio::null())
             .stdout(out)

@@ -16,7 +16,8 @@ use crate::error::Result;
 /// One stand-in.
 #[derive(Debug, Clone, Copy)]
 pub struct StandIn {
-    /// Where it is installed in the host root, the real program's path on CoreOS.
+    /// Where it is installed: in the host root at the real program's path on CoreOS, or in
+    /// the release image the test builds ([`IMAGE_LOOKUP`]).
     pub path: &'static str,
     /// The real program.
     pub real: &'static str,
@@ -59,7 +60,41 @@ exit 70
     },
 ];
 
-/// Installs every stand-in into the host `root`.
+/// The release image's `image NAME` lookup, the entry point of the release image the test
+/// builds from data (`crate::release`): it prints the pull spec the image's
+/// `/release-manifests/image-references` gives a component, as the real release image's
+/// cluster-version-operator does for `podman run RELEASE image NAME`. It runs under busybox
+/// (Debian's busybox-static), the image's only program.
+pub const IMAGE_LOOKUP: StandIn = StandIn {
+    path: "/usr/bin/release-image-lookup",
+    real: "the release image's `image` lookup (cluster-version-operator image NAME)",
+    covers: "`image NAME` for a component listed in /release-manifests/image-references",
+    script: r#"#!/bin/sh
+# Stand-in for the release image's image lookup; see testing/real-host/src/standins.rs.
+refs=/release-manifests/image-references
+if [ "$#" -eq 2 ] && [ "$1" = image ]; then
+    spec="$(/bin/busybox grep -F "\"name\":\"$2\"," "$refs" |
+        /bin/busybox sed -n 's/.*"from":{"kind":"DockerImage","name":"\([^"]*\)".*/\1/p')"
+    if [ -n "$spec" ]; then
+        echo "$spec"
+        exit 0
+    fi
+    echo "the release image lists no component $2" >&2
+    exit 1
+fi
+echo "stand-in for the release image's image lookup: '$*' is not covered (only image NAME)" >&2
+exit 70
+"#,
+};
+
+impl StandIn {
+    /// The script.
+    pub fn script(&self) -> &'static str {
+        self.script
+    }
+}
+
+/// Installs every stand-in of the host into the host `root`.
 pub fn install(root: &Path) -> Result<()> {
     for stand_in in STAND_INS {
         write(
@@ -78,10 +113,14 @@ mod tests {
 
     #[test]
     fn each_stand_in_names_its_real_program_and_refuses_what_it_does_not_cover() {
-        for stand_in in STAND_INS {
+        for stand_in in STAND_INS.iter().chain([&IMAGE_LOOKUP]) {
             let program = stand_in.path.rsplit('/').next().unwrap();
+            let named = match program {
+                "release-image-lookup" => "the release image's image lookup",
+                other => other,
+            };
             assert!(
-                stand_in.script.contains(&format!("Stand-in for {program}")),
+                stand_in.script.contains(&format!("Stand-in for {named}")),
                 "{program}: the script names what it stands for"
             );
             assert!(

@@ -16,6 +16,7 @@
 use std::path::Path;
 
 use ignition::Variant;
+use real_host::release::Component;
 use real_host::{Machine, RootImage, UnitStatus};
 
 use crate::support::okd;
@@ -285,4 +286,149 @@ fn boot_state(machine: &Machine, shipped: &[Shipped]) -> Vec<String> {
         problems.push(format!("failed units:\n{failed}"));
     }
     problems
+}
+
+/// The disconnected-mirror example's mirror, as the example names it, and the login its pull
+/// secret carries (`user:pass`).
+const MIRROR_NAME: &str = "registry.example.com";
+const MIRROR_USER: &str = "user";
+const MIRROR_PASSWORD: &str = "pass";
+/// The release the test's release image claims to be (okd-install's default), and where it
+/// lives: the source the example mirrors and the mirror's path.
+const RELEASE_VERSION: &str = "5.0.0-okd-scos.0";
+const RELEASE_SOURCE: &str = "quay.io/okd/scos-release";
+const RELEASE_PATH: &str = "okd/scos-release";
+/// Where the release's component images would be: mirrored by the example, held nowhere.
+const CONTENT_SOURCE: &str = "quay.io/okd/scos-content";
+/// The first component the boot needs that is OKD's own code: the machine-config operator's
+/// image, whose helper names the node image of the release's OS image stream.
+const FIRST_OKD_CODE: &str = "machine-config-operator";
+
+/// The disconnected-mirror example on a real host with its mirror registry on the lab
+/// network: TLS from a CA the test made (given to okd-install as the additionalTrustBundle),
+/// htpasswd logins (the example's pull secret), and a release image built from data. The
+/// host pulls the release image by digest through the mirror rules okd-install wrote,
+/// trusting the registry only through the bundle; then it fails for real at the first image
+/// that is OKD's code, which the registry does not hold.
+#[test]
+fn the_disconnected_host_pulls_the_release_from_its_mirror_and_stops_at_okd_code() {
+    let missing = real_host::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let image = RootImage::ensure().unwrap_or_else(|e| panic!("making the host root: {e}"));
+    let work = tempfile::tempdir().expect("temp dir");
+    let lab = real_host::Lab::create("mirror").expect("the lab network");
+    let spec = real_host::registry::RegistrySpec {
+        name: MIRROR_NAME.into(),
+        user: MIRROR_USER.into(),
+        password: MIRROR_PASSWORD.into(),
+    };
+    let registry = real_host::registry::Registry::start(&lab, spec, &work.path().join("registry"))
+        .unwrap_or_else(|e| panic!("starting the mirror registry: {e}"));
+    let components: Vec<Component> = [FIRST_OKD_CODE, "stream-coreos", "rhel-coreos"]
+        .iter()
+        .map(|name| Component::absent(name, CONTENT_SOURCE))
+        .collect();
+    let digest = real_host::release::push(
+        &registry,
+        &lab,
+        RELEASE_PATH,
+        RELEASE_VERSION,
+        &components,
+        &work.path().join("release"),
+    )
+    .unwrap_or_else(|e| panic!("pushing the release image: {e}"));
+    let release_image = format!("{RELEASE_SOURCE}@{digest}");
+    let config = mirror_config(work.path(), &registry.ca_pem, &release_image);
+    let machine = real_host::boot_on(&image, lab, &config, &work.path().join("host"))
+        .unwrap_or_else(|e| panic!("booting the host: {e}"));
+
+    // The node image pull asks the release image (pulled through the mirror) for the
+    // machine-config operator's image, and the mirror does not have it.
+    let mco = &components[0].pull_spec;
+    let mco_digest = mco.rsplit_once('@').expect("a digest").1;
+    let stopped = machine.wait_for(
+        "the pull of the operator image to fail",
+        SETTLE_SECONDS,
+        |m| {
+            let journal = m.journal(PULL);
+            Ok(journal.contains(mco_digest) && journal.contains("manifest unknown"))
+        },
+    );
+    let journal = machine.journal(PULL);
+    let registry_log = std::fs::read_to_string(&registry.log).unwrap_or_default();
+    assert!(
+        stopped.is_ok(),
+        "{stopped:?}\n{PULL}'s journal:\n{journal}\nthe registry's log:\n{registry_log}"
+    );
+    // The release image came from the mirror, by digest, to the host's address.
+    let manifest = format!("/v2/{RELEASE_PATH}/manifests/{digest}");
+    assert!(
+        registry_log
+            .lines()
+            .any(|l| l.contains(&manifest) && l.contains(real_host::HOST_ADDRESS)),
+        "the mirror never served {manifest} to the host:\n{registry_log}"
+    );
+    let stored = machine.said(&["podman", "image", "exists", &release_image]);
+    assert!(
+        stored.trim().is_empty(),
+        "the host does not hold the release image: {stored}"
+    );
+    // And the operator's image was asked of the mirror, which does not hold it.
+    let asked = format!("{MIRROR_NAME}:5000/okd/scos-content@{mco_digest}");
+    assert!(
+        journal
+            .lines()
+            .any(|l| l.contains(&asked) && l.contains("manifest unknown")),
+        "{PULL} did not fail on {asked}:\n{journal}"
+    );
+    let status = machine.unit(PULL).expect("the pull's state");
+    assert_eq!(
+        status.active, "activating",
+        "{PULL} keeps retrying: {status}"
+    );
+
+    // release-image.service, started as an administrator would, pulls the same image the
+    // same way and succeeds.
+    let started = machine.said(&["systemctl", "start", "release-image.service"]);
+    let release = machine.unit("release-image.service").expect("its state");
+    let release_journal = machine.journal("release-image.service");
+    assert!(
+        release.active == "active" && release_journal.contains("Fetching the release image"),
+        "release-image.service: {release} {started}\n{release_journal}"
+    );
+}
+
+/// The disconnected-mirror example's configs for `release_image`, with `ca_pem` as its
+/// additional trust bundle; returns the bootstrap config.
+fn mirror_config(work: &Path, ca_pem: &str, release_image: &str) -> std::path::PathBuf {
+    let install = work.join("install");
+    okd(&install)
+        .args([
+            "create",
+            "install-config",
+            "--from-example",
+            "disconnected-mirror",
+        ])
+        .assert()
+        .success();
+    let path = install.join("install-config.yaml");
+    let mut text = std::fs::read_to_string(&path).expect("install-config");
+    text.push_str("additionalTrustBundle: |\n");
+    for line in ca_pem.lines() {
+        text.push_str(&format!("  {line}\n"));
+    }
+    std::fs::write(&path, text).expect("write install-config");
+    okd(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--release-image",
+            release_image,
+        ])
+        .args(["--release-version", RELEASE_VERSION])
+        .assert()
+        .success();
+    install.join(Variant::Bootstrap.file_name())
 }
