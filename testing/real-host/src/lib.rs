@@ -81,9 +81,13 @@ fn is_root() -> bool {
         == Some("0")
 }
 
+/// Whether `program` is on PATH or in the system directories (a test's PATH may lack sbin).
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+    let mut dirs: Vec<std::path::PathBuf> = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).collect())
+        .unwrap_or_default();
+    dirs.extend(["/usr/sbin", "/usr/bin", "/sbin", "/bin"].map(std::path::PathBuf::from));
+    dirs.iter().any(|dir| dir.join(program).is_file())
 }
 
 /// Where a host booted by [`boot`] keeps its files.
