@@ -171,6 +171,27 @@ pub fn prepare(root: &Path, network: &SiteNetwork) -> Result<()> {
     )
 }
 
+/// What Ignition's files stage needs of a root besides what it writes: the SELinux policy
+/// it relabels with and account databases that know root. For a scratch root that only
+/// receives a config (a pointer config's merge), not a whole host.
+pub fn scratch_root(root: &Path) -> Result<()> {
+    write(root, "etc/selinux/config", SELINUX_CONFIG, 0o644)?;
+    write(
+        root,
+        "etc/selinux/targeted/contexts/files/file_contexts",
+        FILE_CONTEXTS,
+        0o644,
+    )?;
+    write(root, "etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 0o644)?;
+    // The groups the base config puts core in.
+    write(
+        root,
+        "etc/group",
+        "root:x:0:\nadm:x:4:\nsudo:x:27:\nsystemd-journal:x:999:\n",
+        0o644,
+    )
+}
+
 /// The directory that plays the CoreOS initramfs's `/usr/lib/ignition` (Ignition's system
 /// config directory), made under `work`.
 pub fn ignition_system_dir(work: &Path) -> Result<PathBuf> {

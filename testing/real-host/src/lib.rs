@@ -17,6 +17,7 @@ pub mod coreos;
 pub mod error;
 pub mod firstboot;
 pub mod machine;
+pub mod pointer;
 pub mod registry;
 pub mod release;
 pub mod root;

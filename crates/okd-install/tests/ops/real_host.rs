@@ -16,6 +16,7 @@
 use std::path::Path;
 
 use ignition::Variant;
+use real_host::pointer::MergeSource;
 use real_host::release::Component;
 use real_host::{Machine, RootImage, UnitStatus};
 
@@ -431,4 +432,157 @@ fn mirror_config(work: &Path, ca_pem: &str, release_image: &str) -> std::path::P
         .assert()
         .success();
     install.join(Variant::Bootstrap.file_name())
+}
+
+/// What the lab's server hands out as a pool's config: a file the test looks for.
+const SERVED_PATH: &str = "/etc/okd-real-host/served";
+const SERVED_CONFIG: &str = r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/okd-real-host/served","contents":{"source":"data:,served%20by%20the%20lab%20server%0A"},"mode":420}]}}"#;
+
+/// compact-3-node's master.ign and worker.ign fetched by the real Ignition over HTTPS, as a
+/// node's initramfs fetches them: from a server whose certificate is the one okd-install's
+/// PKI made for the Machine Config Server (signed by the root CA the pointer configs carry),
+/// accepted; from the same server with a certificate of another CA (same names), refused
+/// with Ignition's own TLS error.
+#[test]
+fn pointer_configs_trust_only_the_machine_config_server_chain() {
+    let missing = real_host::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let install = work.path().join("install");
+    okd(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "compact-3-node",
+        ])
+        .assert()
+        .success();
+    let bootstrap = testkit::cli::read(&install.join("bootstrap.ign"));
+    let tls = work.path().join("tls");
+    std::fs::create_dir_all(&tls).unwrap();
+    for name in ["machine-config-server.crt", "machine-config-server.key"] {
+        let data = testkit::cli::ign_file(&bootstrap, &format!("/opt/openshift/tls/{name}"))
+            .unwrap_or_else(|| panic!("bootstrap.ign carries {name}"));
+        std::fs::write(tls.join(name), data).unwrap();
+    }
+    let lab = real_host::Lab::create("pointer").expect("the lab network");
+    for pool in ["master", "worker"] {
+        let pointer = install.join(format!("{pool}.ign"));
+        let source = MergeSource::of(&testkit::cli::read(&pointer)).expect("a merge source");
+        let dir = work.path().join(pool);
+        let (cert, key) = other_ca_certificate(&dir, &source.host);
+        let ours = real_host::pointer::fetch(
+            &lab,
+            &pointer,
+            &source,
+            &tls.join("machine-config-server.crt"),
+            &tls.join("machine-config-server.key"),
+            SERVED_CONFIG,
+            &dir.join("ours"),
+        )
+        .expect("the fetch ran");
+        let served = ours.root.join(SERVED_PATH.trim_start_matches('/'));
+        assert!(
+            ours.accepted && served.is_file(),
+            "{pool}.ign did not take the config from {} with our certificate:\n{}",
+            source.url,
+            ours.log
+        );
+        assert!(ours.log.contains(&source.url), "{}", ours.log);
+        let other = real_host::pointer::fetch(
+            &lab,
+            &pointer,
+            &source,
+            &cert,
+            &key,
+            SERVED_CONFIG,
+            &dir.join("other"),
+        )
+        .expect("the fetch ran");
+        assert!(
+            !other.accepted
+                && other
+                    .log
+                    .contains("x509: certificate signed by unknown authority"),
+            "{pool}.ign against a server of another CA was not refused by Ignition:\n{}",
+            other.log
+        );
+        assert!(
+            !other
+                .root
+                .join(SERVED_PATH.trim_start_matches('/'))
+                .exists()
+        );
+    }
+}
+
+/// A CA of its own and a server certificate for `host` signed by it (the names the real
+/// server's certificate has), with openssl; the certificate and key paths.
+fn other_ca_certificate(dir: &Path, host: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    std::fs::create_dir_all(dir).unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .expect("run openssl");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            crate::support::both(&out)
+        );
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=another CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        &format!("/CN={host}"),
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+    ]);
+    let san = match host.parse::<std::net::IpAddr>() {
+        Ok(_) => format!("subjectAltName=IP:{host}\n"),
+        Err(_) => format!("subjectAltName=DNS:{host}\n"),
+    };
+    std::fs::write(dir.join("server.ext"), san).unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-days",
+        "2",
+        "-CAcreateserial",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "server.crt",
+    ]);
+    (dir.join("server.crt"), dir.join("server.key"))
 }
