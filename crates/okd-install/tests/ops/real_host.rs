@@ -586,3 +586,78 @@ fn other_ca_certificate(dir: &Path, host: &str) -> (std::path::PathBuf, std::pat
     ]);
     (dir.join("server.crt"), dir.join("server.key"))
 }
+
+/// A fault on the real host, diagnosed the way an administrator diagnoses it: the
+/// disconnected-mirror host boots on a lab network where its mirror does not answer (no
+/// registry, no name server), and `okd-install gather bootstrap` (from the lab's side, over
+/// the host's real sshd, as core with the bootstrap key Ignition installed, the real gather
+/// script reading the real journal) and `analyze` of its bundle both name the node image
+/// pull, with the host's own podman line trying the mirror as evidence.
+#[test]
+fn gather_and_analyze_name_an_unreachable_mirror_on_the_real_host() {
+    let missing = real_host::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let image = RootImage::ensure().unwrap_or_else(|e| panic!("making the host root: {e}"));
+    let work = tempfile::tempdir().expect("temp dir");
+    let install = work.path().join("install");
+    okd(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "disconnected-mirror",
+        ])
+        .assert()
+        .success();
+    let config = install.join(Variant::Bootstrap.file_name());
+    let machine = real_host::boot(&image, "no-mirror", &config, &work.path().join("host"))
+        .unwrap_or_else(|e| panic!("booting the host: {e}"));
+    machine
+        .wait_for("the node image pull to retry", SETTLE_SECONDS, |m| {
+            Ok(m.journal(PULL).contains("asking again in"))
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", machine.journal(PULL)));
+    let gather = std::process::Command::new("nsenter")
+        .arg(format!("--net=/run/netns/{}", machine.lab.lab_netns))
+        .arg(crate::support::bin_path())
+        .args([
+            "gather",
+            "bootstrap",
+            "--bootstrap",
+            real_host::HOST_ADDRESS,
+            "--dir",
+        ])
+        .arg(&install)
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .expect("run okd-install gather");
+    let said = crate::support::both(&gather);
+    assert!(gather.status.success(), "{said}");
+    let names_the_pull = |text: &str| {
+        text.contains("cause (node-image-pull)")
+            && text.lines().any(|l| {
+                l.starts_with("evidence:")
+                    && l.contains("registry.example.com:5000")
+                    && l.contains("pinging container registry")
+            })
+    };
+    assert!(names_the_pull(&crate::support::stdout(&gather)), "{said}");
+    let bundle = std::fs::read_dir(&install)
+        .expect("the install directory")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".tar.gz"))
+        .unwrap_or_else(|| panic!("no log bundle in {}:\n{said}", install.display()));
+    let analyze = std::process::Command::new(crate::support::bin_path())
+        .arg("analyze")
+        .arg(&bundle)
+        .output()
+        .expect("run okd-install analyze");
+    assert!(
+        names_the_pull(&crate::support::stdout(&analyze)),
+        "{}",
+        crate::support::both(&analyze)
+    );
+}
