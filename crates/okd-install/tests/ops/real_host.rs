@@ -589,12 +589,14 @@ fn other_ca_certificate(dir: &Path, host: &str) -> (std::path::PathBuf, std::pat
 
 /// A fault on the real host, diagnosed the way an administrator diagnoses it: the
 /// disconnected-mirror host boots on a lab network where its mirror does not answer (no
-/// registry, no name server), and `okd-install gather bootstrap` (from the lab's side, over
+/// registry, no name server); `okd-install wait-for bootstrap-complete --bootstrap HOST`
+/// ends with exit code 10 naming the node image pull from the host's own records, and
+/// `okd-install gather bootstrap` (from the lab's side, over
 /// the host's real sshd, as core with the bootstrap key Ignition installed, the real gather
 /// script reading the real journal) and `analyze` of its bundle both name the node image
 /// pull, with the host's own podman line trying the mirror as evidence.
 #[test]
-fn gather_and_analyze_name_an_unreachable_mirror_on_the_real_host() {
+fn wait_for_gather_and_analyze_name_an_unreachable_mirror_on_the_real_host() {
     let missing = real_host::missing();
     if !testkit::require(missing.is_empty(), &missing.join("; ")) {
         return;
@@ -619,6 +621,51 @@ fn gather_and_analyze_name_an_unreachable_mirror_on_the_real_host() {
             Ok(m.journal(PULL).contains("asking again in"))
         })
         .unwrap_or_else(|e| panic!("{e}\n{}", machine.journal(PULL)));
+    let names_the_pull = |text: &str| {
+        text.contains("cause (node-image-pull)")
+            && text.lines().any(|l| {
+                l.starts_with("evidence:")
+                    && l.contains("registry.example.com:5000")
+                    && l.contains("pinging container registry")
+            })
+    };
+    // wait-for from the lab's side, where the API name resolves to the bootstrap host (as a
+    // site's DNS has it) and nothing answers there yet: it reads the host's records over
+    // SSH and names their cause.
+    let hosts = work.path().join("hosts");
+    std::fs::write(
+        &hosts,
+        format!(
+            "127.0.0.1 localhost\n{} api.disconnected.example.com\n",
+            real_host::HOST_ADDRESS
+        ),
+    )
+    .expect("write the lab's hosts file");
+    let wait = std::process::Command::new("nsenter")
+        .arg(format!("--net=/run/netns/{}", machine.lab.lab_netns))
+        .args(["unshare", "--mount", "--propagation", "private", "sh", "-c"])
+        .arg(format!(
+            "mount --bind '{}' /etc/hosts && exec \"$@\"",
+            hosts.display()
+        ))
+        .arg("wait-for-in-lab")
+        .arg(crate::support::bin_path())
+        .args([
+            "wait-for",
+            "bootstrap-complete",
+            "--timeout",
+            "20s",
+            "--bootstrap",
+        ])
+        .arg(real_host::HOST_ADDRESS)
+        .arg("--dir")
+        .arg(&install)
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .expect("run okd-install wait-for");
+    let waited = crate::support::both(&wait);
+    assert_eq!(wait.status.code(), Some(10), "{waited}");
+    assert!(names_the_pull(&crate::support::stderr(&wait)), "{waited}");
     let gather = std::process::Command::new("nsenter")
         .arg(format!("--net=/run/netns/{}", machine.lab.lab_netns))
         .arg(crate::support::bin_path())
@@ -635,14 +682,6 @@ fn gather_and_analyze_name_an_unreachable_mirror_on_the_real_host() {
         .expect("run okd-install gather");
     let said = crate::support::both(&gather);
     assert!(gather.status.success(), "{said}");
-    let names_the_pull = |text: &str| {
-        text.contains("cause (node-image-pull)")
-            && text.lines().any(|l| {
-                l.starts_with("evidence:")
-                    && l.contains("registry.example.com:5000")
-                    && l.contains("pinging container registry")
-            })
-    };
     assert!(names_the_pull(&crate::support::stdout(&gather)), "{said}");
     let bundle = std::fs::read_dir(&install)
         .expect("the install directory")
