@@ -300,6 +300,11 @@ fn is_pull_failure(l: &str) -> bool {
         "unable to pull",
         "pull access denied",
         "authentication required",
+        // The retry lines of the release image pull: upstream's release-image-download.sh,
+        // then ours (release-image-download.sh, node-image-pull.sh), for a journal whose
+        // podman error is gone.
+        "pull failed. retrying",
+        "could not be fetched; trying again",
     ]
     .iter()
     .any(|p| l.contains(p))
@@ -503,6 +508,24 @@ mod tests {
     /// and the cluster-version operator's own sync error for a release manifest whose CRD the
     /// monitoring operator brings later (from the api-int-dns fault run), against what
     /// cluster-bootstrap is refused for good (the bad-user-manifest fault's manifests).
+    #[test]
+    fn the_pull_retry_lines_name_the_pull_upstreams_and_ours() {
+        let upstream = "Pull failed. Retrying quay.io/okd/scos-release:4.19.0-okd-scos.19...";
+        assert_eq!(
+            Cause::recognise(upstream, Some("release-image")),
+            Some(Cause::ReleaseImagePull)
+        );
+        let ours = "The release image quay.io/okd/scos-release:4.19.0-okd-scos.19 could not be \
+                    fetched; trying again in 4s";
+        assert_eq!(
+            Cause::recognise(ours, Some("release-image")),
+            Some(Cause::ReleaseImagePull)
+        );
+        let node = "The node image quay.io/okd/scos-content@sha256:4f8a could not be fetched; \
+                    trying again in 10s";
+        assert_eq!(Cause::recognise(node, None), Some(Cause::NodeImagePull));
+    }
+
     #[test]
     fn a_manifest_waiting_for_the_release_is_no_refusal() {
         for waiting in [

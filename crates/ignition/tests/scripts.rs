@@ -1957,7 +1957,7 @@ fn bootstrap_pivot_installs_a_master_pointer_config_after_bootkube() {
     assert_eq!(log.matches("coreos-installer install").count(), 1);
     assert!(
         log.trim_end()
-            .ends_with("Bootstrap finished, rebooting as a control-plane node"),
+            .ends_with("okd-install: the bootstrap host restarts as a control-plane node"),
         "the reboot is not the last call:\n{log}"
     );
     for call in log.lines().filter(|l| l.contains("bootstrap-pivot")) {
@@ -2096,7 +2096,7 @@ fn bootstrap_pivot_stops_at_a_failed_step_and_resumes_there() {
         assert!(
             rerun
                 .trim_end()
-                .ends_with("rebooting as a control-plane node"),
+                .ends_with("restarts as a control-plane node"),
             "{rerun}"
         );
         let records = host.records("bootstrap-pivot");

@@ -243,9 +243,9 @@ SERVICE_NAME=release-image
 . /usr/local/bin/bootstrap-service-record.sh
 RELEASE_IMAGE="$(sed -n "s/^RELEASE_IMAGE='\(.*\)'$/\1/p" /usr/local/bin/release-image.sh | head -n 1)"
 record_service_stage_start "pull-release-image"
-echo "Pulling ${RELEASE_IMAGE}..."
+echo "Fetching the release image ${RELEASE_IMAGE}"
 until podman image exists "${RELEASE_IMAGE}" || podman pull --quiet "${RELEASE_IMAGE}"; do
-    echo "Pulling ${RELEASE_IMAGE} failed; trying again in 5s"
+    echo "The release image ${RELEASE_IMAGE} could not be fetched; trying again in 5s"
     sleep 5
 done
 record_service_stage_success

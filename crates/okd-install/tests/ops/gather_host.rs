@@ -805,7 +805,10 @@ fn check_records_journals_and_units(host: &FakeHost, g: &Gathered) {
     let journal = host.data("journal/afterburn-checkin.log");
     g.expect("unit-status/afterburn-checkin.service.log", &journal);
     let log = g.text("gather.log");
-    let steps = ["Gathering cluster resources", "Gathering master 127.0.0.1"];
+    let steps = [
+        "Asking the API for the cluster's resources",
+        "Gathering master 127.0.0.1",
+    ];
     assert!(steps.iter().all(|s| log.contains(s)), "{log}");
 }
 

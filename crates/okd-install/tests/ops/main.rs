@@ -17,6 +17,7 @@ mod gather_host;
 mod interrupt;
 mod pki;
 mod real_bootstrap;
+mod real_host;
 mod real_render;
 mod waitfor;
 // Helpers both test binaries use (running the binary, its output, reading .ign files), the

@@ -81,7 +81,7 @@ fi
 record_service_stage_success
 
 record_service_stage_start "report-bootstrap-complete"
-echo "Reporting install progress..."
+echo "Telling okd-install that the bootstrap is done (ConfigMap kube-system/bootstrap)"
 until create_bootstrap_configmap; do
     sleep "${POLL_DELAY}"
 done

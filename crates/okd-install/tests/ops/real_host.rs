@@ -1,0 +1,702 @@
+//! The bootstrap config booted on a real host: a Debian root made of Debian packages, the
+//! config written into it by the real Ignition as on a first boot, real systemd as PID 1
+//! under systemd-nspawn on a private network of the test's own (`testing/real-host`).
+//!
+//! For each example CI covers: every unit the config ships loads (`systemd-analyze verify`
+//! inside the host), the presets Ignition wrote are applied by systemd itself, the core user
+//! has its keys, and the boot goes where a CoreOS bootstrap host without the release's node
+//! image goes: `node-image-overlay.target`, with sshd, NetworkManager and the journal gateway
+//! up, the node image pull running (and asking the release image again and again, since no
+//! registry answers on the lab network), nothing of multi-user.target started and no unit
+//! failed.
+//!
+//! Needs root, systemd-nspawn, mmdebstrap, ignition, setfiles and a system D-Bus
+//! (`real_host::missing`); skips without them, fails without them under CI=true.
+
+use std::path::Path;
+
+use ignition::Variant;
+use real_host::pointer::MergeSource;
+use real_host::release::Component;
+use real_host::{Machine, RootImage, UnitStatus};
+
+use crate::support::okd;
+
+/// The examples booted here.
+const EXAMPLES: &[&str] = &[
+    "compact-3-node",
+    "disconnected-mirror",
+    "single-node",
+    "bootstrap-pivot",
+];
+
+/// Where the boot goes on a host whose `/usr` lacks the release's client tools.
+const OVERLAY_TARGET: &str = "node-image-overlay.target";
+/// The units that target starts before anything else, waiting on the node image pull.
+const WAITING: &[&str] = &[
+    OVERLAY_TARGET,
+    "node-image-overlay.service",
+    "node-image-finish.service",
+];
+/// The pull itself: running, retrying.
+const PULL: &str = "node-image-pull.service";
+/// What the host itself runs while the node image is fetched, as CoreOS does.
+const HOST_SERVICES: &[(&str, &str, &str)] = &[
+    ("sshd.service", "active", "running"),
+    ("NetworkManager.service", "active", "running"),
+    ("systemd-journal-gatewayd.socket", "active", "listening"),
+];
+/// Units the config has a drop-in for that a Debian host does not have: Fedora CoreOS's
+/// update agent, which the drop-in keeps from updating the bootstrap host; nothing else on
+/// the host refers to it.
+const ABSENT_ON_DEBIAN: &[&str] = &["zincati.service"];
+/// The one warning `systemd-analyze verify` may print about a unit we ship (when verifying it
+/// or a unit that pulls it in): systemd's deprecation notice for `KillMode=none`, which
+/// node-image-finish.service keeps for the releases whose upstream unit has it (its template
+/// says why).
+const ALLOWED_WARNING: (&str, &str) = ("node-image-finish.service", "KillMode=none");
+/// How long the first pull retry may take to show.
+const SETTLE_SECONDS: u64 = 120;
+
+#[test]
+fn the_bootstrap_configs_boot_a_real_host_to_the_node_image_overlay() {
+    let missing = real_host::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let image = RootImage::ensure().unwrap_or_else(|e| panic!("making the host root: {e}"));
+    let failures: Vec<String> = EXAMPLES
+        .iter()
+        .filter_map(|example| boot_example(&image, example))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A unit the config ships: its name, whether it has a unit file (or drop-ins only) and
+/// whether the config enables it.
+#[derive(Debug)]
+struct Shipped {
+    name: String,
+    has_file: bool,
+    enabled: bool,
+    wanted_by_multi_user: bool,
+}
+
+fn shipped_units(config: &Path) -> Vec<Shipped> {
+    let text = std::fs::read_to_string(config).expect("read the config");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("config JSON");
+    value["systemd"]["units"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|unit| {
+            let contents = unit["contents"].as_str().unwrap_or_default();
+            Shipped {
+                name: unit["name"].as_str().expect("unit name").to_string(),
+                has_file: !contents.is_empty(),
+                enabled: unit["enabled"] == true,
+                wanted_by_multi_user: contents.contains("WantedBy=multi-user.target"),
+            }
+        })
+        .collect()
+}
+
+/// Creates `example`'s bootstrap config, boots it and checks the host: `None` when all is
+/// well, else every problem, with where the host's files were kept.
+fn boot_example(image: &RootImage, example: &str) -> Option<String> {
+    let work = tempfile::tempdir().expect("temp dir");
+    let install = work.path().join("install");
+    let (target, variant) = match example {
+        "single-node" => ("single-node-ignition-config", Variant::SingleNode),
+        "bootstrap-pivot" => ("ignition-configs", Variant::Pivot),
+        _ => ("ignition-configs", Variant::Bootstrap),
+    };
+    okd(&install)
+        .args(["create", target, "--from-example", example])
+        .assert()
+        .success();
+    let config = install.join(variant.file_name());
+    let shipped = shipped_units(&config);
+    let started = std::time::Instant::now();
+    let machine = match real_host::boot(image, example, &config, &work.path().join("host")) {
+        Ok(machine) => machine,
+        Err(e) => {
+            let kept = work.keep();
+            return Some(format!(
+                "{example}: the host did not boot (files in {}): {e}",
+                kept.display()
+            ));
+        }
+    };
+    let mut problems = verify_units(&machine, &shipped);
+    problems.extend(first_boot(&machine, &shipped));
+    problems.extend(boot_state(&machine, &shipped));
+    eprintln!(
+        "{example}: real host booted and checked in {:.0?}",
+        started.elapsed()
+    );
+    if problems.is_empty() {
+        return None;
+    }
+    let journal = machine.said(&["journalctl", "--boot", "--no-pager", "--lines=60"]);
+    drop(machine);
+    let kept = work.keep();
+    Some(format!(
+        "{example} (Ignition's log and the console in {}):\n  {}\n--- the host's journal, last lines ---\n{journal}",
+        kept.display(),
+        problems.join("\n  ")
+    ))
+}
+
+/// `systemd-analyze verify` inside the host on every unit file the config ships: each must
+/// load without a word. Units with drop-ins only must exist on the host.
+fn verify_units(machine: &Machine, shipped: &[Shipped]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for unit in shipped {
+        if unit.has_file {
+            let path = format!("/etc/systemd/system/{}", unit.name);
+            let said = machine.said(&["systemd-analyze", "verify", "--man=no", &path]);
+            let said: Vec<&str> = said
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .filter(|l| !(l.contains(ALLOWED_WARNING.0) && l.contains(ALLOWED_WARNING.1)))
+                .collect();
+            if !said.is_empty() {
+                problems.push(format!(
+                    "systemd-analyze verify {path}:\n    {}",
+                    said.join("\n    ")
+                ));
+            }
+        } else {
+            match machine.unit(&unit.name) {
+                Ok(status) if status.load == "loaded" => {}
+                Ok(status) if ABSENT_ON_DEBIAN.contains(&unit.name.as_str()) => {
+                    assert_eq!(status.load, "not-found", "{}: {status}", unit.name);
+                }
+                Ok(status) => problems.push(format!(
+                    "{}: the config has drop-ins for it, but the host has no such unit ({status})",
+                    unit.name
+                )),
+                Err(e) => problems.push(format!("{}: {e}", unit.name)),
+            }
+        }
+    }
+    problems
+}
+
+/// What Ignition and the first boot left: the core user with the config's keys, and every
+/// unit the config enables enabled by systemd's own preset run.
+fn first_boot(machine: &Machine, shipped: &[Shipped]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let groups = machine.said(&["id", "--name", "--groups", "core"]);
+    if !groups.split_whitespace().any(|g| g == "sudo") {
+        problems.push(format!("core is not an administrator: id says {groups:?}"));
+    }
+    let keys = machine.said(&["cat", "/home/core/.ssh/authorized_keys.d/ignition"]);
+    if keys.lines().filter(|l| l.starts_with("ssh-")).count() < 2 {
+        problems.push(format!(
+            "core lacks the install-config's key and the bootstrap key:\n{keys}"
+        ));
+    }
+    let sudo = machine.said(&["runuser", "-u", "core", "--", "sudo", "-n", "true"]);
+    if !sudo.trim().is_empty() {
+        problems.push(format!("core cannot use sudo without a password: {sudo}"));
+    }
+    for unit in shipped.iter().filter(|u| u.enabled) {
+        match machine.unit(&unit.name) {
+            Ok(status) if status.file_state == "enabled" => {}
+            Ok(status) => problems.push(format!(
+                "{}: the config enables it, but after the first boot it is {status}",
+                unit.name
+            )),
+            Err(e) => problems.push(format!("{}: {e}", unit.name)),
+        }
+    }
+    problems
+}
+
+/// Where the boot went: the overlay target, its units waiting on the pull, the pull
+/// retrying, the host's own services up, nothing of multi-user.target started, no failure.
+fn boot_state(machine: &Machine, shipped: &[Shipped]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let default = machine.said(&["systemctl", "get-default"]);
+    if default.trim() != OVERLAY_TARGET {
+        problems.push(format!(
+            "the default target is {default:?}, not {OVERLAY_TARGET}"
+        ));
+    }
+    // The pull asks the release image for the node image, fails (no registry on the lab
+    // network) and says it will ask again: the host has settled where it should wait.
+    let settled = machine.wait_for("the node image pull to retry", SETTLE_SECONDS, |m| {
+        Ok(m.journal(PULL).contains("asking again in"))
+    });
+    if let Err(e) = settled {
+        problems.push(format!("{e}\n{PULL}'s journal:\n{}", machine.journal(PULL)));
+    }
+    let jobs = machine.said(&["systemctl", "list-jobs", "--no-legend", "--plain"]);
+    let queued = |unit: &str| {
+        jobs.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some(unit))
+    };
+    let mut expect =
+        |unit: &str, want: &dyn Fn(&UnitStatus) -> bool, what: &str| match machine.unit(unit) {
+            Ok(status) if want(&status) => {}
+            Ok(status) => problems.push(format!("{unit}: {status}, expected {what}")),
+            Err(e) => problems.push(format!("{unit}: {e}")),
+        };
+    for (unit, active, sub) in HOST_SERVICES {
+        expect(
+            unit,
+            &|s| s.active == *active && s.sub == *sub,
+            &format!("{active}/{sub}"),
+        );
+    }
+    expect(PULL, &|s| s.active == "activating", "activating (retrying)");
+    for unit in WAITING {
+        let waiting = queued(unit);
+        expect(
+            unit,
+            &|s| s.active == "inactive" && waiting,
+            "inactive with a start job waiting for the pull",
+        );
+    }
+    for unit in shipped.iter().filter(|u| u.name.ends_with(".mount")) {
+        expect(
+            &unit.name,
+            &|s| s.active == "inactive" && s.condition == "no",
+            "inactive, its condition unmet (not a live system)",
+        );
+    }
+    for unit in shipped.iter().filter(|u| u.wanted_by_multi_user) {
+        let none_queued = !queued(&unit.name);
+        expect(
+            &unit.name,
+            &|s| s.active == "inactive" && none_queued,
+            "not started: multi-user.target comes after the node image",
+        );
+    }
+    let failed = machine.said(&[
+        "systemctl",
+        "list-units",
+        "--failed",
+        "--no-legend",
+        "--plain",
+    ]);
+    if !failed.trim().is_empty() {
+        problems.push(format!("failed units:\n{failed}"));
+    }
+    problems
+}
+
+/// The disconnected-mirror example's mirror, as the example names it, and the login its pull
+/// secret carries (`user:pass`).
+const MIRROR_NAME: &str = "registry.example.com";
+const MIRROR_USER: &str = "user";
+const MIRROR_PASSWORD: &str = "pass";
+/// The release the test's release image claims to be (okd-install's default), and where it
+/// lives: the source the example mirrors and the mirror's path.
+const RELEASE_VERSION: &str = "5.0.0-okd-scos.0";
+const RELEASE_SOURCE: &str = "quay.io/okd/scos-release";
+const RELEASE_PATH: &str = "okd/scos-release";
+/// Where the release's component images would be: mirrored by the example, held nowhere.
+const CONTENT_SOURCE: &str = "quay.io/okd/scos-content";
+/// The first component the boot needs that is OKD's own code: the machine-config operator's
+/// image, whose helper names the node image of the release's OS image stream.
+const FIRST_OKD_CODE: &str = "machine-config-operator";
+
+/// The disconnected-mirror example on a real host with its mirror registry on the lab
+/// network: TLS from a CA the test made (given to okd-install as the additionalTrustBundle),
+/// htpasswd logins (the example's pull secret), and a release image built from data. The
+/// host pulls the release image by digest through the mirror rules okd-install wrote,
+/// trusting the registry only through the bundle; then it fails for real at the first image
+/// that is OKD's code, which the registry does not hold.
+#[test]
+fn the_disconnected_host_pulls_the_release_from_its_mirror_and_stops_at_okd_code() {
+    let missing = real_host::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let image = RootImage::ensure().unwrap_or_else(|e| panic!("making the host root: {e}"));
+    let work = tempfile::tempdir().expect("temp dir");
+    let lab = real_host::Lab::create("mirror").expect("the lab network");
+    let spec = real_host::registry::RegistrySpec {
+        name: MIRROR_NAME.into(),
+        user: MIRROR_USER.into(),
+        password: MIRROR_PASSWORD.into(),
+    };
+    let registry = real_host::registry::Registry::start(&lab, spec, &work.path().join("registry"))
+        .unwrap_or_else(|e| panic!("starting the mirror registry: {e}"));
+    let components: Vec<Component> = [FIRST_OKD_CODE, "stream-coreos", "rhel-coreos"]
+        .iter()
+        .map(|name| Component::absent(name, CONTENT_SOURCE))
+        .collect();
+    let digest = real_host::release::push(
+        &registry,
+        &lab,
+        RELEASE_PATH,
+        RELEASE_VERSION,
+        &components,
+        &work.path().join("release"),
+    )
+    .unwrap_or_else(|e| panic!("pushing the release image: {e}"));
+    let release_image = format!("{RELEASE_SOURCE}@{digest}");
+    let config = mirror_config(work.path(), &registry.ca_pem, &release_image);
+    let machine = real_host::boot_on(&image, lab, &config, &work.path().join("host"))
+        .unwrap_or_else(|e| panic!("booting the host: {e}"));
+
+    // The node image pull asks the release image (pulled through the mirror) for the
+    // machine-config operator's image, and the mirror does not have it.
+    let mco = &components[0].pull_spec;
+    let mco_digest = mco.rsplit_once('@').expect("a digest").1;
+    let stopped = machine.wait_for(
+        "the pull of the operator image to fail",
+        SETTLE_SECONDS,
+        |m| {
+            let journal = m.journal(PULL);
+            Ok(journal.contains(mco_digest) && journal.contains("manifest unknown"))
+        },
+    );
+    let journal = machine.journal(PULL);
+    let registry_log = std::fs::read_to_string(&registry.log).unwrap_or_default();
+    assert!(
+        stopped.is_ok(),
+        "{stopped:?}\n{PULL}'s journal:\n{journal}\nthe registry's log:\n{registry_log}"
+    );
+    // The release image came from the mirror, by digest, to the host's address.
+    let manifest = format!("/v2/{RELEASE_PATH}/manifests/{digest}");
+    assert!(
+        registry_log
+            .lines()
+            .any(|l| l.contains(&manifest) && l.contains(real_host::HOST_ADDRESS)),
+        "the mirror never served {manifest} to the host:\n{registry_log}"
+    );
+    let stored = machine.said(&["podman", "image", "exists", &release_image]);
+    assert!(
+        stored.trim().is_empty(),
+        "the host does not hold the release image: {stored}"
+    );
+    // And the operator's image was asked of the mirror, which does not hold it.
+    let asked = format!("{MIRROR_NAME}:5000/okd/scos-content@{mco_digest}");
+    assert!(
+        journal
+            .lines()
+            .any(|l| l.contains(&asked) && l.contains("manifest unknown")),
+        "{PULL} did not fail on {asked}:\n{journal}"
+    );
+    let status = machine.unit(PULL).expect("the pull's state");
+    assert_eq!(
+        status.active, "activating",
+        "{PULL} keeps retrying: {status}"
+    );
+
+    // release-image.service, started as an administrator would, pulls the same image the
+    // same way and succeeds.
+    let started = machine.said(&["systemctl", "start", "release-image.service"]);
+    let release = machine.unit("release-image.service").expect("its state");
+    let release_journal = machine.journal("release-image.service");
+    assert!(
+        release.active == "active" && release_journal.contains("Fetching the release image"),
+        "release-image.service: {release} {started}\n{release_journal}"
+    );
+}
+
+/// The disconnected-mirror example's configs for `release_image`, with `ca_pem` as its
+/// additional trust bundle; returns the bootstrap config.
+fn mirror_config(work: &Path, ca_pem: &str, release_image: &str) -> std::path::PathBuf {
+    let install = work.join("install");
+    okd(&install)
+        .args([
+            "create",
+            "install-config",
+            "--from-example",
+            "disconnected-mirror",
+        ])
+        .assert()
+        .success();
+    let path = install.join("install-config.yaml");
+    let mut text = std::fs::read_to_string(&path).expect("install-config");
+    text.push_str("additionalTrustBundle: |\n");
+    for line in ca_pem.lines() {
+        text.push_str(&format!("  {line}\n"));
+    }
+    std::fs::write(&path, text).expect("write install-config");
+    okd(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--release-image",
+            release_image,
+        ])
+        .args(["--release-version", RELEASE_VERSION])
+        .assert()
+        .success();
+    install.join(Variant::Bootstrap.file_name())
+}
+
+/// What the lab's server hands out as a pool's config: a file the test looks for.
+const SERVED_PATH: &str = "/etc/okd-real-host/served";
+const SERVED_CONFIG: &str = r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/okd-real-host/served","contents":{"source":"data:,served%20by%20the%20lab%20server%0A"},"mode":420}]}}"#;
+
+/// compact-3-node's master.ign and worker.ign fetched by the real Ignition over HTTPS, as a
+/// node's initramfs fetches them: from a server whose certificate is the one okd-install's
+/// PKI made for the Machine Config Server (signed by the root CA the pointer configs carry),
+/// accepted; from the same server with a certificate of another CA (same names), refused
+/// with Ignition's own TLS error.
+#[test]
+fn pointer_configs_trust_only_the_machine_config_server_chain() {
+    let missing = real_host::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let install = work.path().join("install");
+    okd(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "compact-3-node",
+        ])
+        .assert()
+        .success();
+    let bootstrap = testkit::cli::read(&install.join("bootstrap.ign"));
+    let tls = work.path().join("tls");
+    std::fs::create_dir_all(&tls).unwrap();
+    for name in ["machine-config-server.crt", "machine-config-server.key"] {
+        let data = testkit::cli::ign_file(&bootstrap, &format!("/opt/openshift/tls/{name}"))
+            .unwrap_or_else(|| panic!("bootstrap.ign carries {name}"));
+        std::fs::write(tls.join(name), data).unwrap();
+    }
+    let lab = real_host::Lab::create("pointer").expect("the lab network");
+    for pool in ["master", "worker"] {
+        let pointer = install.join(format!("{pool}.ign"));
+        let source = MergeSource::of(&testkit::cli::read(&pointer)).expect("a merge source");
+        let dir = work.path().join(pool);
+        let (cert, key) = other_ca_certificate(&dir, &source.host);
+        let ours = real_host::pointer::fetch(
+            &lab,
+            &pointer,
+            &source,
+            &tls.join("machine-config-server.crt"),
+            &tls.join("machine-config-server.key"),
+            SERVED_CONFIG,
+            &dir.join("ours"),
+        )
+        .expect("the fetch ran");
+        let served = ours.root.join(SERVED_PATH.trim_start_matches('/'));
+        assert!(
+            ours.accepted && served.is_file(),
+            "{pool}.ign did not take the config from {} with our certificate:\n{}",
+            source.url,
+            ours.log
+        );
+        assert!(ours.log.contains(&source.url), "{}", ours.log);
+        let other = real_host::pointer::fetch(
+            &lab,
+            &pointer,
+            &source,
+            &cert,
+            &key,
+            SERVED_CONFIG,
+            &dir.join("other"),
+        )
+        .expect("the fetch ran");
+        assert!(
+            !other.accepted
+                && other
+                    .log
+                    .contains("x509: certificate signed by unknown authority"),
+            "{pool}.ign against a server of another CA was not refused by Ignition:\n{}",
+            other.log
+        );
+        assert!(
+            !other
+                .root
+                .join(SERVED_PATH.trim_start_matches('/'))
+                .exists()
+        );
+    }
+}
+
+/// A CA of its own and a server certificate for `host` signed by it (the names the real
+/// server's certificate has), with openssl; the certificate and key paths.
+fn other_ca_certificate(dir: &Path, host: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    std::fs::create_dir_all(dir).unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .expect("run openssl");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            crate::support::both(&out)
+        );
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=another CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        &format!("/CN={host}"),
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+    ]);
+    let san = match host.parse::<std::net::IpAddr>() {
+        Ok(_) => format!("subjectAltName=IP:{host}\n"),
+        Err(_) => format!("subjectAltName=DNS:{host}\n"),
+    };
+    std::fs::write(dir.join("server.ext"), san).unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-days",
+        "2",
+        "-CAcreateserial",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "server.crt",
+    ]);
+    (dir.join("server.crt"), dir.join("server.key"))
+}
+
+/// A fault on the real host, diagnosed the way an administrator diagnoses it: the
+/// disconnected-mirror host boots on a lab network where its mirror does not answer (no
+/// registry, no name server); `okd-install wait-for bootstrap-complete --bootstrap HOST`
+/// ends with exit code 10 naming the node image pull from the host's own records, and
+/// `okd-install gather bootstrap` (from the lab's side, over
+/// the host's real sshd, as core with the bootstrap key Ignition installed, the real gather
+/// script reading the real journal) and `analyze` of its bundle both name the node image
+/// pull, with the host's own podman line trying the mirror as evidence.
+#[test]
+fn wait_for_gather_and_analyze_name_an_unreachable_mirror_on_the_real_host() {
+    let missing = real_host::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let image = RootImage::ensure().unwrap_or_else(|e| panic!("making the host root: {e}"));
+    let work = tempfile::tempdir().expect("temp dir");
+    let install = work.path().join("install");
+    okd(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "disconnected-mirror",
+        ])
+        .assert()
+        .success();
+    let config = install.join(Variant::Bootstrap.file_name());
+    let machine = real_host::boot(&image, "no-mirror", &config, &work.path().join("host"))
+        .unwrap_or_else(|e| panic!("booting the host: {e}"));
+    machine
+        .wait_for("the node image pull to retry", SETTLE_SECONDS, |m| {
+            Ok(m.journal(PULL).contains("asking again in"))
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", machine.journal(PULL)));
+    let names_the_pull = |text: &str| {
+        text.contains("cause (node-image-pull)")
+            && text.lines().any(|l| {
+                l.starts_with("evidence:")
+                    && l.contains("registry.example.com:5000")
+                    && l.contains("pinging container registry")
+            })
+    };
+    // wait-for from the lab's side, where the API name resolves to the bootstrap host (as a
+    // site's DNS has it) and nothing answers there yet: it reads the host's records over
+    // SSH and names their cause.
+    let hosts = work.path().join("hosts");
+    std::fs::write(
+        &hosts,
+        format!(
+            "127.0.0.1 localhost\n{} api.disconnected.example.com\n",
+            real_host::HOST_ADDRESS
+        ),
+    )
+    .expect("write the lab's hosts file");
+    let wait = std::process::Command::new("nsenter")
+        .arg(format!("--net=/run/netns/{}", machine.lab.lab_netns))
+        .args(["unshare", "--mount", "--propagation", "private", "sh", "-c"])
+        .arg(format!(
+            "mount --bind '{}' /etc/hosts && exec \"$@\"",
+            hosts.display()
+        ))
+        .arg("wait-for-in-lab")
+        .arg(crate::support::bin_path())
+        .args([
+            "wait-for",
+            "bootstrap-complete",
+            "--timeout",
+            "20s",
+            "--bootstrap",
+        ])
+        .arg(real_host::HOST_ADDRESS)
+        .arg("--dir")
+        .arg(&install)
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .expect("run okd-install wait-for");
+    let waited = crate::support::both(&wait);
+    assert_eq!(wait.status.code(), Some(10), "{waited}");
+    assert!(names_the_pull(&crate::support::stderr(&wait)), "{waited}");
+    let gather = std::process::Command::new("nsenter")
+        .arg(format!("--net=/run/netns/{}", machine.lab.lab_netns))
+        .arg(crate::support::bin_path())
+        .args([
+            "gather",
+            "bootstrap",
+            "--bootstrap",
+            real_host::HOST_ADDRESS,
+            "--dir",
+        ])
+        .arg(&install)
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .expect("run okd-install gather");
+    let said = crate::support::both(&gather);
+    assert!(gather.status.success(), "{said}");
+    assert!(names_the_pull(&crate::support::stdout(&gather)), "{said}");
+    let bundle = std::fs::read_dir(&install)
+        .expect("the install directory")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".tar.gz"))
+        .unwrap_or_else(|| panic!("no log bundle in {}:\n{said}", install.display()));
+    let analyze = std::process::Command::new(crate::support::bin_path())
+        .arg("analyze")
+        .arg(&bundle)
+        .output()
+        .expect("run okd-install analyze");
+    assert!(
+        names_the_pull(&crate::support::stdout(&analyze)),
+        "{}",
+        crate::support::both(&analyze)
+    );
+}
