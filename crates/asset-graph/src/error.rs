@@ -207,6 +207,12 @@ pub enum GraphError {
         path: PathBuf,
     },
 
+    /// A file of the install dir that must not be read: a link out of it, a FIFO, a device
+    /// or a directory where a file belongs, or a file far too large (the message names it
+    /// and the fix).
+    #[error("{0}")]
+    Input(atomic_file::input::InputError),
+
     /// A filesystem operation failed.
     #[error("{}: {error}", path.display())]
     Io {
@@ -219,6 +225,23 @@ pub enum GraphError {
 }
 
 impl GraphError {
+    /// True when the user has to change a file of the install dir (a link, a special file),
+    /// as opposed to a failure of the machine: the binary exits with its input-error code.
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(self, GraphError::Input(e) if !matches!(e, atomic_file::input::InputError::Io { .. }))
+    }
+
+    /// An input that could not be read; plain I/O failures stay [`GraphError::Io`].
+    pub(crate) fn input(e: atomic_file::input::InputError) -> Self {
+        match e {
+            atomic_file::input::InputError::Io { path, source } => GraphError::Io {
+                path,
+                error: source,
+            },
+            other => GraphError::Input(other),
+        }
+    }
+
     /// Wraps an I/O error with the path it happened on.
     pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         GraphError::Io {

@@ -70,7 +70,7 @@ impl Store {
     fn write_file(&mut self, res: &Resolved, file: &File) -> Result<FileAction, GraphError> {
         let path = self.dir.join(&file.path);
         let key = file.path.to_string_lossy().into_owned();
-        let action = match fsutil::read_if_exists(&path)? {
+        let action = match fsutil::read_if_exists(&self.dir, &file.path)? {
             Some(old) if old == file.data => {
                 fsutil::ensure_mode(&path, file.mode)?;
                 FileAction::Unchanged
