@@ -96,20 +96,69 @@ impl Role {
         })
     }
 
-    /// Reads the role's config from `dir`; a missing file names the command that writes it.
+    /// Reads the role's config from `dir` and checks it as `verify` does, so that no medium
+    /// carries a config a machine would stop on (or a file that is not one at all). A missing
+    /// file names the command that writes it; a link out of `dir`, a special file or a file
+    /// too large is refused before it is read.
     pub fn read_config(self, dir: &Path) -> Result<Vec<u8>> {
-        let path = dir.join(self.ign_file());
-        std::fs::read(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Input(format!(
+        let name = Path::new(self.ign_file());
+        let path = dir.join(name);
+        let data = atomic_file::input::read_in_dir(dir, name, MAX_CONFIG).map_err(|e| match e {
+            e if e.is_not_found() => Error::Input(format!(
                 "{} does not exist; run `{} --dir {}` first",
                 path.display(),
                 self.ign_command(),
                 dir.display()
             )),
-            _ => Error::read(&path, e),
-        })
+            other => Error::from_input(other),
+        })?;
+        self.check_config(dir, &data)?;
+        Ok(data)
+    }
+
+    /// The checks `verify` runs on a `.ign`: it parses as Ignition and passes every rule.
+    fn check_config(self, dir: &Path, data: &[u8]) -> Result<()> {
+        let path = dir.join(self.ign_file());
+        let regenerate = format!(
+            "regenerate it with `{} --dir {}`",
+            self.ign_command(),
+            dir.display()
+        );
+        let problem = match std::str::from_utf8(data) {
+            Err(_) => "is not UTF-8 text, so not an Ignition config".to_string(),
+            Ok(text) if text.trim().is_empty() => "is empty".to_string(),
+            Ok(text) => {
+                let problems = ignition::check_json(text);
+                if problems.is_empty() {
+                    return Ok(());
+                }
+                let mut listed: Vec<String> = problems
+                    .iter()
+                    .take(MAX_LISTED)
+                    .map(ToString::to_string)
+                    .collect();
+                if problems.len() > MAX_LISTED {
+                    listed.push(format!("and {} more", problems.len() - MAX_LISTED));
+                }
+                format!(
+                    "is not a valid Ignition config ({}), a machine would stop in its \
+                     initramfs with it",
+                    listed.join("; ")
+                )
+            }
+        };
+        Err(Error::Input(format!(
+            "{} {problem}; no boot medium was written: fix it or {regenerate}",
+            path.display()
+        )))
     }
 }
+
+/// Larger than any config okd-install writes (a bootstrap config is a few MiB): a file this
+/// size in the place of a `.ign` is not one, and is not read into memory.
+const MAX_CONFIG: u64 = 64 << 20;
+/// How many Ignition problems one error lists before summarizing the rest.
+const MAX_LISTED: usize = 5;
 
 #[cfg(test)]
 mod tests {
@@ -139,5 +188,57 @@ mod tests {
             err.contains("okd-install create single-node-ignition-config --dir"),
             "{err}"
         );
+    }
+
+    fn refused(dir: &Path) -> String {
+        let err = Role::Worker.read_config(dir).unwrap_err();
+        assert!(err.is_invalid_input(), "{err}");
+        err.to_string()
+    }
+
+    #[test]
+    fn a_config_that_is_not_valid_ignition_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let ign = dir.path().join("worker.ign");
+        std::fs::write(&ign, "").unwrap();
+        let err = refused(dir.path());
+        assert!(err.contains("worker.ign is empty"), "{err}");
+        assert!(
+            err.contains("okd-install create ignition-configs --dir"),
+            "{err}"
+        );
+        std::fs::write(&ign, "{not json").unwrap();
+        let err = refused(dir.path());
+        assert!(
+            err.contains("worker.ign is not a valid Ignition config"),
+            "{err}"
+        );
+        std::fs::write(&ign, [0xff, 0xfe, 0]).unwrap();
+        assert!(refused(dir.path()).contains("not UTF-8"));
+        let bad_path = r#"{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"etc/x"}]}}"#;
+        std::fs::write(&ign, bad_path).unwrap();
+        let err = refused(dir.path());
+        assert!(err.contains("storage.files[0].path"), "{err}");
+        std::fs::write(&ign, r#"{"ignition":{"version":"3.2.0"}}"#).unwrap();
+        assert!(Role::Worker.read_config(dir.path()).is_ok());
+    }
+
+    #[test]
+    fn a_config_linked_out_of_dir_or_special_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("shadow");
+        std::fs::write(&target, "root:$6$secret-hash:19000::::::").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("worker.ign")).unwrap();
+        let err = refused(dir.path());
+        assert!(err.contains("is a symbolic link to"), "{err}");
+        assert!(!err.contains("secret-hash"), "{err}");
+        std::fs::remove_file(dir.path().join("worker.ign")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("worker.ign"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(refused(dir.path()).contains("named pipe"));
     }
 }
