@@ -76,6 +76,11 @@ impl Store {
                 FileAction::Unchanged
             }
             Some(_) if res.on_disk && res.source != Source::Generated => {
+                // The user's own file stays as written, but a file that must be private
+                // (their own Secret manifest) becomes so, as the generated ones are.
+                if file.mode == crate::asset::MODE_SECRET {
+                    fsutil::ensure_mode(&path, file.mode)?;
+                }
                 return Ok(FileAction::Kept);
             }
             Some(old) => {
