@@ -13,7 +13,6 @@ pub(crate) mod waitfor;
 /// only want a hint from it (platform timeouts, a default address) use this and carry on
 /// without it; `create` reports the problems itself.
 pub(crate) fn stored_install_config(dir: &std::path::Path) -> Option<installconfig::InstallConfig> {
-    let raw = std::fs::read_to_string(dir.join(assets::config::INSTALL_CONFIG_FILE)).ok()?;
-    let name = assets::config::INSTALL_CONFIG_FILE;
-    installconfig::parse_str(&raw, name).ok().map(|l| l.config)
+    let path = dir.join(assets::config::INSTALL_CONFIG_FILE);
+    installconfig::load(path).ok().map(|l| l.config)
 }
