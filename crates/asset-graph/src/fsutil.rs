@@ -81,6 +81,46 @@ pub(crate) fn list_files(dir: &Path) -> Result<Vec<String>, GraphError> {
     Ok(names)
 }
 
+/// How long a temporary file must have been left alone before it counts as the leftover of
+/// a write that was killed: a write in progress (a gigabyte boot ISO copied by another
+/// command) touches its file all the time.
+pub(crate) const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes our temporary files (`.okd-tmp-*`) below `dir` (three levels deep, links not
+/// followed) that nothing has written to for [`STALE_TEMP`]: the leftovers of interrupted
+/// writes. Returns their paths relative to `dir`.
+pub(crate) fn remove_stale_temp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    remove_stale_in(dir, dir, 3, &mut removed);
+    removed
+}
+
+fn remove_stale_in(root: &Path, dir: &Path, depth: usize, removed: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() && depth > 1 {
+            remove_stale_in(root, &path, depth - 1, removed);
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_TEMP);
+        let ours = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+        if kind.is_file() && ours && stale && fs::remove_file(&path).is_ok() {
+            removed.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
+    }
+}
+
 /// Whether a file name is one of our user-edit backups or temporary files.
 pub(crate) fn is_backup_or_temp(name: &str) -> bool {
     name.contains(BACKUP_MARKER) || name.starts_with(TEMP_PREFIX)
@@ -227,6 +267,32 @@ mod tests {
         .unwrap();
         let err = crate::state::load(&crate::state::path_in(dir.path())).unwrap_err();
         assert!(err.is_invalid_input(), "{err}");
+    }
+
+    #[test]
+    fn only_stale_temp_files_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("auth")).unwrap();
+        let old = dir.path().join(format!("auth/{TEMP_PREFIX}abc"));
+        let fresh = dir.path().join(format!("{TEMP_PREFIX}def"));
+        let mine = dir.path().join("install-config.yaml");
+        for p in [&old, &fresh, &mine] {
+            fs::write(p, "x").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - 2 * STALE_TEMP;
+        for p in [&old, &mine] {
+            fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        let removed = remove_stale_temp_files(dir.path());
+        assert_eq!(removed, [PathBuf::from(format!("auth/{TEMP_PREFIX}abc"))]);
+        assert!(!old.exists());
+        assert!(fresh.exists(), "a write may still be in progress");
+        assert!(mine.exists(), "never anything but our temporary files");
     }
 
     #[test]

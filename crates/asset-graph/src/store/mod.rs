@@ -75,6 +75,14 @@ impl Store {
         let graph = graph.into();
         let dir = dir.into();
         let lock = lock::acquire(&dir)?;
+        // Under the lock no other run writes here: a temporary file nothing touched for a
+        // while is the leftover of a write that was killed.
+        for leftover in crate::fsutil::remove_stale_temp_files(&dir) {
+            tracing::info!(
+                "removed {}, left over from an interrupted write",
+                leftover.display()
+            );
+        }
         let state_path = state::path_in(&dir);
         let state = state::load(&state_path)?;
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -50,6 +50,13 @@ fn refused(dir: &Path, out: Run, needles: &[&str]) {
     }
 }
 
+/// A case of a medium test: what it is, how to spoil the config, what the refusal says.
+type MediaCase<'a> = (&'a str, &'a dyn Fn(), &'a [&'a str]);
+
+/// A case of an install-config test: what it is, how to write the file, what the refusal
+/// says.
+type ConfigCase<'a> = (&'a str, Box<dyn FnOnce(&Path) + 'a>, &'a [&'a str]);
+
 fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo")
         .arg(path)
@@ -77,7 +84,7 @@ fn boot_media_refuse_configs_that_are_not_ignition_or_not_in_dir() {
     let ign = dir.join("worker.ign");
     let good = std::fs::read(&ign).unwrap();
     let secret = outside_secret(tmp.path());
-    let cases: [(&str, &dyn Fn(), &[&str]); 5] = [
+    let cases: [MediaCase; 5] = [
         (
             "empty",
             &|| std::fs::write(&ign, "").unwrap(),
@@ -289,7 +296,7 @@ fn install_config_inputs_are_data_and_secrets_stay_out_of_messages() {
     let example =
         std::fs::read_to_string(crate::support::repo_root().join("examples/ha-workers.yaml"))
             .unwrap();
-    let cases: [(&str, Box<dyn FnOnce(&Path)>, &[&str]); 4] = [
+    let cases: [ConfigCase; 4] = [
         (
             "a link out of DIR",
             Box::new(|p: &Path| std::os::unix::fs::symlink(&secret, p).unwrap()),
