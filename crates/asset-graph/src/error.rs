@@ -234,10 +234,7 @@ impl GraphError {
     /// An input that could not be read; plain I/O failures stay [`GraphError::Io`].
     pub(crate) fn input(e: atomic_file::input::InputError) -> Self {
         match e {
-            atomic_file::input::InputError::Io { path, source } => GraphError::Io {
-                path,
-                error: source,
-            },
+            atomic_file::input::InputError::Io { path, source } => GraphError::io(path, source),
             other => GraphError::Input(other),
         }
     }
@@ -246,7 +243,44 @@ impl GraphError {
     pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         GraphError::Io {
             path: path.into(),
-            error,
+            error: with_fix(error),
         }
+    }
+}
+
+/// The operating system's error with what to do about it, for the errors whose text says
+/// nothing of that: a full disk or quota, a directory where a file belongs, no permission.
+fn with_fix(error: std::io::Error) -> std::io::Error {
+    use std::io::ErrorKind as K;
+    let fix = match error.kind() {
+        K::StorageFull | K::QuotaExceeded => {
+            "free space on that file system (`df -h`) and run again; files already written \
+             stay as they are"
+        }
+        K::IsADirectory => "a directory is where okd-install keeps a file: move it away",
+        K::PermissionDenied => "check the owner and mode of the directory and the file",
+        K::ReadOnlyFilesystem => "use a directory on a writable file system",
+        _ => return error,
+    };
+    std::io::Error::new(error.kind(), format!("{error}; {fix}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_disks_and_directories_say_what_to_do() {
+        let full = GraphError::io("bootstrap.ign", std::io::Error::from_raw_os_error(28));
+        let text = full.to_string();
+        assert!(
+            text.starts_with("bootstrap.ign: No space left on device"),
+            "{text}"
+        );
+        assert!(text.contains("free space on that file system"), "{text}");
+        let dir = GraphError::io("auth/kubeconfig", std::io::Error::from_raw_os_error(21));
+        assert!(dir.to_string().contains("move it away"), "{dir}");
+        let other = GraphError::io("x", std::io::Error::other("strange"));
+        assert_eq!(other.to_string(), "x: strange");
     }
 }
