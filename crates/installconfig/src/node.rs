@@ -177,7 +177,7 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
             pos: Position { line: 1, column: 1 },
         });
     }
-    serde_saphyr::from_str_with_options::<Node>(text, opts).map_err(|e| {
+    let mut tree = serde_saphyr::from_str_with_options::<Node>(text, opts).map_err(|e| {
         let position = e
             .location()
             .map(|l| Position {
@@ -189,7 +189,40 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
             position,
             message: syntax_message(&e.to_string()),
         }
-    })
+    })?;
+    let lines: Vec<&str> = text.lines().collect();
+    exact_integers(&mut tree, &lines);
+    Ok(tree)
+}
+
+/// The parser reads an integer beyond 64 bits as a float, which messages would then show
+/// rounded (99999999999999999999999 as 100000000000000000000000): such a value written as
+/// an integer literal is read again from the source, exactly.
+fn exact_integers(node: &mut Node, lines: &[&str]) {
+    match &mut node.value {
+        Value::Float(_) => {
+            let literal = usize::try_from(node.pos.line)
+                .ok()
+                .and_then(|l| lines.get(l.checked_sub(1)?))
+                .and_then(|line| {
+                    let column = usize::try_from(node.pos.column).ok()?.checked_sub(1)?;
+                    let rest: String = line.chars().skip(column).collect();
+                    let token = rest
+                        .split(|c: char| c.is_whitespace() || ",]}#".contains(c))
+                        .next()?
+                        .to_string();
+                    token.parse::<i128>().ok()
+                });
+            if let Some(i) = literal {
+                node.value = Value::Int(i);
+            }
+        }
+        Value::Seq(items) => items.iter_mut().for_each(|n| exact_integers(n, lines)),
+        Value::Map(entries) => entries
+            .iter_mut()
+            .for_each(|(_, v)| exact_integers(v, lines)),
+        _ => {}
+    }
 }
 
 /// The parser's first message line without its own position suffix (the error carries the
@@ -371,6 +404,21 @@ mod tests {
         let err = parse(&bomb).unwrap_err();
         assert!(err.message.contains("anchors and aliases"), "{err:?}");
         assert!(!err.message.contains("budget"), "{err:?}");
+    }
+
+    #[test]
+    fn huge_integers_are_kept_exact() {
+        let n =
+            parse("a: 99999999999999999999999\nb: [1.5, 123456789012345678901234567]\n").unwrap();
+        assert_eq!(
+            n.get("a").unwrap().value,
+            Value::Int(99_999_999_999_999_999_999_999)
+        );
+        let Value::Seq(b) = &n.get("b").unwrap().value else {
+            panic!("not a list")
+        };
+        assert_eq!(b[0].value, Value::Float(1.5));
+        assert_eq!(b[1].value, Value::Int(123_456_789_012_345_678_901_234_567));
     }
 
     #[test]

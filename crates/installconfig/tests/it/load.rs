@@ -544,3 +544,18 @@ fn another_file_is_not_echoed_back() {
         "{scalar:#?}"
     );
 }
+
+/// An integer beyond 64 bits is shown as written, not rounded as a float.
+#[test]
+fn huge_integers_are_shown_as_written() {
+    let text = fixture_text("none-sno.yaml").replacen(
+        "baseDomain: ",
+        "baseDomain: 99999999999999999999999\nx-old-baseDomain: ",
+        1,
+    );
+    let err = parse_str(&text, "install-config.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("99999999999999999999999"), "{err}");
+    assert!(!err.contains("100000000000000000000000"), "{err}");
+}
