@@ -156,7 +156,7 @@ impl Fetcher {
     pub fn read(&self, rel: impl AsRef<Path>) -> Result<Option<Vec<u8>>, GraphError> {
         let path = self.dir.join(rel.as_ref());
         self.note(&path);
-        fsutil::read_if_exists(&path)
+        fsutil::read_if_exists(&self.dir, rel.as_ref())
     }
 
     /// Like [`Fetcher::read`] but requires UTF-8 text.
@@ -192,7 +192,7 @@ impl Fetcher {
             let rel = rel_dir.join(&name);
             let path = self.dir.join(&rel);
             self.note(&path);
-            let data = std::fs::read(&path).map_err(|e| GraphError::io(&path, e))?;
+            let data = fsutil::read_input(&self.dir, &rel)?;
             let mode = fsutil::mode_of(&path).unwrap_or(MODE_DEFAULT);
             files.push(File {
                 path: rel,

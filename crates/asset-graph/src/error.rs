@@ -207,6 +207,12 @@ pub enum GraphError {
         path: PathBuf,
     },
 
+    /// A file of the install dir that must not be read: a link out of it, a FIFO, a device
+    /// or a directory where a file belongs, or a file far too large (the message names it
+    /// and the fix).
+    #[error("{0}")]
+    Input(atomic_file::input::InputError),
+
     /// A filesystem operation failed.
     #[error("{}: {error}", path.display())]
     Io {
@@ -219,11 +225,62 @@ pub enum GraphError {
 }
 
 impl GraphError {
+    /// True when the user has to change a file of the install dir (a link, a special file),
+    /// as opposed to a failure of the machine: the binary exits with its input-error code.
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(self, GraphError::Input(e) if !matches!(e, atomic_file::input::InputError::Io { .. }))
+    }
+
+    /// An input that could not be read; plain I/O failures stay [`GraphError::Io`].
+    pub(crate) fn input(e: atomic_file::input::InputError) -> Self {
+        match e {
+            atomic_file::input::InputError::Io { path, source } => GraphError::io(path, source),
+            other => GraphError::Input(other),
+        }
+    }
+
     /// Wraps an I/O error with the path it happened on.
     pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         GraphError::Io {
             path: path.into(),
-            error,
+            error: with_fix(error),
         }
+    }
+}
+
+/// The operating system's error with what to do about it, for the errors whose text says
+/// nothing of that: a full disk or quota, a directory where a file belongs, no permission.
+fn with_fix(error: std::io::Error) -> std::io::Error {
+    use std::io::ErrorKind as K;
+    let fix = match error.kind() {
+        K::StorageFull | K::QuotaExceeded => {
+            "free space on that file system (`df -h`) and run again; files already written \
+             stay as they are"
+        }
+        K::IsADirectory => "a directory is where okd-install keeps a file: move it away",
+        K::PermissionDenied => "check the owner and mode of the directory and the file",
+        K::ReadOnlyFilesystem => "use a directory on a writable file system",
+        _ => return error,
+    };
+    std::io::Error::new(error.kind(), format!("{error}; {fix}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_disks_and_directories_say_what_to_do() {
+        let full = GraphError::io("bootstrap.ign", std::io::Error::from_raw_os_error(28));
+        let text = full.to_string();
+        assert!(
+            text.starts_with("bootstrap.ign: No space left on device"),
+            "{text}"
+        );
+        assert!(text.contains("free space on that file system"), "{text}");
+        let dir = GraphError::io("auth/kubeconfig", std::io::Error::from_raw_os_error(21));
+        assert!(dir.to_string().contains("move it away"), "{dir}");
+        let other = GraphError::io("x", std::io::Error::other("strange"));
+        assert_eq!(other.to_string(), "x: strange");
     }
 }

@@ -46,16 +46,24 @@ fn sorted(value: &serde_json::Value) -> serde_json::Value {
     }
 }
 
-/// Reads a file; `Ok(None)` when it does not exist.
-pub(crate) fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, GraphError> {
-    match fs::read(path) {
-        Ok(data) => Ok(Some(data)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(GraphError::io(path, e)),
-    }
+/// Larger than any file okd-install reads from the install dir (the state file with every
+/// key, a bootstrap config of a few MiB): such a file is refused before it is read.
+pub(crate) const MAX_INPUT: u64 = 256 << 20;
+
+/// Reads `rel` of the install dir `dir` as data ([`atomic_file::input`]: no link out of
+/// `dir`, no FIFO or device, at most [`MAX_INPUT`] bytes); `Ok(None)` when it does not exist.
+pub(crate) fn read_if_exists(dir: &Path, rel: &Path) -> Result<Option<Vec<u8>>, GraphError> {
+    atomic_file::input::read_in_dir_if_exists(dir, rel, MAX_INPUT).map_err(GraphError::input)
 }
 
-/// Names of the regular files directly inside `dir` (empty when `dir` is missing).
+/// Like [`read_if_exists`] for a file that must be there.
+pub(crate) fn read_input(dir: &Path, rel: &Path) -> Result<Vec<u8>, GraphError> {
+    atomic_file::input::read_in_dir(dir, rel, MAX_INPUT).map_err(GraphError::input)
+}
+
+/// Names of the entries directly inside `dir` that are not directories (empty when `dir` is
+/// missing): regular files, and also FIFOs, devices and links, so that reading them reports
+/// what they are instead of skipping them silently.
 pub(crate) fn list_files(dir: &Path) -> Result<Vec<String>, GraphError> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -66,11 +74,51 @@ pub(crate) fn list_files(dir: &Path) -> Result<Vec<String>, GraphError> {
     for entry in entries {
         let entry = entry.map_err(|e| GraphError::io(dir, e))?;
         let path = entry.path();
-        if path.is_file() {
+        if !path.is_dir() {
             names.push(entry.file_name().to_string_lossy().into_owned());
         }
     }
     Ok(names)
+}
+
+/// How long a temporary file must have been left alone before it counts as the leftover of
+/// a write that was killed: a write in progress (a gigabyte boot ISO copied by another
+/// command) touches its file all the time.
+pub(crate) const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes our temporary files (`.okd-tmp-*`) below `dir` (three levels deep, links not
+/// followed) that nothing has written to for [`STALE_TEMP`]: the leftovers of interrupted
+/// writes. Returns their paths relative to `dir`.
+pub(crate) fn remove_stale_temp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    remove_stale_in(dir, dir, 3, &mut removed);
+    removed
+}
+
+fn remove_stale_in(root: &Path, dir: &Path, depth: usize, removed: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() && depth > 1 {
+            remove_stale_in(root, &path, depth - 1, removed);
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_TEMP);
+        let ours = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+        if kind.is_file() && ours && stale && fs::remove_file(&path).is_ok() {
+            removed.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
+    }
 }
 
 /// Whether a file name is one of our user-edit backups or temporary files.
@@ -172,6 +220,79 @@ mod tests {
         assert_eq!(mode_of(&path), Some(0o640));
         let names = list_files(&dir.path().join("sub/dir")).unwrap();
         assert_eq!(names, vec!["key.pem".to_string()]);
+    }
+
+    #[test]
+    fn inputs_are_read_as_data_of_the_install_dir_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("shadow"), "root:secret").unwrap();
+        fs::create_dir(dir.path().join("manifests")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("shadow"),
+            dir.path().join("manifests/linked.yaml"),
+        )
+        .unwrap();
+        let fifo = dir.path().join("manifests/pipe.yaml");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let mut names = list_files(&dir.path().join("manifests")).unwrap();
+        names.sort();
+        assert_eq!(
+            names,
+            ["linked.yaml", "pipe.yaml"],
+            "neither is skipped silently"
+        );
+        let err = read_input(dir.path(), Path::new("manifests/linked.yaml")).unwrap_err();
+        assert!(err.is_invalid_input(), "{err}");
+        assert!(err.to_string().contains("outside"), "{err}");
+        assert!(!err.to_string().contains("root:secret"), "{err}");
+        let err = read_if_exists(dir.path(), Path::new("manifests/pipe.yaml")).unwrap_err();
+        assert!(err.to_string().contains("named pipe"), "{err}");
+        assert!(
+            read_if_exists(dir.path(), Path::new("absent.yaml"))
+                .unwrap()
+                .is_none()
+        );
+        // The state file is one of them.
+        std::os::unix::fs::symlink(
+            outside.path().join("shadow"),
+            dir.path().join(crate::STATE_FILE),
+        )
+        .unwrap();
+        let err = crate::state::load(&crate::state::path_in(dir.path())).unwrap_err();
+        assert!(err.is_invalid_input(), "{err}");
+    }
+
+    #[test]
+    fn only_stale_temp_files_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("auth")).unwrap();
+        let old = dir.path().join(format!("auth/{TEMP_PREFIX}abc"));
+        let fresh = dir.path().join(format!("{TEMP_PREFIX}def"));
+        let mine = dir.path().join("install-config.yaml");
+        for p in [&old, &fresh, &mine] {
+            fs::write(p, "x").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - 2 * STALE_TEMP;
+        for p in [&old, &mine] {
+            fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        let removed = remove_stale_temp_files(dir.path());
+        assert_eq!(removed, [PathBuf::from(format!("auth/{TEMP_PREFIX}abc"))]);
+        assert!(!old.exists());
+        assert!(fresh.exists(), "a write may still be in progress");
+        assert!(mine.exists(), "never anything but our temporary files");
     }
 
     #[test]

@@ -77,6 +77,17 @@ impl Default for StateFile {
     }
 }
 
+/// The bytes of the state file at `path` (read as an input of its directory: never through
+/// a link out of it, never a FIFO), or `None`.
+fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>, GraphError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().map_or(Path::new(STATE_FILE), Path::new);
+    fsutil::read_if_exists(dir, name)
+}
+
 /// Path of the state file in `dir`.
 pub(crate) fn path_in(dir: &Path) -> PathBuf {
     dir.join(STATE_FILE)
@@ -84,7 +95,7 @@ pub(crate) fn path_in(dir: &Path) -> PathBuf {
 
 /// Reads the state file; an absent file is an empty state, anything unreadable is an error.
 pub(crate) fn load(path: &Path) -> Result<StateFile, GraphError> {
-    let Some(bytes) = fsutil::read_if_exists(path)? else {
+    let Some(bytes) = read_state_file(path)? else {
         return Ok(StateFile::default());
     };
     let bad = |reason: String| GraphError::State {
@@ -184,7 +195,7 @@ pub(crate) fn save(path: &Path, state: &StateFile) -> Result<bool, GraphError> {
         // Nothing to remember (e.g. the run failed before resolving anything).
         return Ok(false);
     }
-    if fsutil::read_if_exists(path)?.as_deref() == Some(&bytes[..]) {
+    if read_state_file(path)?.as_deref() == Some(&bytes[..]) {
         fsutil::ensure_mode(path, 0o600)?;
         return Ok(false);
     }

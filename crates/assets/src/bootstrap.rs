@@ -93,7 +93,8 @@ fn check_image_mode(
     Err(Error::ImageModeNotReady(report.errors).into())
 }
 
-/// `/opt/openshift/{manifests,openshift}/*` (0644), with the bootstrap-only CVO overrides.
+/// `/opt/openshift/{manifests,openshift}/*` (0644, Secrets 0600), with the bootstrap-only CVO
+/// overrides.
 fn manifest_node_files(m: &ManifestsAsset) -> Result<Vec<NodeFile>, BoxError> {
     let pairs = manifest_pairs(m);
     // Like upstream, objects owned by the machine assets stay managed by the CVO.
@@ -111,7 +112,13 @@ fn manifest_node_files(m: &ManifestsAsset) -> Result<Vec<NodeFile>, BoxError> {
             } else {
                 data.clone()
             };
-            NodeFile::asset(format!("/opt/openshift/{path}"), data)
+            let mut file = NodeFile::asset(format!("/opt/openshift/{path}"), data);
+            // A Secret (pull secret, kubeadmin hash, cloud credentials, TLS) is root's
+            // alone on the node too, by the one rule the manifests on disk follow.
+            if m.files.iter().any(|f| f.secret && f.rel_path() == *path) {
+                file.mode = 0o600;
+            }
+            file
         })
         .collect();
     files.push(NodeFile::asset(

@@ -89,20 +89,31 @@ impl AssetDir {
         Ok(pair.map(|p| p.key_pem))
     }
 
-    /// The Ignition config of `role`; a missing file names the command that writes it.
+    /// The Ignition config of `role`, checked as `verify` checks a `.ign` (so no medium
+    /// carries a config a machine would stop on); a missing file names the command that
+    /// writes it, and a link out of DIR, a special file or a file too large is refused unread.
     pub fn ignition_config(&self, role: Role) -> Result<Vec<u8>, Error> {
+        let name = Path::new(role.ign_file());
         let path = self.file(role.ign_file());
-        std::fs::read(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Input(format!(
-                "{} does not exist; run `{} --dir {}` first",
-                path.display(),
-                role.ign_command(),
-                self.path.display()
-            )),
-            _ => Error::Read { path, source: e },
-        })
+        let data =
+            atomic_file::input::read_in_dir(&self.path, name, MAX_CONFIG).map_err(|e| match e {
+                e if e.is_not_found() => Error::Input(format!(
+                    "{} does not exist; run `{} --dir {}` first",
+                    path.display(),
+                    role.ign_command(),
+                    self.path.display()
+                )),
+                atomic_file::input::InputError::Io { path, source } => Error::Read { path, source },
+                other => Error::Input(other.to_string()),
+            })?;
+        role.check_config(&self.path, &data)?;
+        Ok(data)
     }
 }
+
+/// Larger than any config okd-install writes (a bootstrap config is a few MiB): a file this
+/// size in the place of a `.ign` is not one, and is not read into memory.
+const MAX_CONFIG: u64 = 64 << 20;
 
 #[cfg(test)]
 mod tests {

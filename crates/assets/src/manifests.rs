@@ -105,7 +105,12 @@ impl Asset for ManifestsAsset {
     /// Loads both directories when `manifests/cluster-config.yaml` exists; every file must
     /// parse, and all broken files are reported together.
     fn load(dir: &Fetcher) -> Result<Option<Self>, BoxError> {
-        let outcome = manifests::load_dir(dir.dir()).map_err(Error::UnusableManifests)?;
+        let mut outcome = manifests::load_dir(dir.dir()).map_err(Error::UnusableManifests)?;
+        let loaded = outcome.manifests.iter().chain(&outcome.openshift).flatten();
+        let private: Vec<String> = loaded
+            .filter_map(|f| manifests::user::make_private(dir.dir(), f))
+            .collect();
+        outcome.warnings.extend(private);
         let Some(manifest_files) = outcome.manifests else {
             if dir.dir().join("manifests").is_dir() {
                 tracing::warn!(

@@ -1,10 +1,13 @@
-//! Replace a file atomically, with exact permission bits.
+//! Replace a file atomically, with exact permission bits; read a file of the asset directory
+//! as data ([`input`]: no link out of it, no special file, a size cap).
 //!
 //! The asset store, `wait-for`'s kubeconfig edit and the binary's own files (copied examples,
 //! secrets bundles) all write through [`write`], so a reader, or a crash half-way, never sees
 //! a partial file, and a secret is never readable by others for even a moment.
 
 #![deny(missing_docs)]
+
+pub mod input;
 
 use std::fs;
 use std::io::{self, Write};

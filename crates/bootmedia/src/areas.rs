@@ -15,6 +15,13 @@ use crate::kargs;
 
 /// Where the Ignition area is when the ISO has no igninfo.json (the oldest live ISOs).
 const DEFAULT_IGNITION_FILE: &str = "images/ignition.img";
+/// The file naming the Ignition area.
+const IGNINFO: &str = "/coreos/igninfo.json";
+/// The file naming the kernel-argument areas.
+const KARGS: &str = "/coreos/kargs.json";
+/// Larger than any live ISO's Ignition area (256 KiB on Fedora CoreOS and SCOS): the area is
+/// read into memory whole, so a crafted length must not ask for gigabytes.
+const MAX_IGNITION_AREA: u64 = 64 << 20;
 /// coreos-installer's sanity limit on kernel-argument areas.
 const MAX_KARGS_AREA: usize = 2048;
 
@@ -110,7 +117,7 @@ impl Layout {
 
     /// Opens and reads the layout of the ISO at `path`.
     pub fn open(path: &Path) -> Result<(File, Layout)> {
-        let mut file = File::open(path).map_err(|e| Error::read(path, e))?;
+        let (mut file, _) = atomic_file::input::open_named(path).map_err(Error::from_input)?;
         let layout = Layout::read(&mut file, path)?;
         Ok((file, layout))
     }
@@ -152,8 +159,8 @@ impl Layout {
 }
 
 fn ignition_area(iso: &Iso9660, file: &mut File, path: &Path) -> Result<Extent> {
-    let info = match iso.read_small(file, "/coreos/igninfo.json")? {
-        Some(json) => parse_json::<IgnInfo>(path, "/coreos/igninfo.json", &json)?,
+    let info = match iso.read_small(file, IGNINFO)? {
+        Some(json) => parse_json::<IgnInfo>(path, IGNINFO, &json)?,
         None => IgnInfo {
             file: DEFAULT_IGNITION_FILE.into(),
             offset: None,
@@ -167,32 +174,49 @@ fn ignition_area(iso: &Iso9660, file: &mut File, path: &Path) -> Result<Extent> 
         )
     })?;
     let offset = info.offset.unwrap_or(0);
-    let length = info.length.unwrap_or(extent.length.saturating_sub(offset));
-    if offset + length > extent.length || length == 0 {
+    let length = match info.length {
+        Some(length) => length,
+        None => extent.length.saturating_sub(offset),
+    };
+    let field = if info.length.is_some() {
+        "offset and length"
+    } else {
+        "offset"
+    };
+    if length == 0 || length > MAX_IGNITION_AREA {
         return Err(Error::not_live(
             path,
             format!(
-                "igninfo.json names {length} bytes at offset {offset} of {}, which has {} bytes",
-                info.file, extent.length
+                "{IGNINFO}'s Ignition area is {length} bytes (field `length` or the size of \
+                 {}); a live ISO's area holds 1 byte to {MAX_IGNITION_AREA} bytes",
+                info.file
             ),
         ));
     }
-    Ok(Extent {
-        offset: extent.offset + offset,
-        length,
-    })
+    let area = sub_area(iso, extent, offset, length).ok_or_else(|| {
+        Error::not_live(
+            path,
+            format!(
+                "{IGNINFO}'s {field} name {length} bytes at offset {offset} of {}, which \
+                     does not hold them ({} bytes at byte {} of the image)",
+                info.file, extent.length, extent.offset
+            ),
+        )
+    })?;
+    Ok(area)
 }
 
 fn kargs_areas(iso: &Iso9660, file: &mut File, path: &Path) -> Result<Option<KargsAreas>> {
-    let Some(json) = iso.read_small(file, "/coreos/kargs.json")? else {
+    let Some(json) = iso.read_small(file, KARGS)? else {
         return Ok(None);
     };
-    let info: KargsInfo = parse_json(path, "/coreos/kargs.json", &json)?;
+    let info: KargsInfo = parse_json(path, KARGS, &json)?;
     if info.size == 0 || info.size > MAX_KARGS_AREA || info.files.is_empty() {
         return Err(Error::not_live(
             path,
             format!(
-                "kargs.json declares {} areas of {} bytes",
+                "{KARGS} declares {} areas (`files`) of {} bytes (`size`); a live ISO has at \
+                 least one, of 1 to {MAX_KARGS_AREA} bytes",
                 info.files.len(),
                 info.size
             ),
@@ -203,18 +227,22 @@ fn kargs_areas(iso: &Iso9660, file: &mut File, path: &Path) -> Result<Option<Kar
         let extent = iso.find(file, &f.path)?.ok_or_else(|| {
             Error::not_live(
                 path,
-                format!("kargs.json names {}, which is absent", f.path),
+                format!("{KARGS} names {} (`files`), which is absent", f.path),
             )
         })?;
-        if f.offset + info.size as u64 > extent.length {
-            return Err(Error::not_live(
+        let area = sub_area(iso, extent, f.offset, info.size as u64).ok_or_else(|| {
+            Error::not_live(
                 path,
-                format!("the kernel-argument area lies beyond the end of {}", f.path),
-            ));
-        }
+                format!(
+                    "{KARGS}'s `offset` {} with `size` {} lies beyond the end of {} ({} bytes \
+                         at byte {} of the image)",
+                    f.offset, info.size, f.path, extent.length, extent.offset
+                ),
+            )
+        })?;
         areas.push(KargsArea {
             file: f.path,
-            offset: extent.offset + f.offset,
+            offset: area.offset,
             pad: f.pad.unwrap_or('#'),
             end: f.end.unwrap_or('\n'),
         });
@@ -227,9 +255,74 @@ fn kargs_areas(iso: &Iso9660, file: &mut File, path: &Path) -> Result<Option<Kar
     }))
 }
 
+/// The `length` bytes at `offset` of the file at `file`, as an extent of the image; `None`
+/// unless they lie wholly inside that file and inside the image's data (the sums are
+/// checked: a crafted offset must not wrap around onto the volume descriptors).
+fn sub_area(iso: &Iso9660, file: Extent, offset: u64, length: u64) -> Option<Extent> {
+    let end = offset.checked_add(length)?;
+    if end > file.length {
+        return None;
+    }
+    let area = Extent {
+        offset: file.offset.checked_add(offset)?,
+        length,
+    };
+    iso.holds(area).then_some(area)
+}
+
 fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, name: &str, json: &[u8]) -> Result<T> {
     // A JSON file in an ISO may be padded with spaces or zeros up to its allocated size.
     let text = String::from_utf8_lossy(json);
     serde_json::from_str(text.trim_end_matches(['\0', ' ', '\n']))
         .map_err(|e| Error::not_live(path, format!("{name} is not valid: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iso9660::SECTOR;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever igninfo.json or kargs.json say, an accepted area lies inside the file
+        /// that holds it and inside the image, after the volume descriptors.
+        #[test]
+        fn accepted_areas_lie_inside_their_file_and_the_image(
+            file_offset in prop_oneof![any::<u64>(), 0u64..(1 << 20)],
+            file_length in prop_oneof![any::<u64>(), 0u64..(1 << 20)],
+            offset in prop_oneof![any::<u64>(), 0u64..(1 << 20)],
+            length in prop_oneof![any::<u64>(), 0u64..(1 << 20)],
+            size in prop_oneof![any::<u64>(), 0u64..(1 << 21)],
+        ) {
+            let data_start = 18 * SECTOR;
+            let iso = Iso9660::for_tests(size, data_start);
+            let file = Extent { offset: file_offset, length: file_length };
+            if let Some(area) = sub_area(&iso, file, offset, length) {
+                prop_assert!(area.offset >= data_start);
+                prop_assert!(area.offset >= file.offset);
+                let end = area.offset as u128 + area.length as u128;
+                prop_assert!(end <= size as u128);
+                prop_assert!(end <= file.offset as u128 + file.length as u128);
+                prop_assert_eq!(area.length, length);
+            }
+        }
+    }
+
+    #[test]
+    fn an_area_that_fits_is_placed_in_its_file() {
+        let iso = Iso9660::for_tests(100 * SECTOR, 18 * SECTOR);
+        let file = Extent {
+            offset: 20 * SECTOR,
+            length: 10 * SECTOR,
+        };
+        assert_eq!(
+            sub_area(&iso, file, 100, 50),
+            Some(Extent {
+                offset: 20 * SECTOR + 100,
+                length: 50
+            })
+        );
+        assert_eq!(sub_area(&iso, file, u64::MAX - 10, 50), None);
+        assert_eq!(sub_area(&iso, file, 10 * SECTOR - 10, 50), None);
+    }
 }

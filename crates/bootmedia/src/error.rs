@@ -102,6 +102,15 @@ impl Error {
         }
     }
 
+    /// An input that could not be read: not found and I/O errors as [`Error::Io`] (so a
+    /// missing file keeps its exit code), a link, special file or size as [`Error::Input`].
+    pub(crate) fn from_input(e: atomic_file::input::InputError) -> Error {
+        match e {
+            atomic_file::input::InputError::Io { path, source } => Error::read(&path, source),
+            other => Error::Input(other.to_string()),
+        }
+    }
+
     pub(crate) fn read(path: &std::path::Path, source: std::io::Error) -> Error {
         Error::Io {
             action: "reading",

@@ -34,6 +34,10 @@ pub struct Iso9660 {
     path: PathBuf,
     volume_id: String,
     root: Extent,
+    /// The image's size in bytes.
+    size: u64,
+    /// The first byte after the volume descriptor set: no area may start before it.
+    data_start: u64,
 }
 
 /// One directory entry.
@@ -48,6 +52,8 @@ impl Iso9660 {
     /// errors).
     pub fn open(file: &mut File, path: &Path) -> Result<Iso9660> {
         let size = file.metadata().map_err(|e| Error::read(path, e))?.len();
+        let mut primary = None;
+        let mut data_start = FIRST_DESCRIPTOR * SECTOR;
         for index in 0..MAX_DESCRIPTORS {
             let offset = (FIRST_DESCRIPTOR + index) * SECTOR;
             if offset + SECTOR > size {
@@ -57,19 +63,23 @@ impl Iso9660 {
             if &sector[1..6] != b"CD001" {
                 break;
             }
+            data_start = offset + SECTOR;
             match sector[0] {
-                1 => return Self::primary(path, &sector, size),
+                1 if primary.is_none() => primary = Some(sector),
                 255 => break,
                 _ => continue,
             }
         }
-        Err(Error::NotIso {
-            path: path.to_path_buf(),
-            reason: "no primary volume descriptor at sector 16".into(),
-        })
+        match primary {
+            Some(sector) => Self::primary(path, &sector, size, data_start),
+            None => Err(Error::NotIso {
+                path: path.to_path_buf(),
+                reason: "no primary volume descriptor at sector 16".into(),
+            }),
+        }
     }
 
-    fn primary(path: &Path, sector: &[u8], size: u64) -> Result<Iso9660> {
+    fn primary(path: &Path, sector: &[u8], size: u64, data_start: u64) -> Result<Iso9660> {
         let volume_id = String::from_utf8_lossy(&sector[40..72])
             .trim_end_matches([' ', '\0'])
             .to_string();
@@ -92,7 +102,34 @@ impl Iso9660 {
             path: path.to_path_buf(),
             volume_id,
             root: root.extent,
+            size,
+            data_start,
         })
+    }
+
+    /// Whether `area` lies wholly in the image's data, after the system area and the volume
+    /// descriptors (which a write there would destroy) and before the end of the file.
+    pub fn holds(&self, area: Extent) -> bool {
+        area.offset >= self.data_start
+            && area
+                .offset
+                .checked_add(area.length)
+                .is_some_and(|end| end <= self.size)
+    }
+
+    /// An image of `size` bytes whose data starts at `data_start`, for tests of area checks.
+    #[cfg(test)]
+    pub(crate) fn for_tests(size: u64, data_start: u64) -> Iso9660 {
+        Iso9660 {
+            path: PathBuf::from("live.iso"),
+            volume_id: String::new(),
+            root: Extent {
+                offset: 0,
+                length: 0,
+            },
+            size,
+            data_start,
+        }
     }
 
     /// The volume id (the live ISO's kernel arguments name it in `coreos.liveiso=`).
@@ -240,6 +277,30 @@ pub(crate) fn read_at(file: &mut File, path: &Path, offset: u64, len: usize) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_area_must_lie_after_the_descriptors_and_inside_the_image() {
+        let iso = Iso9660 {
+            path: PathBuf::from("live.iso"),
+            volume_id: String::new(),
+            root: Extent {
+                offset: 0,
+                length: 0,
+            },
+            size: 100 * SECTOR,
+            data_start: 19 * SECTOR,
+        };
+        let area = |offset, length| Extent { offset, length };
+        assert!(iso.holds(area(19 * SECTOR, SECTOR)));
+        assert!(iso.holds(area(99 * SECTOR, SECTOR)));
+        assert!(
+            !iso.holds(area(16 * SECTOR, 10)),
+            "over the primary descriptor"
+        );
+        assert!(!iso.holds(area(0, 10)), "over the system area");
+        assert!(!iso.holds(area(99 * SECTOR, SECTOR + 1)), "past the end");
+        assert!(!iso.holds(area(u64::MAX - 5, 10)), "wrapping");
+    }
 
     #[test]
     fn long_names_match_their_level1_form() {

@@ -55,6 +55,43 @@ pub struct Destination {
     pub append_kargs: Vec<String>,
 }
 
+/// Larger than any NetworkManager keyfile: a file this size is not one.
+const MAX_KEYFILE: u64 = 1 << 20;
+
+/// Reads the keyfile the user named with `--network-keyfile`: its name and bytes (links
+/// followed, but a regular file of at most 1 MiB).
+pub fn read_keyfile(path: &Path) -> Result<(String, Vec<u8>)> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Error::Input(format!("{} has no file name", path.display())))?;
+    let data = atomic_file::input::read_named(path, MAX_KEYFILE).map_err(|e| {
+        Error::Input(format!(
+            "cannot read keyfile given with --network-keyfile: {e}"
+        ))
+    })?;
+    Ok((name.to_string(), data))
+}
+
+impl Destination {
+    /// Refuses a device or kernel argument that a boot could not use as given: a device
+    /// that is not an absolute path, anything with whitespace or a control character (a
+    /// newline would end the line it is written on).
+    pub fn check(&self) -> Result<()> {
+        if !self.device.starts_with('/') || crate::pxe::has_space_or_control(&self.device) {
+            return Err(Error::Input(format!(
+                "--dest-device {:?} is not a disk's path; give one such as /dev/sda or \
+                 /dev/disk/by-id/..., without spaces or control characters",
+                self.device
+            )));
+        }
+        for arg in &self.append_kargs {
+            crate::pxe::check_karg("--dest-karg-append", arg)?;
+        }
+        Ok(())
+    }
+}
+
 impl Customization {
     /// The archive for the live system. `features` are the live ISO's, with its path (None
     /// for PXE, where the initramfs is not at hand): a flag the image cannot honour is refused.
@@ -72,6 +109,7 @@ impl Customization {
         let config = match &self.dest {
             None => self.config.clone(),
             Some(dest) => {
+                dest.check()?;
                 check_feature(features, |f| f.installer_config, "--dest-device")?;
                 live_config(&self.config, dest, !self.keyfiles.is_empty())?
             }
@@ -241,6 +279,25 @@ mod tests {
             live_config(&role, &dest(), true).unwrap(),
             "reproducible"
         );
+    }
+
+    #[test]
+    fn a_destination_with_a_newline_or_no_path_is_refused() {
+        for device in ["sda", "/dev/sda\nshell", "/dev/sd a", ""] {
+            let d = Destination {
+                device: device.into(),
+                append_kargs: vec![],
+            };
+            let err = d.check().unwrap_err().to_string();
+            assert!(err.contains("--dest-device"), "{err}");
+        }
+        let d = Destination {
+            device: "/dev/disk/by-id/wwn-0x5000".into(),
+            append_kargs: vec!["console=ttyS0\n".into()],
+        };
+        let err = d.check().unwrap_err().to_string();
+        assert!(err.contains("--dest-karg-append"), "{err}");
+        assert!(dest().check().is_ok());
     }
 
     #[test]

@@ -60,11 +60,22 @@ impl FieldError {
         value: Option<String>,
         detail: impl Into<String>,
     ) -> Self {
+        let path = path.into();
+        let mut detail = detail.into();
+        let value = if is_secret_path(&path) {
+            // The value of a secret field is never shown, in whatever form it was written.
+            if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
+                detail = detail.replace(v, "(the value, not shown)");
+            }
+            None
+        } else {
+            value
+        };
         FieldError {
-            path: path.into(),
+            path,
             kind,
             value,
-            detail: detail.into(),
+            detail,
             position: None,
         }
     }
@@ -167,6 +178,26 @@ impl fmt::Display for FieldError {
     }
 }
 
+/// Whether the field at `path` holds a secret (a password, the pull secret, a token or a
+/// key): its value never appears in an error, a warning or a log, so that a message pasted
+/// into a support case leaks nothing. The rule goes by the field's name, so it also covers
+/// fields added later under the same names.
+pub fn is_secret_path(path: &str) -> bool {
+    let last = path
+        .rsplit('.')
+        .next()
+        .unwrap_or(path)
+        .split('[')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    last.ends_with("password")
+        || last == "pullsecret"
+        || last == "auth"
+        || last.ends_with("token")
+        || last.ends_with("privatekey")
+}
+
 /// A non-fatal finding the user should see.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
@@ -193,6 +224,9 @@ pub enum LoadError {
         /// The OS error, part of the message rather than a source.
         error: std::io::Error,
     },
+    /// The file is a link out of its directory, a special file or far too large.
+    #[error("{0}")]
+    Unusable(atomic_file::input::InputError),
     /// The file is not well-formed YAML.
     #[error("{}:{}:{}: invalid YAML: {message}; fix the syntax at that position", file.display(), position.line, position.column)]
     Syntax {

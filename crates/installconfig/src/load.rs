@@ -19,12 +19,32 @@ pub struct Loaded {
     pub raw: String,
 }
 
-/// Reads and checks an install-config.yaml file.
+/// Larger than any install config (the largest real ones, with a trust bundle of many CAs,
+/// are a few hundred KiB): a file this size is refused before it is read.
+pub(crate) const MAX_FILE: u64 = 16 << 20;
+
+/// Reads and checks an install-config.yaml file, as data of its directory: a link out of
+/// it, a FIFO or device, or a file over [`MAX_FILE`] is refused before it is read.
 pub fn load(path: impl AsRef<Path>) -> Result<Loaded, LoadError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|error| LoadError::Io {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().map_or(path, Path::new);
+    let bytes = atomic_file::input::read_in_dir(dir, name, MAX_FILE).map_err(|e| match e {
+        atomic_file::input::InputError::Io { source, .. } => LoadError::Io {
+            file: path.to_path_buf(),
+            error: source,
+        },
+        other => LoadError::Unusable(other),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| LoadError::Io {
         file: path.to_path_buf(),
-        error,
+        error: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "it is not UTF-8 text, so not an install config",
+        ),
     })?;
     parse_path(&text, path.to_path_buf())
 }
@@ -61,6 +81,9 @@ fn check_tree(mut tree: Node) -> Result<(InstallConfig, Vec<Warning>), Vec<Field
         e.position = Some(tree.pos);
         return Err(vec![e]);
     }
+    if let Some(e) = not_an_install_config(&tree) {
+        return Err(vec![e]);
+    }
     // A missing apiVersion is reported with everything else (the file is checked as v1);
     // another version has another schema, so nothing else is worth reporting.
     let missing_version = match check_api_version(&tree) {
@@ -70,7 +93,11 @@ fn check_tree(mut tree: Node) -> Result<(InstallConfig, Vec<Warning>), Vec<Field
     };
     empty_platforms_to_maps(&mut tree);
     let walked = schema_check::walk(&tree);
-    let mut errors: Vec<FieldError> = missing_version.into_iter().chain(walked.errors).collect();
+    let mut errors: Vec<FieldError> = missing_version
+        .into_iter()
+        .chain(walked.errors)
+        .chain(capabilities_without_baseline(&tree))
+        .collect();
     let mut config: InstallConfig = serde_json::from_value(walked.value).map_err(|e| {
         let mut err = FieldError::invalid("", "install-config", format!("cannot be read: {e}"));
         err.position = Some(tree.pos);
@@ -113,6 +140,48 @@ fn check_api_version(tree: &Node) -> Option<FieldError> {
             Some(e)
         }
     }
+}
+
+/// A mapping none of whose keys is an install-config field is some other file (a
+/// Kubernetes manifest, a password file read through a link): one line says so, instead of
+/// an "unknown field" line per key that would echo the file back.
+fn not_an_install_config(tree: &Node) -> Option<FieldError> {
+    let Value::Map(entries) = &tree.value else {
+        return None;
+    };
+    let fields = schema_check::root_schema().get("properties")?.as_object()?;
+    let known = entries
+        .iter()
+        .any(|(k, _)| matches!(&k.value, Value::Str(s) if fields.contains_key(s)));
+    if known || entries.is_empty() {
+        return None;
+    }
+    let mut e = FieldError::invalid(
+        "",
+        format!("a mapping of {} unknown keys", entries.len()),
+        "none of its keys is an install-config field (apiVersion, baseDomain, metadata, \
+         platform, pullSecret, ...): this is not an install-config.yaml; put the install \
+         config there (`okd-install create install-config` writes one)",
+    );
+    e.position = Some(tree.pos);
+    Some(e)
+}
+
+/// A `capabilities` section must name its baseline: upstream refuses one without it (the
+/// empty set is not one of the known sets) rather than assume vCurrent, and so do we, so
+/// that a config is read the same way by both.
+fn capabilities_without_baseline(tree: &Node) -> Option<FieldError> {
+    let caps = tree.get("capabilities")?;
+    if !matches!(caps.value, Value::Map(_)) || caps.get("baselineCapabilitySet").is_some() {
+        return None;
+    }
+    let mut e = FieldError::required(
+        "capabilities.baselineCapabilitySet",
+        "a capabilities section needs its baseline; add `baselineCapabilitySet: vCurrent` \
+         (or None, v4.11 ... v4.18) under capabilities, or remove the section",
+    );
+    e.position = Some(caps.pos);
+    Some(e)
 }
 
 /// `platform: {none: }` means "the none platform with no settings", not "unset".

@@ -158,12 +158,18 @@ pub struct SyntaxError {
     pub message: String,
 }
 
+/// How deep mappings and lists may nest in install-config.yaml.
+const MAX_DEPTH: usize = 32;
+
 /// Parses one YAML document into a positioned tree.
 pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     let opts = serde_saphyr::options! {
         duplicate_keys: DuplicateKeyPolicy::PassThrough,
         with_snippet: false,
         strict_booleans: true,
+        // No install config nests more than 10 levels; the default of 64 needs more stack
+        // than a worker thread of a debug build has.
+        budget: serde_saphyr::budget! { max_depth: MAX_DEPTH },
     };
     if text.trim().is_empty() {
         return Ok(Node {
@@ -171,7 +177,7 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
             pos: Position { line: 1, column: 1 },
         });
     }
-    serde_saphyr::from_str_with_options::<Node>(text, opts).map_err(|e| {
+    let mut tree = serde_saphyr::from_str_with_options::<Node>(text, opts).map_err(|e| {
         let position = e
             .location()
             .map(|l| Position {
@@ -183,19 +189,70 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
             position,
             message: syntax_message(&e.to_string()),
         }
-    })
+    })?;
+    let lines: Vec<&str> = text.lines().collect();
+    exact_integers(&mut tree, &lines);
+    Ok(tree)
+}
+
+/// The parser reads an integer beyond 64 bits as a float, which messages would then show
+/// rounded (99999999999999999999999 as 100000000000000000000000): such a value written as
+/// an integer literal is read again from the source, exactly.
+fn exact_integers(node: &mut Node, lines: &[&str]) {
+    match &mut node.value {
+        Value::Float(_) => {
+            let literal = usize::try_from(node.pos.line)
+                .ok()
+                .and_then(|l| lines.get(l.checked_sub(1)?))
+                .and_then(|line| {
+                    let column = usize::try_from(node.pos.column).ok()?.checked_sub(1)?;
+                    let rest: String = line.chars().skip(column).collect();
+                    let token = rest
+                        .split(|c: char| c.is_whitespace() || ",]}#".contains(c))
+                        .next()?
+                        .to_string();
+                    token.parse::<i128>().ok()
+                });
+            if let Some(i) = literal {
+                node.value = Value::Int(i);
+            }
+        }
+        Value::Seq(items) => items.iter_mut().for_each(|n| exact_integers(n, lines)),
+        Value::Map(entries) => entries
+            .iter_mut()
+            .for_each(|(_, v)| exact_integers(v, lines)),
+        _ => {}
+    }
 }
 
 /// The parser's first message line without its own position suffix (the error carries the
 /// position separately) and without hints aimed at programmers.
 fn syntax_message(raw: &str) -> String {
     let first = raw.lines().next().unwrap_or_default();
+    if let Some(breach) = first.strip_prefix("budget breached: ") {
+        return budget_message(breach);
+    }
     if first.contains("multiple YAML documents") {
         return "the file holds more than one YAML document; keep only the install config (remove the `---` separators)".into();
     }
     match first.rfind(" at line ") {
         Some(i) if first[i..].contains(", column ") => first[..i].to_string(),
         _ => first.to_string(),
+    }
+}
+
+/// The parser's resource limits in words (its own text is a Rust debug dump such as
+/// `Depth { depth: 65 }`).
+fn budget_message(breach: &str) -> String {
+    if breach.starts_with("Depth") || breach.starts_with("InclusionDepth") {
+        "the file nests mappings and lists deeper than the parser allows (no install config \
+         comes close); check the indentation, or whether this is the right file"
+            .into()
+    } else {
+        "the file expands to far more values than any install config holds (YAML anchors and \
+         aliases that multiply each other, or a very large file); write the values out \
+         without aliases"
+            .into()
     }
 }
 
@@ -322,6 +379,46 @@ mod tests {
         assert_eq!(n.get("a").unwrap().value, Value::Str("yes".into()));
         assert_eq!(n.get("b").unwrap().value, Value::Str("off".into()));
         assert_eq!(n.get("c").unwrap().value, Value::Bool(true));
+    }
+
+    #[test]
+    fn resource_limits_are_explained_in_words() {
+        let deep = format!("{}1{}", "[".repeat(40), "]".repeat(40));
+        let err = parse(&deep).unwrap_err();
+        assert!(
+            err.message.contains("nests mappings and lists deeper"),
+            "{err:?}"
+        );
+        assert!(!err.message.contains("Depth {"), "{err:?}");
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..12 {
+            let prev = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("l{}", i - 1)
+            };
+            bomb.push_str(&format!(
+                "l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+        }
+        let err = parse(&bomb).unwrap_err();
+        assert!(err.message.contains("anchors and aliases"), "{err:?}");
+        assert!(!err.message.contains("budget"), "{err:?}");
+    }
+
+    #[test]
+    fn huge_integers_are_kept_exact() {
+        let n =
+            parse("a: 99999999999999999999999\nb: [1.5, 123456789012345678901234567]\n").unwrap();
+        assert_eq!(
+            n.get("a").unwrap().value,
+            Value::Int(99_999_999_999_999_999_999_999)
+        );
+        let Value::Seq(b) = &n.get("b").unwrap().value else {
+            panic!("not a list")
+        };
+        assert_eq!(b[0].value, Value::Float(1.5));
+        assert_eq!(b[1].value, Value::Int(123_456_789_012_345_678_901_234_567));
     }
 
     #[test]

@@ -42,6 +42,34 @@ impl UserFile {
     }
 }
 
+/// Makes the user's file `file` of `dir` (the asset directory) 0600 when it holds a Secret
+/// and others may read it, as [`holds_secret`] wants for every manifest; returns the line
+/// that tells the user. `create` calls this; `verify` only reads.
+pub fn make_private(dir: &Path, file: &UserFile) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    if !file.is_secret() {
+        return None;
+    }
+    let path = dir.join(file.rel_path());
+    let meta = fs::symlink_metadata(&path).ok()?;
+    if !meta.is_file() || meta.permissions().mode() & 0o077 == 0 {
+        return None;
+    }
+    match fs::set_permissions(&path, fs::Permissions::from_mode(0o600)) {
+        Ok(()) => Some(format!(
+            "{} holds a Secret and was readable by others; it is now 0600 like every \
+             manifest with a Secret",
+            file.rel_path()
+        )),
+        Err(e) => Some(format!(
+            "{} holds a Secret and is readable by others, and its mode could not be changed \
+             ({e}); run `chmod 600 {}`",
+            file.rel_path(),
+            path.display()
+        )),
+    }
+}
+
 /// The one rule for a manifest file's mode: a file that holds a core `v1` Secret is written
 /// 0600, any other file 0644.
 ///
@@ -181,7 +209,9 @@ fn read_dir(
             ));
             continue;
         }
-        match fs::read(path.join(&name)) {
+        // Read as data of the asset directory: no link out of it, no FIFO, a size cap.
+        let root = path.parent().unwrap_or(path);
+        match atomic_file::input::read_in_dir(root, &rel(&name), MAX_MANIFEST) {
             Ok(data) => match parse_objects(&rel(&name), &data) {
                 Ok(objects) => files.push(UserFile {
                     dir,
@@ -191,11 +221,23 @@ fn read_dir(
                 }),
                 Err(e) => errors.push(e),
             },
-            Err(e) => errors.push(io_error(rel(&name), &e)),
+            Err(e) => errors.push(ManifestError {
+                path: rel(&name),
+                position: None,
+                message: match e {
+                    atomic_file::input::InputError::Io { source, .. } => {
+                        format!("cannot read: {source}")
+                    }
+                    other => other.to_string(),
+                },
+            }),
         }
     }
     files
 }
+
+/// Larger than any manifest (the largest generated ones are a few hundred KiB).
+const MAX_MANIFEST: u64 = 64 << 20;
 
 fn io_error(path: PathBuf, e: &std::io::Error) -> ManifestError {
     ManifestError {
@@ -263,6 +305,12 @@ fn object_ref(value: Value, position: Option<(u64, u64)>) -> Result<ObjectRef, S
     let missing = |what: &str| format!("object has no {what}; {OBJECT_SHAPE}");
     let api_version = text(map.get("apiVersion")).ok_or_else(|| missing("apiVersion"))?;
     let kind = text(map.get("kind")).ok_or_else(|| missing("kind"))?;
+    if kind.ends_with("List") && map.get("items").is_some_and(Value::is_array) {
+        return Err(format!(
+            "a {kind} is not applied as one object; write each of its items as a document of \
+             its own (separated by `---`) or as a file of its own"
+        ));
+    }
     let metadata = map.get("metadata");
     let name = text(metadata.and_then(|m| m.get("name")))
         .ok_or_else(|| format!("{kind} has no metadata.name; add one"))?;

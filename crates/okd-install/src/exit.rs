@@ -6,7 +6,8 @@ use std::fmt;
 pub(crate) const GENERIC: i32 = 1;
 /// 3: install-config.yaml cannot be read or is invalid, or an image-mode manifest made from it
 /// is not ready, or the release image's release is unknown or not supported, or a boot-media
-/// input is unusable (not a live ISO, a config too large for it, a missing .ign, a bad role).
+/// input is unusable (not a live ISO, a config too large for it, a missing .ign, a bad role),
+/// or a file of DIR is not one it reads (a link out of DIR, a FIFO, a directory).
 pub(crate) const INSTALL_CONFIG: i32 = 3;
 /// 8: interrupted.
 pub(crate) const INTERRUPTED: i32 = 8;
@@ -79,6 +80,8 @@ pub(crate) fn classify(error: &anyhow::Error) -> i32 {
                 .is_some_and(bootmedia::Error::is_invalid_input)
             || e.downcast_ref::<assets::Error>()
                 .is_some_and(assets::Error::is_invalid_input)
+            || e.downcast_ref::<asset_graph::GraphError>()
+                .is_some_and(asset_graph::GraphError::is_invalid_input)
             || matches!(
                 e.downcast_ref::<asset_graph::GraphError>(),
                 Some(asset_graph::GraphError::Load { asset, .. })

@@ -8,9 +8,7 @@
 //! included, so a support case can be reconstructed afterwards. Nothing secret is ever passed
 //! to `tracing`: asset values (keys, pull secret, passwords) are never formatted into log lines.
 
-use std::fs::OpenOptions;
 use std::io::IsTerminal;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -109,11 +107,7 @@ where
     std::fs::create_dir_all(dir)
         .with_context(|| format!("creating asset directory {}", dir.display()))?;
     let path = dir.join(LOG_FILE);
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&path)
+    let file = atomic_file::input::open_append_no_follow(&path, 0o600)
         .with_context(|| format!("opening log file {}", path.display()))?;
     Ok(tracing_subscriber::fmt::layer()
         .with_ansi(false)

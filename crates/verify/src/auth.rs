@@ -18,7 +18,7 @@ const SECRET_FILE: &str = "openshift/99_kubeadmin-password-secret.yaml";
 /// Where the hash comes from (name for messages) and the manifest text: `openshift/` when
 /// present (it is what the next run embeds), else the bootstrap config.
 fn secret_source(m: &Material) -> Option<(String, String)> {
-    if let Ok(text) = std::fs::read_to_string(m.dir.join(SECRET_FILE)) {
+    if let Ok(text) = crate::material::read_text(&m.dir, SECRET_FILE) {
         return Some((SECRET_FILE.to_string(), text));
     }
     let b = m.bootstrap.as_ref()?;
@@ -40,7 +40,7 @@ fn hash_of(secret_yaml: &str) -> Result<String, String> {
 
 /// Checks the password file against the hash, when both exist.
 pub(crate) fn check_password(m: &Material, report: &mut Report) {
-    let Ok(password) = std::fs::read_to_string(m.dir.join(PASSWORD_FILE)) else {
+    let Ok(password) = crate::material::read_text(&m.dir, PASSWORD_FILE) else {
         return;
     };
     let Some((source, text)) = secret_source(m) else {

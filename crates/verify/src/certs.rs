@@ -7,7 +7,7 @@ use time::{Duration, OffsetDateTime};
 use x509_parser::prelude::X509Certificate;
 
 use crate::Options;
-use crate::material::{CertSet, Origin};
+use crate::material::{CertSet, Material, Origin};
 use crate::report::{Report, Status};
 use crate::x509;
 
@@ -434,6 +434,32 @@ fn check_bundle(set: &CertSet, id: BundleId, report: &mut Report) {
             &file,
             format!("complete: {}", names.join(", ")),
         );
+    }
+}
+
+/// install-config's additionalTrustBundle: every certificate valid now. `create` only warns
+/// (the bundle may be renewed before the machines boot); here it is an error, since the
+/// machines would distrust whatever an expired CA signed (the mirror, the proxy).
+pub(crate) fn check_trust_bundle(m: &Material, opts: &Options, report: &mut Report) {
+    let Some(bundle) = m
+        .install_config
+        .as_ref()
+        .and_then(|ic| ic.additional_trust_bundle.as_deref())
+    else {
+        return;
+    };
+    let subject = "install-config.yaml:additionalTrustBundle";
+    let problems =
+        installconfig::validate::trust_bundle_validity(bundle, opts.now.unix_timestamp());
+    if problems.is_empty() {
+        return report.ok(
+            "config.trust-bundle",
+            subject,
+            "every certificate is valid now",
+        );
+    }
+    for p in problems {
+        report.error("config.trust-bundle", subject, p);
     }
 }
 

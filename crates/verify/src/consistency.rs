@@ -73,7 +73,7 @@ fn check_install_config_changed(m: &Material, report: &mut Report) {
     let Some(raw) = m.stored.install_config.as_ref().map(|a| a.raw.as_str()) else {
         return;
     };
-    let Ok(now) = std::fs::read_to_string(m.dir.join(layout::INSTALL_CONFIG)) else {
+    let Ok(now) = crate::material::read_text(&m.dir, layout::INSTALL_CONFIG) else {
         return;
     };
     if now != raw {
@@ -143,7 +143,7 @@ fn check_cluster_config(m: &Material, report: &mut Report) {
         return;
     };
     let node_path = "/opt/openshift/manifests/cluster-config.yaml";
-    let (name, text) = match std::fs::read_to_string(m.dir.join("manifests/cluster-config.yaml")) {
+    let (name, text) = match crate::material::read_text(&m.dir, "manifests/cluster-config.yaml") {
         Ok(t) => ("manifests/cluster-config.yaml".to_string(), t),
         Err(_) => match m
             .bootstrap
@@ -300,7 +300,7 @@ fn collect_facts(m: &Material) -> Facts {
             ic.metadata.name.clone(),
         );
     }
-    if let Ok(text) = std::fs::read_to_string(m.dir.join(layout::METADATA))
+    if let Ok(text) = crate::material::read_text(&m.dir, layout::METADATA)
         && let Ok(meta) = serde_json::from_str::<Value>(&text)
     {
         f.add(
@@ -331,7 +331,7 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
     if let Some(v) = m.stored.root_ca_pem().and_then(root_ca_of) {
         f.add("root CA", STATE_FILE, v);
     }
-    if let Some(v) = std::fs::read_to_string(m.dir.join(rel))
+    if let Some(v) = crate::material::read_text(&m.dir, rel)
         .ok()
         .and_then(|t| root_ca_of(&t))
     {
@@ -344,7 +344,7 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
     }
     for role in contract::ROLES {
         let name = layout::pointer_config(role);
-        let Ok(text) = std::fs::read_to_string(m.dir.join(&name)) else {
+        let Ok(text) = crate::material::read_text(&m.dir, &name) else {
             continue;
         };
         let ca = serde_json::from_str::<Value>(&text).ok().and_then(|j| {
@@ -361,7 +361,7 @@ fn root_ca_facts(m: &Material, f: &mut Facts) {
 }
 
 fn check_stale(m: &Material, report: &mut Report) {
-    if let Ok(text) = std::fs::read_to_string(m.dir.join(layout::METADATA))
+    if let Ok(text) = crate::material::read_text(&m.dir, layout::METADATA)
         && serde_json::from_str::<Value>(&text).is_err()
     {
         report.error(

@@ -1,6 +1,8 @@
 //! Every `.ign` in the directory: parses, passes the semantic rules, fits the platform's
 //! user-data limit; and the bootstrap config lets the install-config's SSH key in.
 
+use std::path::Path;
+
 use serde_json::Value;
 
 use crate::Options;
@@ -10,13 +12,17 @@ use crate::report::{Report, Status};
 /// How many Ignition problems one check line lists before summarizing the rest.
 const MAX_LISTED: usize = 5;
 
-/// The `.ign` files directly in the directory, sorted.
+/// Larger than any config okd-install writes; such a file is refused before it is read.
+const MAX_IGN: u64 = 64 << 20;
+
+/// The `.ign` entries directly in the directory that are not directories, sorted: links and
+/// special files too, so that reading them reports what they are.
 fn ign_files(m: &Material) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(&m.dir)
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| !e.path().is_dir())
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| n.ends_with(".ign"))
         .collect();
@@ -35,19 +41,76 @@ pub(crate) fn check_all(m: &Material, opts: &Options, report: &mut Report) {
                 ic.platform_name()
             }),
     };
-    for name in ign_files(m) {
-        let Ok(text) = std::fs::read_to_string(m.dir.join(&name)) else {
-            report.error("ignition.check", &name, "cannot be read as UTF-8 text");
-            continue;
+    let names = ign_files(m);
+    for name in &names {
+        let text = match atomic_file::input::read_in_dir(&m.dir, Path::new(name), MAX_IGN) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(_) => {
+                    report.error("ignition.check", name, "cannot be read as UTF-8 text");
+                    continue;
+                }
+            },
+            Err(e) => {
+                report.error("ignition.check", name, e.to_string());
+                continue;
+            }
         };
-        check_rules(&name, &text, report);
-        let line = ignition::size_report(&name, text.len() as u64, platform);
+        check_rules(name, &text, report);
+        let line = ignition::size_report(name, text.len() as u64, platform);
         let full = line.to_string();
         let message = full.strip_prefix(&format!("{name}: ")).unwrap_or(&full);
         let status = if line.over { Status::Error } else { Status::Ok };
-        report.add("ignition.size", &name, status, message);
+        report.add("ignition.size", name, status, message);
     }
+    check_roles(m, &names, report);
     check_ssh(m, report);
+}
+
+/// Each machine role the cluster has needs its config once any config was generated: a
+/// cluster with workers and no worker.ign cannot grow, and the others cannot boot.
+fn check_roles(m: &Material, present: &[String], report: &mut Report) {
+    let Some(ic) = &m.install_config else {
+        return;
+    };
+    if present.is_empty() {
+        return;
+    }
+    let single_node = m
+        .bootstrap
+        .as_ref()
+        .is_some_and(|b| b.name == ignition::Variant::SingleNode.file_name());
+    let workers: i64 = ic.compute.iter().filter_map(|p| p.replicas).sum();
+    let command = if single_node {
+        "okd-install create single-node-ignition-config"
+    } else {
+        "okd-install create ignition-configs"
+    };
+    let mut wanted: Vec<(&str, String)> = Vec::new();
+    if !single_node {
+        wanted.push((
+            "master.ign",
+            "the control-plane machines boot from it".into(),
+        ));
+    }
+    if workers > 0 {
+        wanted.push((
+            "worker.ign",
+            format!("install-config.yaml asks for {workers} worker machine(s), which boot from it"),
+        ));
+    }
+    for (name, why) in wanted {
+        if !present.iter().any(|p| p == name) {
+            report.error(
+                "ignition.roles",
+                name,
+                format!(
+                    "is missing: {why}; run `{command} --dir {}` again",
+                    m.dir.display()
+                ),
+            );
+        }
+    }
 }
 
 fn check_rules(name: &str, text: &str, report: &mut Report) {

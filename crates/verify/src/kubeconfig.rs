@@ -55,7 +55,7 @@ pub(crate) fn sources(m: &Material) -> Vec<(String, KubeconfigId, String)> {
     for &id in KubeconfigId::ALL {
         match id.spec().file {
             KubeconfigFile::InstallDir(path) => {
-                if let Ok(text) = std::fs::read_to_string(m.dir.join(path)) {
+                if let Ok(text) = crate::material::read_text(&m.dir, path) {
                     out.push((path.to_string(), id, text));
                 }
             }

@@ -82,6 +82,7 @@ pub fn verify(dir: &Path, opts: &Options) -> Report {
     kubeconfig::check_all(&m, &mut report);
     auth::check_password(&m, &mut report);
     ign::check_all(&m, opts, &mut report);
+    certs::check_trust_bundle(&m, opts, &mut report);
     consistency::check_all(&m, &mut report);
     platform::check_all(&m, &mut report);
     media::check_all(&m, &mut report);

@@ -19,6 +19,18 @@ use crate::report::Report;
 /// Bootstrap variants, in the order they are looked for; the first present one is used.
 pub(crate) const BOOTSTRAP_FILES: [&str; 3] = layout::BOOTSTRAP_CONFIGS;
 
+/// Larger than any file of an asset directory `verify` reads as text.
+const MAX_TEXT: u64 = 64 << 20;
+
+/// Reads `rel` of the asset directory as text, as data of the directory: never through a
+/// link out of it, never a FIFO or device (they would block), at most 64 MiB. The error
+/// says why in words.
+pub(crate) fn read_text(dir: &Path, rel: impl AsRef<Path>) -> Result<String, String> {
+    let bytes =
+        atomic_file::input::read_in_dir(dir, rel.as_ref(), MAX_TEXT).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "is not UTF-8 text".to_string())
+}
+
 /// Where the bootstrap node gets a file of the asset directory: under `/opt/openshift/`, at
 /// the path pki's table gives it there (`tls/root-ca.crt` for [`pki::TlsFile`]'s root CA
 /// certificate, for example), as the bootstrap config is assembled.
@@ -276,7 +288,9 @@ fn load_install_config(
 
 fn load_bootstrap(dir: &Path, report: &mut Report) -> Option<Bootstrap> {
     let name = BOOTSTRAP_FILES.iter().find(|f| dir.join(f).is_file())?;
-    let text = std::fs::read_to_string(dir.join(name)).ok()?;
+    // Read as data of the directory (no link out of it): its problems are reported by the
+    // `.ign` checks.
+    let text = read_text(dir, name).ok()?;
     let json: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
@@ -382,7 +396,7 @@ fn tls_or_stored(
 
 fn load_tls_dir(dir: &Path) -> Option<CertSet> {
     let tls = dir.join("tls");
-    let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).ok();
+    let read = |rel: &str| read_text(dir, rel).ok();
     if !tls.join("root-ca.crt").is_file() {
         return None;
     }

@@ -34,7 +34,7 @@ pub(crate) fn mcs_cert(m: &Material) -> Option<(String, Vec<u8>)> {
 pub(crate) fn check_all(m: &Material, report: &mut Report) {
     for role in ROLES {
         let name = format!("{role}.ign");
-        let Ok(text) = std::fs::read_to_string(m.dir.join(&name)) else {
+        let Ok(text) = crate::material::read_text(&m.dir, &name) else {
             continue;
         };
         let Ok(json) = serde_json::from_str::<Value>(&text) else {

@@ -22,6 +22,11 @@ pub struct LiveIsoSpec {
     pub filler: u64,
     /// Whether to include the `coreos/` metadata (false: a plain, non-live ISO).
     pub live: bool,
+    /// `coreos/igninfo.json` as written (None: the one CoreOS writes), for crafted areas.
+    pub igninfo: Option<String>,
+    /// `offset` of the first kernel-argument area in `coreos/kargs.json` instead of the true
+    /// one, for crafted areas.
+    pub kargs_offset: Option<u64>,
 }
 
 impl Default for LiveIsoSpec {
@@ -32,6 +37,8 @@ impl Default for LiveIsoSpec {
             kargs_area: 1138,
             filler: 0,
             live: true,
+            igninfo: None,
+            kargs_offset: None,
         }
     }
 }
@@ -115,7 +122,7 @@ impl LiveIsoSpec {
         let kargs_json = serde_json::json!({
             "default": kargs,
             "files": [
-                {"path": "EFI/fedora/grub.cfg", "offset": grub_head.len()},
+                {"path": "EFI/fedora/grub.cfg", "offset": self.kargs_offset.unwrap_or(grub_head.len() as u64)},
                 {"path": "isolinux/isolinux.cfg", "offset": linux_head.len(), "end": "\n", "pad": "#"},
             ],
             "size": self.kargs_area,
@@ -126,7 +133,10 @@ impl LiveIsoSpec {
         );
         write(
             &tree.join("coreos/igninfo.json"),
-            br#"{"file": "images/ignition.img"}"#,
+            self.igninfo
+                .as_deref()
+                .unwrap_or(r#"{"file": "images/ignition.img"}"#)
+                .as_bytes(),
         );
         write(
             &tree.join("coreos/features.json"),

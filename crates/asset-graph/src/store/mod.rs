@@ -75,6 +75,14 @@ impl Store {
         let graph = graph.into();
         let dir = dir.into();
         let lock = lock::acquire(&dir)?;
+        // Under the lock no other run writes here: a temporary file nothing touched for a
+        // while is the leftover of a write that was killed.
+        for leftover in crate::fsutil::remove_stale_temp_files(&dir) {
+            tracing::info!(
+                "removed {}, left over from an interrupted write",
+                leftover.display()
+            );
+        }
         let state_path = state::path_in(&dir);
         let state = state::load(&state_path)?;
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -158,7 +166,7 @@ impl Store {
 
     /// Resolves every asset of `target` and writes the files of the target's assets, then
     /// saves the state file. Values resolved before a failure are saved too, so a re-run does
-    /// not regenerate them.
+    /// not regenerate them, unless the failure is invalid input (see `finish`).
     pub fn run(&mut self, target: &str) -> Result<RunReport, GraphError> {
         let graph = Arc::clone(&self.graph);
         let roots = graph.target_nodes(target)?;
@@ -188,13 +196,25 @@ impl Store {
         self.finish(outcome, report)
     }
 
-    /// Saves state whatever happened; the first error wins.
+    /// Saves state whatever happened, except after invalid input; the first error wins.
+    ///
+    /// A run stopped by an input the user must fix (an invalid install-config.yaml or
+    /// manifest, a link out of the directory) saves nothing: keys generated meanwhile in
+    /// parallel never reach the disk, and the state stays what the last good run left.
     fn finish(
         &mut self,
         outcome: Result<(), GraphError>,
         mut report: RunReport,
     ) -> Result<RunReport, GraphError> {
-        let saved = state::save(&self.state_path, &self.state);
+        let invalid_input = matches!(
+            &outcome,
+            Err(GraphError::Load { .. }) | Err(GraphError::Input(_))
+        );
+        let saved = if invalid_input {
+            Ok(false)
+        } else {
+            state::save(&self.state_path, &self.state)
+        };
         match (outcome, saved) {
             (Err(e), Err(save_err)) => {
                 tracing::error!("saving the state after a failure also failed: {save_err}");

@@ -70,12 +70,17 @@ impl Store {
     fn write_file(&mut self, res: &Resolved, file: &File) -> Result<FileAction, GraphError> {
         let path = self.dir.join(&file.path);
         let key = file.path.to_string_lossy().into_owned();
-        let action = match fsutil::read_if_exists(&path)? {
+        let action = match fsutil::read_if_exists(&self.dir, &file.path)? {
             Some(old) if old == file.data => {
                 fsutil::ensure_mode(&path, file.mode)?;
                 FileAction::Unchanged
             }
             Some(_) if res.on_disk && res.source != Source::Generated => {
+                // The user's own file stays as written, but a file that must be private
+                // (their own Secret manifest) becomes so, as the generated ones are.
+                if file.mode == crate::asset::MODE_SECRET {
+                    fsutil::ensure_mode(&path, file.mode)?;
+                }
                 return Ok(FileAction::Kept);
             }
             Some(old) => {

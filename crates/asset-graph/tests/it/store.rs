@@ -491,19 +491,27 @@ fn user_supplied_values_are_reported_not_refreshed() {
     }
 }
 
+/// A run stopped by invalid input (here a config that does not load) writes no state: the
+/// values resolved meanwhile (Root stands for the keys generated in parallel) never reach
+/// the disk, and a state from an earlier good run is left as it was.
 #[test]
-fn values_resolved_before_a_failure_are_kept() {
+fn a_run_stopped_by_invalid_input_writes_no_state() {
     // With one worker Root resolves first, then Config fails to load.
     let fresh = tempfile::tempdir().unwrap();
     fs::write(fresh.path().join("config.json"), "not json").unwrap();
     let mut store = open(fresh.path(), T0, "alpha");
     store.set_jobs(1);
-    assert!(store.run("all").is_err());
-    let state = fs::read_to_string(fresh.path().join(STATE_FILE)).unwrap();
-    assert!(state.contains("\"t/root\""), "{state}");
-    assert!(!state.contains("\"t/config\""), "{state}");
-    // Nothing of the target was written after the failure.
-    assert_eq!(tree(fresh.path()), [STATE_FILE, LOCK_FILE, "config.json"]);
+    let err = store.run("all").unwrap_err();
+    assert!(matches!(err, asset_graph::GraphError::Load { .. }), "{err}");
+    assert_eq!(tree(fresh.path()), [LOCK_FILE, "config.json"]);
+    drop(store);
+    // An earlier good run's state stays byte for byte.
+    fs::remove_file(fresh.path().join("config.json")).unwrap();
+    open(fresh.path(), T0, "alpha").run("all").unwrap();
+    let before = fs::read(fresh.path().join(STATE_FILE)).unwrap();
+    fs::write(fresh.path().join("config.json"), "not json").unwrap();
+    assert!(open(fresh.path(), T0, "alpha").run("all").is_err());
+    assert_eq!(fs::read(fresh.path().join(STATE_FILE)).unwrap(), before);
 }
 
 #[test]

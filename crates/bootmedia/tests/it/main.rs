@@ -189,3 +189,80 @@ fn an_installing_iso_keeps_keyfiles_and_the_destination_config() {
     assert_eq!(embedded.keyfiles(), ["bond0.nmconnection"]);
     assert!(install.configs[0].1.contains("copy-network: true"));
 }
+
+/// Writes `worker.iso` from a live ISO built with `spec`; returns the error and checks that
+/// nothing was written.
+fn crafted_iso_error(spec: LiveIsoSpec) -> Option<String> {
+    let (dir, iso) = fixture(&spec)?;
+    let before = sha(&iso.path);
+    let output = out(dir.path(), "worker.iso");
+    let err = write_iso(
+        &iso.path,
+        &output,
+        &plain(config("w")),
+        &KargsEdit::default(),
+        0o644,
+    )
+    .unwrap_err();
+    assert!(matches!(err, bootmedia::Error::NotLive { .. }), "{err}");
+    assert!(!output.exists(), "a crafted area is never written");
+    assert_eq!(sha(&iso.path), before, "the input is unchanged");
+    assert!(err.is_invalid_input());
+    Some(err.to_string())
+}
+
+#[test]
+fn crafted_ignition_areas_are_refused_naming_the_file_and_field() {
+    for (igninfo, field) in [
+        // offset + length wraps around u64.
+        (
+            format!(
+                r#"{{"file": "images/ignition.img", "offset": {}, "length": 4096}}"#,
+                u64::MAX - 100
+            ),
+            "offset and length",
+        ),
+        // Past the end of the area's file.
+        (
+            r#"{"file": "images/ignition.img", "offset": 262000, "length": 4096}"#.to_string(),
+            "offset and length",
+        ),
+        (
+            format!(
+                r#"{{"file": "images/ignition.img", "offset": {}}}"#,
+                u64::MAX
+            ),
+            "length",
+        ),
+        // A length that would make us read gigabytes.
+        (
+            r#"{"file": "images/ignition.img", "length": 18446744073709551615}"#.to_string(),
+            "length",
+        ),
+    ] {
+        let spec = LiveIsoSpec {
+            igninfo: Some(igninfo.clone()),
+            ..LiveIsoSpec::default()
+        };
+        let Some(err) = crafted_iso_error(spec) else {
+            return;
+        };
+        assert!(err.contains("/coreos/igninfo.json"), "{igninfo}: {err}");
+        assert!(err.contains(field), "{igninfo}: {err}");
+    }
+}
+
+#[test]
+fn crafted_kernel_argument_areas_are_refused_naming_the_file_and_field() {
+    for offset in [u64::MAX - 10, 1 << 20] {
+        let spec = LiveIsoSpec {
+            kargs_offset: Some(offset),
+            ..LiveIsoSpec::default()
+        };
+        let Some(err) = crafted_iso_error(spec) else {
+            return;
+        };
+        assert!(err.contains("/coreos/kargs.json's `offset`"), "{err}");
+        assert!(err.contains("EFI/fedora/grub.cfg"), "{err}");
+    }
+}

@@ -28,7 +28,9 @@ pub use network::configured_join_subnet;
 pub use pki::{DEFAULT_PROFILE_SIGNER, PkiManagement, SignerKeyChoice, pki_management, signer_key};
 pub use provisioning::{DhcpRangeError, parse_dhcp_range};
 pub use release::{os_image_stream, validate_for_release};
-pub use secrets::{pull_secret_problem, ssh_key_problem, trust_bundle_problem};
+pub use secrets::{
+    pull_secret_problem, ssh_key_problem, trust_bundle_problem, trust_bundle_validity,
+};
 
 use crate::errors::{FieldError, Warning};
 use crate::types::InstallConfig;

@@ -118,6 +118,17 @@ fn one_list(
             ));
             continue;
         };
+        if ip.to_canonical().is_unspecified() {
+            v.err(FieldError::invalid(
+                &p,
+                raw,
+                format!(
+                    "{raw} is the unspecified address (any address), which no machine can \
+                     announce as the {what} VIP; pick a free address in the machine network"
+                ),
+            ));
+            continue;
+        }
         if set.in_machine_network && !set.user_managed_lb {
             in_machine_network(cfg, ip, &p, v);
         }

@@ -426,3 +426,136 @@ fn fencing_certificate_verification_is_a_closed_set() {
         "{errs:#?}"
     );
 }
+
+/// A capabilities section without its baseline is refused at that path, as upstream does,
+/// instead of being read as vCurrent.
+#[test]
+fn capabilities_need_their_baseline() {
+    let text = fixture_text("none-sno.yaml").replace(
+        "platform:\n  none: {}",
+        "platform:\n  none: {}\ncapabilities:\n  additionalEnabledCapabilities: [Console]",
+    );
+    let errs = errors(&text);
+    let e = errs
+        .iter()
+        .find(|e| e.path == "capabilities.baselineCapabilitySet")
+        .unwrap_or_else(|| panic!("{errs:#?}"));
+    assert_eq!(e.kind, ErrorKind::Required, "{e}");
+    assert!(e.detail.contains("baselineCapabilitySet: vCurrent"), "{e}");
+    assert!(e.position.is_some(), "{e}");
+    let with = text.replace(
+        "capabilities:\n",
+        "capabilities:\n  baselineCapabilitySet: vCurrent\n",
+    );
+    parse_str(&with, "install-config.yaml").unwrap();
+}
+
+/// The value of a secret field never appears in an error, whatever its YAML type: a numeric
+/// vCenter or BMC password, a pull secret written as a number or a list.
+#[test]
+fn secret_values_are_never_shown() {
+    let cases = [
+        (
+            "vsphere-ha.yaml",
+            "password: secret-password",
+            "password: 8675309123",
+        ),
+        (
+            "vsphere-ha.yaml",
+            "password: secret-password",
+            "password: 8675309.123",
+        ),
+        (
+            "baremetal-compact.yaml",
+            "password: fixture-only",
+            "password: 8675309123",
+        ),
+        (
+            "none-sno.yaml",
+            r#"pullSecret: '{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}'"#,
+            "pullSecret: 8675309123",
+        ),
+        (
+            "none-sno.yaml",
+            r#"pullSecret: '{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}'"#,
+            "pullSecret: [8675309123]",
+        ),
+        (
+            "none-sno.yaml",
+            r#"pullSecret: '{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}'"#,
+            r#"pullSecret: '{"auths":{"registry.example.com":{"auth":"8675309123"}}}'"#,
+        ),
+    ];
+    for (fixture_name, from, to) in cases {
+        let text = fixture_text(fixture_name).replacen(from, to, 1);
+        assert_ne!(text, fixture_text(fixture_name), "{to}");
+        let err = parse_str(&text, "install-config.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("8675309"), "{to}: {err}");
+        assert!(
+            err.contains("assword") || err.contains("pullSecret"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn secret_paths_are_recognised_by_name() {
+    use installconfig::errors::is_secret_path;
+    for p in [
+        "platform.vsphere.vcenters[0].password",
+        "platform.baremetal.hosts[2].bmc.password",
+        "controlPlane.fencing.credentials[0].password",
+        "pullSecret",
+        "platform.vsphere.password",
+    ] {
+        assert!(is_secret_path(p), "{p}");
+    }
+    for p in [
+        "sshKey",
+        "platform.vsphere.vcenters[0].user",
+        "metadata.name",
+        "passwordless",
+    ] {
+        assert!(!is_secret_path(p), "{p}");
+    }
+}
+
+/// A file that is not an install config (here shaped like a password file that YAML reads
+/// as a mapping) gets one line, never its keys or values echoed back.
+#[test]
+fn another_file_is_not_echoed_back() {
+    let text = "root: x:0:0:root-secret-hash\ndaemon: x:1:1:daemon-secret-hash\nbin: x:2:2\n";
+    let errs = errors(text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    let shown = errs[0].to_string();
+    assert!(
+        shown.contains("this is not an install-config.yaml"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("secret-hash") && !shown.contains("daemon"),
+        "{shown}"
+    );
+    let scalar = errors("root:$6$secret-hash:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n");
+    assert!(
+        !format!("{scalar:?}").contains("secret-hash"),
+        "{scalar:#?}"
+    );
+}
+
+/// An integer beyond 64 bits is shown as written, not rounded as a float.
+#[test]
+fn huge_integers_are_shown_as_written() {
+    let text = fixture_text("none-sno.yaml").replacen(
+        "baseDomain: ",
+        "baseDomain: 99999999999999999999999\nx-old-baseDomain: ",
+        1,
+    );
+    let err = parse_str(&text, "install-config.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("99999999999999999999999"), "{err}");
+    assert!(!err.contains("100000000000000000000000"), "{err}");
+}

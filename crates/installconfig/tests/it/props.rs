@@ -121,7 +121,9 @@ fn check(text: &str) -> Result<(), TestCaseError> {
             }
         }
         Err(LoadError::Syntax { position, .. }) => prop_assert!(position.line >= 1),
-        Err(e @ LoadError::Io { .. }) => prop_assert!(false, "unexpected {e}"),
+        Err(e @ (LoadError::Io { .. } | LoadError::Unusable(_))) => {
+            prop_assert!(false, "unexpected {e}")
+        }
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! One test per validation rule: a valid and an invalid variant, asserting path and kind.
 
-use installconfig::validate::validate;
+use installconfig::validate::{trust_bundle_validity, validate};
 use installconfig::*;
 
 use crate::{fixture, fixture_text};
@@ -324,6 +324,19 @@ fn vip_must_be_an_ip() {
 }
 
 #[test]
+fn unspecified_addresses_are_never_vips() {
+    for any in ["::", "0.0.0.0", "0:0::0", "::ffff:0.0.0.0"] {
+        let mut c = bm();
+        bm_platform(&mut c).api_vips = vec![ip(any)];
+        let e = bad(&c, "platform.baremetal.apiVIPs[0]", ErrorKind::Invalid);
+        assert!(e.to_string().contains("unspecified address"), "{e}");
+        let mut c = vs();
+        c.platform.vsphere.as_mut().unwrap().ingress_vips = vec![ip(any)];
+        bad(&c, "platform.vsphere.ingressVIPs[0]", ErrorKind::Invalid);
+    }
+}
+
+#[test]
 fn api_and_ingress_vips_differ_unless_user_managed() {
     let mut c = bm();
     bm_platform(&mut c).ingress_vips = vec![ip("192.168.50.5")];
@@ -478,6 +491,22 @@ fn pull_secret_rules() {
     assert!(e.detail.contains("quay.io"));
     c.pull_secret = r#"{"auths":{"quay.io":{"credsStore":"x"}}}"#.into();
     ok(&c);
+    // `auth` is base64 of user:password, padded or not; anything else is refused without
+    // echoing the value.
+    for auth in ["not base64 at all!", "c2VjcmV0LXRva2Vu", "//79"] {
+        c.pull_secret = format!(r#"{{"auths":{{"quay.io":{{"auth":"{auth}"}}}}}}"#);
+        let e = bad(&c, "pullSecret", ErrorKind::Invalid);
+        assert!(
+            e.detail
+                .contains("not the base64 encoding of user:password"),
+            "{e}"
+        );
+        assert!(!e.to_string().contains(auth), "{e}");
+    }
+    for auth in ["dXNlcjpwYXNz", "dXNlcjpwYXNzMQ", "dXNlcjpwYXNzMQ=="] {
+        c.pull_secret = format!(r#"{{"auths":{{"quay.io":{{"auth":"{auth}"}}}}}}"#);
+        ok(&c);
+    }
 }
 
 #[test]
@@ -523,6 +552,33 @@ fn trust_bundle_must_be_certificates() {
     let broken = fixture_text("ca.pem").replace("MII", "XXX");
     c.additional_trust_bundle = Some(broken);
     bad(&c, "additionalTrustBundle", ErrorKind::Invalid);
+    // A certificate cut short says so in words, not in the parser's internals.
+    let pem = fixture_text("ca.pem");
+    let mut lines: Vec<&str> = pem.lines().collect();
+    lines.drain(3..6);
+    c.additional_trust_bundle = Some(lines.join("\n"));
+    let e = bad(&c, "additionalTrustBundle", ErrorKind::Invalid);
+    assert!(e.detail.contains("cut short or corrupt"), "{e}");
+    assert!(!e.detail.contains("Nom"), "{e}");
+}
+
+#[test]
+fn trust_bundle_certificates_out_of_their_validity_are_named() {
+    let pem = fixture_text("ca.pem");
+    // The fixture is valid from 2026-11-21 to 2126-10-28.
+    assert!(trust_bundle_validity(&pem, 1_800_000_000).is_empty());
+    let early = trust_bundle_validity(&pem, 1_700_000_000);
+    assert_eq!(early.len(), 1);
+    assert!(
+        early[0].contains("certificate 1 (CN=test mirror CA) is not valid before"),
+        "{early:?}"
+    );
+    let late = trust_bundle_validity(&format!("{pem}{pem}"), 5_000_000_000);
+    assert_eq!(late.len(), 2);
+    assert!(
+        late[1].starts_with("certificate 2 (CN=test mirror CA) expired on"),
+        "{late:?}"
+    );
 }
 
 // ---- proxy ----

@@ -18,6 +18,10 @@ pub(crate) fn install_dir() -> tempfile::TempDir {
     dir
 }
 
+fn find_in<'a>(errors: &'a [manifests::ManifestError], name: &str) -> &'a manifests::ManifestError {
+    errors.iter().find(|e| e.path.ends_with(name)).unwrap()
+}
+
 fn write(dir: &Path, rel: &str, text: &str) {
     fs::write(dir.join(rel), text).unwrap();
 }
@@ -127,9 +131,33 @@ fn every_broken_file_is_reported_with_its_position() {
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ok\n---\nkind: Namespace\nmetadata:\n  name: x\n",
     );
     write(p, "openshift/empty.yaml", "# nothing here\n");
+    write(
+        p,
+        "openshift/list.yaml",
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata: {name: a}\n",
+    );
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("shadow"), "root: secret-hash\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("shadow"),
+        p.join("manifests/linked.yaml"),
+    )
+    .unwrap();
     let errors = load_dir(p).unwrap_err();
     let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    assert_eq!(errors.len(), 4, "{text:#?}");
+    assert_eq!(errors.len(), 6, "{text:#?}");
+    let list = &find_in(&errors, "list.yaml").message;
+    assert!(
+        list.contains("a List is not applied as one object"),
+        "{list}"
+    );
+    assert!(!list.contains("metadata.name"), "{list}");
+    let linked = find_in(&errors, "linked.yaml").to_string();
+    assert!(
+        linked.contains("symbolic link") && linked.contains("outside"),
+        "{linked}"
+    );
+    assert!(!text.concat().contains("secret-hash"), "{text:#?}");
     let find = |name: &str| errors.iter().find(|e| e.path.ends_with(name)).unwrap();
     let syntax = find("bad-syntax.yaml");
     assert_eq!(syntax.position.unwrap().0, 2, "{syntax}");

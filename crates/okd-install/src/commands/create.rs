@@ -91,8 +91,10 @@ pub(crate) fn settings(opts: &CreateOpts) -> Result<RunSettings> {
     );
     let secrets = match &opts.with_secrets {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let bytes = atomic_file::input::read_named(path, 16 << 20)
                 .with_context(|| format!("reading secrets bundle {}", path.display()))?;
+            let text = String::from_utf8(bytes)
+                .with_context(|| format!("secrets bundle {} is not UTF-8 text", path.display()))?;
             Some(pki::SecretsBundle::from_yaml(
                 &text,
                 &path.display().to_string(),

@@ -57,6 +57,7 @@ pub(crate) fn pxe_files(dir: &Path, args: &PxeArgs) -> Result<()> {
     let assets = AssetDir::new(dir);
     let (role, custom) = customization(&assets, &args.role)?;
     let urls = pxe_urls(&assets, role, args)?;
+    let text = bootmedia::pxe::ipxe_script(&urls, &args.karg)?;
     if args.download {
         for (artifact, name) in PXE_PARTS {
             let cached = stream_artifact(&assets, artifact, &args.stream)?;
@@ -66,7 +67,6 @@ pub(crate) fn pxe_files(dir: &Path, args: &PxeArgs) -> Result<()> {
     let image = dir.join(role.config_image_file());
     let bytes = bootmedia::media::write_config_image(&image, &custom, mode(role, &custom))?;
     let script = dir.join(role.ipxe_file());
-    let text = bootmedia::pxe::ipxe_script(&urls, &args.karg);
     atomic_file::write(&script, text.as_bytes(), 0o644)
         .with_context(|| format!("writing {}", script.display()))?;
     tracing::info!(
@@ -97,8 +97,8 @@ fn customization(assets: &AssetDir, args: &RoleArgs) -> Result<(Role, Customizat
     let keyfiles = args
         .network_keyfile
         .iter()
-        .map(|path| read_keyfile(path))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|path| bootmedia::live::read_keyfile(path))
+        .collect::<Result<Vec<_>, _>>()?;
     let dest = args.dest_device.as_ref().map(|device| Destination {
         device: device.clone(),
         append_kargs: args.dest_karg_append.clone(),
@@ -111,20 +111,6 @@ fn customization(assets: &AssetDir, args: &RoleArgs) -> Result<(Role, Customizat
             keyfiles,
         },
     ))
-}
-
-fn read_keyfile(path: &Path) -> Result<(String, Vec<u8>)> {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .with_context(|| format!("{} has no file name", path.display()))?;
-    let data = std::fs::read(path).map_err(|e| {
-        bootmedia::Error::Input(format!(
-            "cannot read keyfile {} given with --network-keyfile: {e}",
-            path.display()
-        ))
-    })?;
-    Ok((name.to_string(), data))
 }
 
 /// 0600 when the media carry private keys (bootstrap configs) or network secrets
@@ -153,6 +139,9 @@ fn single_node_disk(assets: &AssetDir) -> Option<&str> {
 /// Each part's URL: the flag naming it, else `--base-url`'s, else (with `--download`) the
 /// file beside the script, else the stream's.
 fn pxe_urls(assets: &AssetDir, role: Role, args: &PxeArgs) -> Result<PxeUrls> {
+    if let Some(base) = &args.base_url {
+        bootmedia::pxe::check_base_url(base)?;
+    }
     let base = args.base_url.as_deref().map(|b| b.trim_end_matches('/'));
     let beside = args.download && base.is_none();
     let part = |artifact: Artifact| {

@@ -12,6 +12,7 @@ mod create;
 mod expiry;
 mod fixture;
 mod golden;
+mod hostile;
 mod image_mode;
 mod media;
 mod outputs;

@@ -152,14 +152,15 @@ fn a_key_that_does_not_match_its_certificate_is_refused() {
 }
 
 /// Replaces tls/journal-gatewayd.crt via `spoil`, runs with --load-cluster-certs and expects
-/// an error that names the file and says `reason`, and no Ignition config written.
-fn unreadable_certificate_is_named(spoil: impl FnOnce(&Path), reason: &str) {
+/// an error (exit `code`) that names the file and says `reason`, and no Ignition config
+/// written.
+fn unreadable_certificate_is_named(spoil: impl FnOnce(&Path), code: i32, reason: &str) {
     let user = copy_inputs(shared_pki());
     let file = user.path().join("tls/journal-gatewayd.crt");
     std::fs::remove_file(&file).unwrap();
     spoil(&file);
     let out = create(user.path(), "ignition-configs", &["--load-cluster-certs"]);
-    assert_eq!(out.status.code(), Some(1), "{reason}: {}", both(&out));
+    assert_eq!(out.status.code(), Some(code), "{reason}: {}", both(&out));
     let err = stderr(&out);
     assert!(err.contains("tls/journal-gatewayd.crt"), "{err}");
     assert!(err.contains(reason), "{err}");
@@ -168,13 +169,18 @@ fn unreadable_certificate_is_named(spoil: impl FnOnce(&Path), reason: &str) {
 
 #[test]
 fn a_directory_in_place_of_a_certificate_is_named() {
-    unreadable_certificate_is_named(|f| std::fs::create_dir(f).unwrap(), "Is a directory");
+    // A file of DIR that is not a file is an input to fix (exit 3), with the fix.
+    unreadable_certificate_is_named(
+        |f| std::fs::create_dir(f).unwrap(),
+        3,
+        "is a directory, not a regular file; put the file itself there",
+    );
 }
 
 #[test]
 fn a_certificate_that_is_not_utf8_is_named() {
     let bytes = b"-----BEGIN CERTIFICATE-----\nnot base64 \xff\xfe\n-----END CERTIFICATE-----\n";
-    unreadable_certificate_is_named(|f| std::fs::write(f, bytes).unwrap(), "invalid utf-8");
+    unreadable_certificate_is_named(|f| std::fs::write(f, bytes).unwrap(), 1, "invalid utf-8");
 }
 
 #[test]
@@ -183,6 +189,7 @@ fn a_pem_block_that_is_not_a_certificate_is_named() {
     let pem = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
     unreadable_certificate_is_named(
         |f| std::fs::write(f, pem).unwrap(),
+        1,
         "not a valid X.509 certificate",
     );
 }

@@ -472,3 +472,52 @@ fn provisioning_cr_is_required_on_baremetal() {
         &["provisioning-configuration"],
     );
 }
+
+/// A cluster with workers and no worker.ign fails verify, naming the file and the command.
+#[test]
+fn a_missing_role_config_is_named() {
+    let dir = generate(&example("ha-workers"), "ignition-configs");
+    std::fs::remove_file(dir.path().join("worker.ign")).expect("remove");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "ignition.roles",
+        "worker.ign",
+        &["is missing", "worker machine", "create ignition-configs"],
+    );
+}
+
+/// additionalTrustBundle certificates out of their validity are an error in verify (a
+/// warning at create); a link out of the directory in place of a .ign is refused unread.
+#[test]
+fn an_expired_trust_bundle_and_a_linked_config_are_named() {
+    let dir = generate(&example("proxy-trust-bundle"), "ignition-configs");
+    // The example's CA is valid from 2026-11-21 to 2036-11-18.
+    let late = verify::Options::at(OffsetDateTime::from_unix_timestamp(2_200_000_000).unwrap());
+    let report = verify::verify(dir.path(), &late);
+    assert_error(
+        &report,
+        "config.trust-bundle",
+        "additionalTrustBundle",
+        &["certificate 1", "expired on"],
+    );
+    let report = verify::verify(dir.path(), &now_opts());
+    assert!(
+        findings(&report, "config.trust-bundle", Status::Error).is_empty(),
+        "{}",
+        report.render_text()
+    );
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("shadow"), "root:secret-hash").expect("write");
+    std::fs::remove_file(dir.path().join("worker.ign")).expect("remove");
+    std::os::unix::fs::symlink(outside.path().join("shadow"), dir.path().join("worker.ign"))
+        .expect("link");
+    let report = verify::verify(dir.path(), &now_opts());
+    assert_error(
+        &report,
+        "ignition.check",
+        "worker.ign",
+        &["symbolic link", "outside"],
+    );
+    assert!(!report.render_text().contains("secret-hash"));
+}
