@@ -42,10 +42,11 @@ mod remote;
 mod session;
 
 pub use analysis::{
-    Analysis, Cause, Component, CrashLoop, FailedUnit, Failure, HostOsImage, ImageModeProblem,
-    ImageModeState, JOURNAL_TAIL_LINES, MachineOsBuildState, MachineOsConfigState, MachineOsState,
-    OsTool, PoolOsImage, Problem, RenderedBy, RenderedOsImage, ServiceStatus, ServiceSummary,
-    ToldImage, UnreadableRecord, Verdict, analyze_bundle,
+    Analysis, Cause, Completion, Component, CrashLoop, FailedUnit, Failure, HostOsImage,
+    ImageModeProblem, ImageModeState, JOURNAL_TAIL_LINES, Judgement, MachineOsBuildState,
+    MachineOsConfigState, MachineOsState, ManifestFailure, OsTool, PoolOsImage, Problem,
+    RenderedBy, RenderedOsImage, RepeatedError, ServiceStatus, ServiceSummary, ToldImage,
+    UnreadableRecord, Verdict, analyze_bundle,
 };
 pub use error::{AnalysisError, GatherError};
 pub use events::{GatherEvent, RemoteStream};

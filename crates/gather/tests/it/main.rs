@@ -6,6 +6,7 @@ mod causes;
 mod diagnosis;
 mod gather;
 mod image_mode;
+mod manifests;
 
 // The harness (log bundles, evidence, scenarios, a real sshd) is shared with the binary's tests.
 use testkit::gather::{bundle, evidence, scenario, sshd};
