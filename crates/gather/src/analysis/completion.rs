@@ -46,11 +46,10 @@ pub(crate) fn completion(files: &[BundleFile], manifests_seen: bool) -> Completi
         .find(|f| f.kind == Wanted::Resource("configmaps.json".into()))
         .and_then(|f| items(&f.text).ok());
     match configmaps {
-        Some(items) if items.iter().any(bootstrap_complete) => {
-            if reasons.is_empty() {
-                return Completion::Complete;
-            }
+        Some(items) if items.iter().any(bootstrap_complete) && reasons.is_empty() => {
+            return Completion::Complete;
         }
+        Some(items) if items.iter().any(bootstrap_complete) => {}
         Some(_) => reasons.push(
             "resources/configmaps.json holds no ConfigMap kube-system/bootstrap with status \
              complete, which cluster-bootstrap creates when the control plane has moved to the \

@@ -144,7 +144,7 @@ pub(crate) fn split_time(line: &str) -> (Option<String>, &str) {
     let journal_unit = |w: &str| w.ends_with(':');
     if words.len() >= 5 && MONTHS.contains(&words[0]) {
         // "Nov 28 08:14:02 host unit[pid]: message" ("Nov  8" has two spaces).
-        let rest = line.splitn(2, ' ').nth(1).unwrap_or_default().trim_start();
+        let rest = line.split_once(' ').map_or("", |(_, r)| r).trim_start();
         let mut parts = rest.splitn(5, ' ');
         let (day, clock, _host, unit) = (parts.next(), parts.next(), parts.next(), parts.next());
         if let (Some(day), Some(clock), Some(unit)) = (day, clock, unit)
