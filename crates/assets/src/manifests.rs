@@ -132,9 +132,19 @@ impl Asset for ManifestsAsset {
             .collect();
         files.sort_by_key(ManifestEntry::rel_path);
         let no_proxy = proxy_status_no_proxy(&files)?;
+        let mut warnings = outcome.warnings;
+        // Before booting, what the bootstrap would otherwise wait on for ever.
+        let loaded = manifest_files
+            .iter()
+            .chain(outcome.openshift.iter().flatten());
+        warnings.extend(
+            manifests::namespaces::unknown_namespaces(loaded)
+                .iter()
+                .map(manifests::namespaces::UnknownNamespace::message),
+        );
         Ok(Some(ManifestsAsset {
             files,
-            warnings: outcome.warnings,
+            warnings,
             no_proxy,
         }))
     }

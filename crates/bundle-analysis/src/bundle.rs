@@ -26,7 +26,16 @@ pub(crate) const JOURNALS: &[&str] = &[
 ];
 
 /// Cluster dumps the analysis reads (`.../resources/<name>`).
-const RESOURCES: &[&str] = &["nodes.json", "csr.json", "api-unreachable.txt"];
+const RESOURCES: &[&str] = &[
+    "nodes.json",
+    "csr.json",
+    "api-unreachable.txt",
+    "configmaps.json",
+    "namespaces.json",
+];
+
+/// The marker bootkube.sh leaves in its asset directory when it ends successfully.
+pub(crate) const BOOTKUBE_DONE: &str = ".bootkube.done";
 
 /// How many trailing lines of a container log are kept: the analysis shows the end only.
 const LOG_LINES_KEPT: usize = 200;
@@ -66,6 +75,12 @@ pub(crate) enum Wanted {
     ContainerInspect,
     /// The container's output next to it, `<name>-<id>.log` (only its last lines are kept).
     ContainerLog,
+    /// A manifest cluster-bootstrap creates: `.../rendered-assets/openshift/manifests/<file>`
+    /// (bootkube.sh copied `openshift/` there; the OS-image MachineConfig is read from its
+    /// `openshift/` copy, see [`Wanted::OsImageConfig`]).
+    AssetManifest,
+    /// `.../rendered-assets/openshift/.bootkube.done`: bootkube.sh's last act.
+    BootkubeDone,
 }
 
 /// One interesting file, with its path inside the archive.
@@ -110,6 +125,14 @@ pub(crate) fn classify(path: &str) -> Option<Wanted> {
     }
     if let Some(["control-plane", _host, "containers", file]) = tail(4) {
         return container_file(file);
+    }
+    if let Some(["rendered-assets", "openshift", file]) = tail(3) {
+        return (*file == BOOTKUBE_DONE).then_some(Wanted::BootkubeDone);
+    }
+    if let Some(["rendered-assets", "openshift", "manifests", file]) = tail(4) {
+        let os_image = file.ends_with(&format!("{OS_IMAGE_CONFIG_SUFFIX}.yaml"));
+        let manifest = [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e));
+        return (manifest && !os_image).then_some(Wanted::AssetManifest);
     }
     match (tail(2), parts.last()) {
         (Some(["os-image", file]), _) => os_image_file(file),

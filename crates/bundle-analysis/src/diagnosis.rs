@@ -106,6 +106,11 @@ fn position(verdict: &Verdict) -> Option<Position> {
             stage: p.stage.clone(),
             said: bootkube_said(p),
         }),
+        // Every record reads success, yet the bootstrap did not complete.
+        Verdict::Incomplete { .. } => Some(Position {
+            stage: None,
+            said: "recorded success, but the bootstrap is not complete".into(),
+        }),
         // Old scripts: no records, but the containers may still tell.
         Verdict::NoServiceRecords => Some(Position {
             stage: None,

@@ -11,12 +11,13 @@
 use contract::cause::{Cause, Finding};
 
 use super::bundle::{BundleFile, Wanted};
+use super::create_failures::{self, ManifestFailure};
 use super::diagnosis::{self, Component};
 use super::records::{ServiceSummary, pick};
 use super::{Verdict, last_lines};
 
 /// Causes in the order one explains the next: the first found is the root.
-const PRIORITY: [Cause; 10] = [
+const PRIORITY: [Cause; 11] = [
     Cause::DiskFull,
     Cause::CertificatesNotYetValid,
     Cause::CertificatesExpired,
@@ -27,6 +28,7 @@ const PRIORITY: [Cause; 10] = [
     Cause::MachineConfigServerPort,
     Cause::EtcdStart,
     Cause::UserManifest,
+    Cause::ManifestNamespace,
 ];
 
 /// How many lines of each journal are read for error lines.
@@ -46,6 +48,10 @@ pub(crate) struct Sources<'a> {
     pub verdict: &'a Verdict,
     pub component: Option<&'a diagnosis::Cause>,
     pub services: &'a [ServiceSummary],
+    /// cluster-bootstrap's manifests not created by the end of bootkube's journal.
+    pub manifest_failures: &'a [ManifestFailure],
+    /// Whether the bundle holds the asset tree's manifests.
+    pub manifests_seen: bool,
 }
 
 /// The cause the bundle's lines name, else the one the failed stage or component implies.
@@ -54,14 +60,33 @@ pub(crate) struct Sources<'a> {
 /// what its logs and its failed runs say (a fault since removed, a retry): only a failure
 /// its successful runs went past names a cause there, such as an API name that does not
 /// resolve on the host, which bootkube.sh checks and tolerates.
+///
+/// A manifest cluster-bootstrap could not create to the end of its journal, and that nothing
+/// will make the API server take, is named with the file, the object, the reason and how
+/// often it was tried ([`create_failures::finding`]), whatever bootkube's record says.
 pub(crate) fn finding(src: &Sources) -> Option<Finding> {
+    let refused = refused_manifest(src);
     if matches!(src.verdict, Verdict::Healthy) && src.component.is_none() {
-        return recognised(&service_lines(src, true));
+        return recognised(&service_lines(src, true), refused.as_ref());
     }
     let lines = candidate_lines(src);
-    recognised(&lines)
-        .or_else(|| recognised(&container_lines(src)))
+    recognised(&lines, refused.as_ref())
+        .or_else(|| recognised(&container_lines(src), None))
         .or_else(|| implied(src, &lines))
+}
+
+/// The manifest that holds the bootstrap, placed at bootkube and the stage it was in.
+fn refused_manifest(src: &Sources) -> Option<Finding> {
+    let stage = match src.verdict {
+        Verdict::Problem(p) if p.service == "bootkube" => p.stage.clone(),
+        _ => None,
+    };
+    create_failures::finding(
+        src.manifest_failures,
+        src.manifests_seen,
+        Some(unit_name("bootkube")),
+        stage,
+    )
 }
 
 /// The ends of the bootstrap host's container logs, placed at the problem's unit and stage:
@@ -175,8 +200,10 @@ fn problem_place(verdict: &Verdict) -> (Option<String>, Option<String>) {
     }
 }
 
-/// The highest-priority cause any line names, with its first such line.
-fn recognised(lines: &[Line]) -> Option<Finding> {
+/// The highest-priority cause any line names, with its first such line; `refused`, a
+/// manifest cluster-bootstrap kept failing to create, takes its cause's place with what the
+/// whole journal says of it.
+fn recognised(lines: &[Line], refused: Option<&Finding>) -> Option<Finding> {
     let found: Vec<(Cause, &Line)> = lines
         .iter()
         .enumerate()
@@ -188,6 +215,9 @@ fn recognised(lines: &[Line]) -> Option<Finding> {
         })
         .collect();
     PRIORITY.iter().find_map(|want| {
+        if let Some(f) = refused.filter(|f| f.cause == *want) {
+            return Some(f.clone());
+        }
         let (cause, line) = found.iter().find(|(c, _)| c == want)?;
         let place = (line.unit.clone(), line.stage.clone());
         Some(match render_stage(line.stage.as_deref()) {

@@ -20,7 +20,9 @@ mod booted;
 mod bootstrap_pivot;
 mod bundle;
 mod checks;
+mod completion;
 mod containers;
+mod create_failures;
 mod diagnosis;
 mod error;
 mod evidence;
@@ -31,13 +33,16 @@ mod problem;
 mod records;
 mod release_image_pivot;
 mod render;
+mod repeated;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 pub use booted::OsTool;
+pub use completion::Completion;
 pub use containers::CrashLoop;
+pub use create_failures::{Judgement, ManifestFailure};
 pub use diagnosis::{Cause, Component};
 pub use evidence::{FailedUnit, MachineOsBuildState, MachineOsConfigState, MachineOsState};
 pub use image_mode::{
@@ -46,6 +51,7 @@ pub use image_mode::{
 };
 pub use problem::Problem;
 pub use records::{Failure, ServiceStatus, ServiceSummary};
+pub use repeated::RepeatedError;
 
 use bundle::{BundleFile, Wanted};
 pub use error::AnalysisError;
@@ -64,6 +70,12 @@ pub enum Verdict {
     NoServiceRecords,
     /// The ordered checks found nothing wrong.
     Healthy,
+    /// The ordered checks found nothing wrong, yet the bundle shows the bootstrap not
+    /// complete: never an all-clear.
+    Incomplete {
+        /// What shows it, each naming the file it rests on.
+        reasons: Vec<String>,
+    },
     /// The first problem found by the ordered checks.
     Problem(Problem),
 }
@@ -99,7 +111,16 @@ pub struct Analysis {
     pub unreadable_records: Vec<UnreadableRecord>,
     /// Failed systemd units from every `failed-units.txt` (bootstrap and masters).
     pub failed_units: Vec<FailedUnit>,
-    /// The last lines of the bootkube journal, when bootkube did not succeed.
+    /// Whether the bundle shows the bootstrap complete.
+    pub completion: Completion,
+    /// The manifests cluster-bootstrap had not created by the end of bootkube's journal
+    /// (none when the bundle shows the bootstrap complete).
+    pub manifest_failures: Vec<ManifestFailure>,
+    /// The most repeated error lines of the bootstrap's journals and container logs, when
+    /// the bootstrap did not complete and no cause was named.
+    pub repeated_errors: Vec<RepeatedError>,
+    /// The last lines of the bootkube journal, when bootkube did not succeed or the
+    /// bootstrap is not complete.
     pub bootkube_journal_tail: Vec<String>,
     /// The last lines of the release-image-pivot journal (all boots), when the OS pivot is the
     /// problem: its record keeps only three journal lines, and the rebase retries say more.
@@ -141,12 +162,19 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
     }
     services.sort_by(|a, b| a.name.cmp(&b.name).then(a.file.cmp(&b.file)));
     let found_records = !services.is_empty() || !unreadable_records.is_empty();
+    let manifests_seen = create_failures::manifests_seen(files);
+    let completion = completion::completion(files, manifests_seen);
+    let manifest_failures = match completion {
+        Completion::Complete => Vec::new(),
+        _ => create_failures::manifest_failures(files),
+    };
     let verdict = if found_records {
         checks::first_problem(&services, &unreadable_records)
             .map_or(Verdict::Healthy, Verdict::Problem)
     } else {
         Verdict::NoServiceRecords
     };
+    let verdict = judge_completion(verdict, &completion, &manifest_failures);
     let problem_service = match &verdict {
         Verdict::Problem(p) => Some(p.service.as_str()),
         _ => None,
@@ -158,8 +186,9 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         .collect();
     other_failures.dedup();
     let bootkube = records::pick(&services, "bootkube");
+    let incomplete = matches!(verdict, Verdict::Incomplete { .. });
     let bootkube_journal_tail = match bootkube {
-        Some(s) if s.succeeded() => Vec::new(),
+        Some(s) if s.succeeded() && !incomplete => Vec::new(),
         _ if found_records => journal_tail(files, "bootkube", bootkube.map(|s| s.file.as_str())),
         _ => Vec::new(),
     };
@@ -190,7 +219,15 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         verdict: &verdict,
         component: cause.as_ref(),
         services: &services,
+        manifest_failures: &manifest_failures,
+        manifests_seen,
     });
+    let repeated_errors = match (&finding, &verdict) {
+        (None, Verdict::Problem(_) | Verdict::Incomplete { .. } | Verdict::NoServiceRecords) => {
+            repeated::most_repeated(files)
+        }
+        _ => Vec::new(),
+    };
     let mut notes = Vec::new();
     let machine_os = machine_os(files, &mut notes);
     let image_mode = image_mode::image_mode(files, machine_os.as_ref());
@@ -204,11 +241,47 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         other_failures,
         unreadable_records,
         failed_units,
+        completion,
+        manifest_failures,
+        repeated_errors,
         bootkube_journal_tail,
         os_pivot_journal_tail,
         machine_os,
         image_mode,
         notes,
+    }
+}
+
+/// A verdict of no problem stands only when the bundle does not show the bootstrap
+/// unfinished: the asset tree without bootkube.sh's end marker, the ConfigMaps without the
+/// complete `kube-system/bootstrap`, or cluster-bootstrap still refusing a manifest that
+/// nothing will make the API server take.
+fn judge_completion(
+    verdict: Verdict,
+    completion: &Completion,
+    manifest_failures: &[ManifestFailure],
+) -> Verdict {
+    if verdict != Verdict::Healthy {
+        return verdict;
+    }
+    let mut reasons = match completion {
+        Completion::Complete => return verdict,
+        Completion::NotComplete { reasons } => reasons.clone(),
+        Completion::Unknown => Vec::new(),
+    };
+    if let Some(m) = manifest_failures
+        .iter()
+        .find(|m| m.judgement == Judgement::Blocks)
+    {
+        reasons.push(format!(
+            "{} ends with cluster-bootstrap still failing to create {}",
+            m.journal, m.failure.file
+        ));
+    }
+    if reasons.is_empty() {
+        Verdict::Healthy
+    } else {
+        Verdict::Incomplete { reasons }
     }
 }
 

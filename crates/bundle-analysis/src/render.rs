@@ -14,6 +14,8 @@ impl Analysis {
             }
         }
         self.render_verdict(&mut out);
+        self.render_manifest_failures(&mut out);
+        self.render_repeated_errors(&mut out);
         self.render_cause(&mut out);
         self.render_crash_loops(&mut out);
         self.render_other_failures(&mut out);
@@ -49,6 +51,23 @@ impl Analysis {
                     "No problem found: the bootstrap services recorded in the bundle succeeded."
                 );
             }
+            Verdict::Incomplete { reasons } => {
+                let _ = writeln!(
+                    out,
+                    "Not complete: the bootstrap services' records show no failure, but the \
+                     bootstrap did not complete:"
+                );
+                for r in reasons {
+                    let _ = writeln!(out, "  - {r}");
+                }
+                if self.finding.is_none() {
+                    let _ = writeln!(
+                        out,
+                        "  No rule of the analysis names the cause; the error lines the \
+                         bootstrap repeated most are below."
+                    );
+                }
+            }
             Verdict::Problem(p) => {
                 let _ = writeln!(out, "Problem: {}.", p.summary);
                 if !p.error_lines.is_empty() {
@@ -57,6 +76,57 @@ impl Analysis {
                 }
                 let _ = writeln!(out, "  Next: {}.", p.hint);
             }
+        }
+    }
+
+    fn render_manifest_failures(&self, out: &mut String) {
+        if self.manifest_failures.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            out,
+            "Manifests cluster-bootstrap had not created by the end of its journal:"
+        );
+        for m in &self.manifest_failures {
+            let f = &m.failure;
+            let when = match (&m.first, &m.last) {
+                (Some(a), Some(b)) if a != b => format!(", {a} to {b}"),
+                (_, Some(b)) => format!(", at {b}"),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "  - {} ({}): {}; refused {} time(s){when}; {}",
+                f.file,
+                f.object(),
+                f.refusal.words(),
+                m.attempts,
+                judgement_words(&m.judgement)
+            );
+        }
+    }
+
+    fn render_repeated_errors(&self, out: &mut String) {
+        if self.repeated_errors.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            out,
+            "Error lines repeated most in the bootstrap's journals and container logs:"
+        );
+        for r in &self.repeated_errors {
+            let when = match (&r.first, &r.last) {
+                (Some(a), Some(b)) if a != b => format!(", {a} to {b}"),
+                (_, Some(b)) => format!(", at {b}"),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "  - {} time(s){when} in {}:",
+                r.count,
+                r.files.join(", ")
+            );
+            let _ = writeln!(out, "    | {}", r.line);
         }
     }
 
@@ -242,6 +312,22 @@ fn render_pool(out: &mut String, pool: &PoolOsImage) {
             "    no host of this pool in the bundle (the gather reaches the bootstrap host and \
              the masters only)"
         );
+    }
+}
+
+/// What a refused manifest means for the bootstrap, in words.
+fn judgement_words(j: &super::Judgement) -> String {
+    use super::Judgement;
+    match j {
+        Judgement::Blocks => "this holds the bootstrap".into(),
+        Judgement::AwaitsRelease => {
+            "it waits for what the release brings (every bootstrap has some for a while)".into()
+        }
+        Judgement::NamespaceFromManifest { file } => {
+            format!("its namespace comes from {file}, which cluster-bootstrap creates too")
+        }
+        Judgement::NamespaceExists => "its namespace exists now (resources/namespaces.json)".into(),
+        Judgement::Transient => "a reason that may pass when tried again".into(),
     }
 }
 

@@ -29,6 +29,9 @@ pub enum Cause {
     CertificatesExpired,
     /// A manifest the user added was refused by the API server, or its kind never appeared.
     UserManifest,
+    /// A manifest is in a namespace that nothing creates: cluster-bootstrap retries it for
+    /// ever and the bootstrap never completes.
+    ManifestNamespace,
     /// A render stage of bootkube.sh failed.
     RenderStage,
     /// The Machine Config Server could not listen on :22623.
@@ -39,7 +42,7 @@ pub enum Cause {
 
 impl Cause {
     /// Every cause, in the order the README's table lists them.
-    pub const ALL: [Cause; 11] = [
+    pub const ALL: [Cause; 12] = [
         Cause::ReleaseImagePull,
         Cause::NodeImagePull,
         Cause::ApiIntDns,
@@ -48,6 +51,7 @@ impl Cause {
         Cause::CertificatesNotYetValid,
         Cause::CertificatesExpired,
         Cause::UserManifest,
+        Cause::ManifestNamespace,
         Cause::RenderStage,
         Cause::MachineConfigServerPort,
         Cause::DiskFull,
@@ -64,6 +68,7 @@ impl Cause {
             Cause::CertificatesNotYetValid => "certificates-not-yet-valid",
             Cause::CertificatesExpired => "certificates-expired",
             Cause::UserManifest => "user-manifest",
+            Cause::ManifestNamespace => "manifest-namespace",
             Cause::RenderStage => "render-stage",
             Cause::MachineConfigServerPort => "machine-config-server-port",
             Cause::DiskFull => "disk-full",
@@ -88,6 +93,10 @@ impl Cause {
             }
             Cause::UserManifest => {
                 "the API server refused a manifest from manifests/ or openshift/"
+            }
+            Cause::ManifestNamespace => {
+                "a manifest from manifests/ or openshift/ is in a namespace that nothing \
+                 creates: cluster-bootstrap retries it and the bootstrap never completes"
             }
             Cause::RenderStage => "a render step of bootkube.sh failed",
             Cause::MachineConfigServerPort => {
@@ -131,6 +140,11 @@ impl Cause {
             Cause::UserManifest => {
                 "fix or remove the manifest named in the error line, then create the \
                  Ignition configs again"
+            }
+            Cause::ManifestNamespace => {
+                "add a Namespace manifest for that namespace to manifests/ (or correct the \
+                 object's namespace), then create the Ignition configs again; an object in a \
+                 namespace an operator creates later belongs after the install"
             }
             Cause::RenderStage => {
                 "read the stage's error line: usually an install-config or manifest value the \
@@ -264,7 +278,8 @@ fn is_manifest_refusal(l: &str) -> bool {
     let refused = (l.contains("failed to create") && l.contains(".yaml"))
         || l.contains("no matches for kind")
         || (l.contains("is invalid:") && l.contains("invalid value"))
-        || (l.contains("unable to determine") && l.contains(".yaml"));
+        || (l.contains("unable to determine") && l.contains(".yaml"))
+        || (l.contains("failed to create") && l.contains(" is forbidden:"));
     refused && !is_awaited(l)
 }
 
@@ -274,6 +289,10 @@ fn is_manifest_refusal(l: &str) -> bool {
 /// payload's operators install. The cluster-version operator's own sync errors are about
 /// the release's manifests, never the user's (cluster-bootstrap creates those): a
 /// `ServiceMonitor` waits for the monitoring operator's CRD on every bootstrap.
+///
+/// A missing namespace is awaited for one line: whether anything will create it is known
+/// only with the manifests beside it, so [`Cause::ManifestNamespace`] is judged on the whole
+/// bundle (the gather analysis, by [`crate::namespace::is_platform`]), never on a line.
 fn is_awaited(l: &str) -> bool {
     let release_sync = l.contains("updatepayload") || l.contains("sync_worker.go");
     let missing_namespace = l.contains("namespaces \"") && l.ends_with("\" not found");
@@ -350,7 +369,11 @@ pub struct Finding {
     pub stage: Option<String>,
     /// The bootstrap host's (or the API's, or the TLS handshake's) own error line.
     pub evidence: String,
-    /// [`Cause::remedy`].
+    /// What else the evidence shows, a sentence each: how often and since when a refused
+    /// manifest was retried, what creates (or does not create) its namespace.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+    /// [`Cause::remedy`], or the same made specific to the object the evidence names.
     pub remedy: String,
 }
 
@@ -363,6 +386,7 @@ impl Finding {
             unit: None,
             stage: None,
             evidence: evidence.into(),
+            details: Vec::new(),
             remedy: cause.remedy().to_string(),
         }
     }
@@ -375,7 +399,7 @@ impl Finding {
     }
 
     /// The few lines a terminal shows: the cause (with unit and stage), the evidence line,
-    /// and the remedy.
+    /// the details, and the remedy.
     pub fn lines(&self) -> Vec<String> {
         let mut head = format!("cause ({}): {}", self.cause.id(), self.summary);
         match (&self.unit, &self.stage) {
@@ -384,11 +408,10 @@ impl Finding {
             (None, Some(s)) => head.push_str(&format!(" [stage {s}]")),
             (None, None) => {}
         }
-        vec![
-            head,
-            format!("evidence: {}", self.evidence),
-            format!("what to do: {}", self.remedy),
-        ]
+        let mut lines = vec![head, format!("evidence: {}", self.evidence)];
+        lines.extend(self.details.iter().map(|d| format!("  - {d}")));
+        lines.push(format!("what to do: {}", self.remedy));
+        lines
     }
 }
 

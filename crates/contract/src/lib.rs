@@ -12,6 +12,8 @@
 #![deny(missing_docs)]
 
 pub mod cause;
+pub mod create_failure;
+pub mod namespace;
 pub use cause::Cause;
 
 /// Each render stage of the bootstrap's `bootkube.sh`, in run order, with the podman container

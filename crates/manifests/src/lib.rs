@@ -15,6 +15,7 @@ pub mod generate;
 pub mod ids;
 pub mod imagemode;
 pub mod inputs;
+pub mod namespaces;
 pub mod objects;
 pub mod proxy;
 pub mod topology;

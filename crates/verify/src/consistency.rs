@@ -213,6 +213,9 @@ fn check_manifests(m: &Material, report: &mut Report) -> bool {
         "manifests/",
         format!("{} files parse as Kubernetes objects", disk.files.len()),
     );
+    for unknown in manifests::namespaces::unknown_namespaces(&disk.files) {
+        report.warn("manifests.namespace", &unknown.file, unknown.problem());
+    }
     report_image_mode(m, &disk.files, "", report);
     true
 }

@@ -5,6 +5,7 @@ mod analysis;
 mod causes;
 mod diagnosis;
 mod image_mode;
+mod manifests;
 
 // The harness (log bundles, evidence, scenarios) is shared with the binary's tests.
 use testkit::gather::{bundle, evidence, scenario};

@@ -249,7 +249,21 @@ async fn host_finding(
     };
     tracing::info!("log bundle written to {}", outcome.bundle_path.display());
     match bundle_analysis::analyze_bundle(&outcome.bundle_path) {
-        Ok(analysis) => analysis.finding,
+        Ok(analysis) => {
+            // No cause named: what the host repeated most is where to look, as analyze says.
+            if analysis.finding.is_none()
+                && let Some(top) = analysis.repeated_errors.first()
+            {
+                tracing::warn!(
+                    "the bootstrap host's records name no cause; the error line it repeated \
+                     most ({} time(s), see `okd-install analyze {}`): {}",
+                    top.count,
+                    outcome.bundle_path.display(),
+                    top.line
+                );
+            }
+            analysis.finding
+        }
         Err(e) => {
             tracing::warn!("cannot analyse {}: {e}", outcome.bundle_path.display());
             None

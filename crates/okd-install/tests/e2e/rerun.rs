@@ -96,6 +96,36 @@ fn user_manifest_in_openshift_travels_into_bootstrap() {
     assert!(cvo.contains("site-extra"), "{cvo}");
 }
 
+/// A user manifest in a namespace nothing creates would hold the bootstrap for ever: the run
+/// that reads it warns, naming the file and what it checked; one in a platform namespace and
+/// one whose namespace a manifest creates are not named.
+#[test]
+fn user_manifest_in_a_namespace_nothing_creates_is_warned_about_before_booting() {
+    let tmp = with_manifests();
+    let dir = tmp.path();
+    let probe = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: heldout-probe\n  \
+                 namespace: heldout-never-created\ndata:\n  probe: \"1\"\n";
+    let team = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n---\n\
+                apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team-a\n";
+    std::fs::write(dir.join("openshift/99-heldout-probe.yaml"), probe).unwrap();
+    std::fs::write(dir.join("manifests/99-team.yaml"), team).unwrap();
+    let out = ignition_configs(dir);
+    out.stderr_has(&[
+        "openshift/99-heldout-probe.yaml: ConfigMap heldout-probe is in namespace \
+         heldout-never-created, which no manifest of manifests/ or openshift/ creates",
+        "cannot know the namespaces an operator creates at run time",
+    ]);
+    assert!(!out.stderr.contains("team-a,"), "{}", out.stderr);
+    assert_eq!(
+        out.stderr
+            .matches("which no manifest of manifests/ or openshift/")
+            .count(),
+        1,
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn broken_user_manifest_stops_the_run_naming_file_and_position() {
     let tmp = with_manifests();

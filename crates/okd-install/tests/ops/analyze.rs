@@ -348,3 +348,44 @@ fn without_image_mode_analyze_says_nothing_about_it() {
     let json = analyze_json(&bundle);
     assert_eq!(json["image_mode"], serde_json::Value::Null, "{json:#}");
 }
+
+/// Every record reads success and no rule names a cause, yet the bundle shows the bootstrap
+/// not complete: never "No problem found", and the most repeated error lines are shown.
+#[test]
+fn an_unfinished_bootstrap_is_never_an_all_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal: String = (0..12)
+        .map(|i| {
+            format!(
+                "Nov 28 08:00:{:02} bootstrap bootkube.sh[2301]: Error: the widget service \
+                 answered 503 (try {i})\n",
+                i * 5
+            )
+        })
+        .collect();
+    let bundle = Bundle::new("unfinished")
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded())
+        .asset_manifest(
+            "cluster-config.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-config-v1\n  namespace: kube-system\n",
+        )
+        .file("bootstrap/journals/bootkube.log", journal)
+        .write(dir.path(), "log-bundle-unfinished.tar.gz");
+    let text = stdout(&analyze(&bundle, false));
+    assert!(text.starts_with("Not complete: "), "{text}");
+    assert!(!text.contains("No problem found"), "{text}");
+    assert!(
+        text.contains(
+            "  - 12 time(s), Nov 28 08:00:00 to Nov 28 08:00:55 in \
+             log-bundle-unfinished/bootstrap/journals/bootkube.log:\n    \
+             | Error: the widget service answered 503 (try 11)\n"
+        ),
+        "{text}"
+    );
+    let json = analyze_json(&bundle);
+    assert_eq!(json["verdict"]["kind"], "incomplete", "{json:#}");
+    assert_eq!(json["completion"]["kind"], "not-complete", "{json:#}");
+    assert_eq!(json["repeated_errors"][0]["count"], 12, "{json:#}");
+    assert_eq!(diagnosis_event(&bundle), None);
+}

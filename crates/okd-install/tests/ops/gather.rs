@@ -473,3 +473,71 @@ fn wait_for_reads_the_bootstrap_hosts_records_and_names_etcd() {
     assert_eq!(d["remedy"], contract::Cause::EtcdStart.remedy());
     assert_eq!(d["exit_code"], 10);
 }
+
+/// The host: every service record reads success, while cluster-bootstrap keeps
+/// refusing the user's ConfigMap in a namespace nothing creates (both line shapes).
+fn manifest_loop_bundle(dir: &Path) -> PathBuf {
+    use testkit::gather::scenario::{
+        HELDOUT_FILE, HELDOUT_ONE, HELDOUT_TWO, HELDOUT_YAML, create_loop_journal,
+    };
+    crate::bundle::Bundle::new("loop")
+        .service("release-image", succeeded())
+        .service("bootkube", succeeded())
+        .asset_manifest(HELDOUT_FILE, HELDOUT_YAML)
+        .file(
+            "bootstrap/journals/bootkube.log",
+            create_loop_journal(20, Some(HELDOUT_ONE), Some(HELDOUT_TWO)),
+        )
+        .write(dir, "prepared-loop.tar.gz")
+}
+
+/// wait-for says what `analyze` says of the same bundle: the same finding, line for line.
+#[test]
+fn wait_for_names_a_manifest_cluster_bootstrap_keeps_refusing_as_analyze_does() {
+    let Some(mut lab) = Lab::start() else { return };
+    let bundle = manifest_loop_bundle(lab.server.dir.path());
+    lab.script = copying_stand_in(lab.server.dir.path(), &bundle);
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+
+    let analyzed = okd(lab.server.dir.path())
+        .arg("analyze")
+        .arg(&bundle)
+        .output()
+        .expect("run okd-install analyze");
+    let report = stdout(&analyzed);
+    let finding: Vec<&str> = report
+        .lines()
+        .take_while(|l| !l.starts_with("Not complete"))
+        .collect();
+    assert!(
+        finding[0].starts_with(
+            "cause (manifest-namespace): cluster-bootstrap cannot create 99-heldout-probe.yaml"
+        ),
+        "{report}"
+    );
+    assert!(finding.len() >= 4, "{report}");
+
+    let out = wait_for_with_host(&lab, &key, &[]);
+    assert_eq!(out.status.code(), Some(10), "{}", both(&out));
+    let err = stderr(&out);
+    let said: Vec<&str> = err
+        .lines()
+        .skip_while(|l| !l.starts_with("cause ("))
+        .take(finding.len())
+        .collect();
+    assert_eq!(said, finding, "{err}");
+
+    let out = wait_for_with_host(&lab, &key, &["--output", "json"]);
+    let lines = json_lines(&out);
+    let d = lines.last().expect("events");
+    assert_eq!(d["event"], "diagnosis", "{}", both(&out));
+    assert_eq!(d["cause"], "manifest-namespace");
+    assert_eq!(d["exit_code"], 10);
+    assert!(
+        d["details"][0]
+            .as_str()
+            .is_some_and(|s| s.starts_with("refused 20 time(s) from Nov 28 08:00:05")),
+        "{d}"
+    );
+}

@@ -188,6 +188,27 @@ fn manifests_directory_is_checked_too() {
     assert!(!findings(&report, "manifests.parse", Status::Ok).is_empty());
 }
 
+/// A user manifest in a namespace nothing creates would hold the bootstrap: a warning naming
+/// the file, before anything boots.
+#[test]
+fn a_manifest_in_a_namespace_nothing_creates_is_a_warning() {
+    let dir = copy_dir(base(0));
+    run_target(dir.path(), "manifests");
+    let probe = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: heldout-probe\n  \
+                 namespace: heldout-never-created\n";
+    std::fs::write(dir.path().join("openshift/99-heldout-probe.yaml"), probe).expect("write");
+    let report = verify::verify(dir.path(), &now_opts());
+    let warned = findings(&report, "manifests.namespace", Status::Warning);
+    assert_eq!(warned.len(), 1, "{}", report.render_text());
+    assert!(
+        warned[0].starts_with(
+            "openshift/99-heldout-probe.yaml: ConfigMap heldout-probe is in namespace heldout-never-created"
+        ),
+        "{warned:?}"
+    );
+    assert!(report.exit_ok(), "a warning, not an error");
+}
+
 #[test]
 fn compressed_bootstrap_contents_are_read() {
     let dir = tempfile::tempdir().expect("tempdir");

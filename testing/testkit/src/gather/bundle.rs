@@ -81,6 +81,17 @@ impl Bundle {
         self.file(&format!("bootstrap/services/{service}.json"), text)
     }
 
+    /// Adds `rendered-assets/openshift/manifests/<name>`: a manifest of the asset tree the
+    /// gather script copies from `/opt/openshift` (where bootkube.sh put `openshift/` too).
+    pub fn asset_manifest(self, name: &str, yaml: &str) -> Bundle {
+        self.file(&format!("rendered-assets/openshift/manifests/{name}"), yaml)
+    }
+
+    /// Adds `rendered-assets/openshift/.bootkube.done`, which bootkube.sh writes last.
+    pub fn bootkube_done(self) -> Bundle {
+        self.file("rendered-assets/openshift/.bootkube.done", "")
+    }
+
     /// Adds a container's `<name>-<id>.inspect` and `.log` below `dir` (`bootstrap/containers`,
     /// `bootstrap/pods`, `control-plane/<host>/containers`), as the gather script writes them.
     pub fn container(self, dir: &str, c: &Container) -> Bundle {

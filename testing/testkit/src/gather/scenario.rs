@@ -355,3 +355,59 @@ pub fn bootc_status_json(image: &str, digest: &str) -> String {
     }))
     .expect("bootc status JSON")
 }
+
+/// The user's ConfigMap in a namespace nothing creates, from the 4.19 run that found the
+/// analysis giving a false all-clear: its file, and cluster-bootstrap's two line shapes for it.
+pub const HELDOUT_FILE: &str = "99-heldout-probe.yaml";
+/// The namespace nothing creates.
+pub const HELDOUT_NAMESPACE: &str = "heldout-never-created";
+/// cluster-bootstrap's first shape, written as it is refused.
+pub const HELDOUT_ONE: &str = r#"Failed to create "99-heldout-probe.yaml" configmaps.v1./heldout-probe -n heldout-never-created: namespaces "heldout-never-created" not found"#;
+/// Its second shape, listed after `[#N] failed to create some manifests:`.
+pub const HELDOUT_TWO: &str = r#""99-heldout-probe.yaml": failed to create configmaps.v1./heldout-probe -n heldout-never-created: namespaces "heldout-never-created" not found"#;
+/// The manifest itself.
+pub const HELDOUT_YAML: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: heldout-probe\n  namespace: heldout-never-created\ndata:\n  probe: \"1\"\n";
+
+/// A release manifest cluster-bootstrap waits on at first on every bootstrap, in both shapes,
+/// and the line that settles it.
+const ADMIN_GATES: [&str; 3] = [
+    r#"Failed to create "0000_00_cluster-version-operator_01_admingate_configmap.yaml" configmaps.v1./admin-gates -n openshift-config-managed: namespaces "openshift-config-managed" not found"#,
+    r#""0000_00_cluster-version-operator_01_admingate_configmap.yaml": failed to create configmaps.v1./admin-gates -n openshift-config-managed: namespaces "openshift-config-managed" not found"#,
+    r#"Created "0000_00_cluster-version-operator_01_admingate_configmap.yaml" configmaps.v1./admin-gates -n openshift-config-managed"#,
+];
+
+/// bootkube's journal as `journalctl -o short` writes it on the bootstrap host, from
+/// 08:00:00 on Nov 28: `attempts` attempts of cluster-bootstrap's create loop 5 s apart, each
+/// writing `one` (the first shape) when given, then `[#N] failed to create some manifests:`
+/// and `two` (the second shape) when given. A release manifest is refused in the first three
+/// attempts and created in the fourth, as on every bootstrap.
+pub fn create_loop_journal(attempts: usize, one: Option<&str>, two: Option<&str>) -> String {
+    let mut out = String::new();
+    let mut say = |second: usize, line: &str| {
+        let (m, s) = (second / 60, second % 60);
+        out.push_str(&format!(
+            "Nov 28 08:{m:02}:{s:02} bootstrap bootkube.sh[2301]: {line}\n"
+        ));
+    };
+    say(0, "Starting cluster-bootstrap...");
+    for attempt in 1..=attempts {
+        let t = attempt * 5;
+        let release_waits = attempt <= 3;
+        if release_waits {
+            say(t, ADMIN_GATES[0]);
+        } else if attempt == 4 {
+            say(t, ADMIN_GATES[2]);
+        }
+        if let Some(line) = one {
+            say(t, line);
+        }
+        say(t, &format!("[#{attempt}] failed to create some manifests:"));
+        if release_waits {
+            say(t, ADMIN_GATES[1]);
+        }
+        if let Some(line) = two {
+            say(t, line);
+        }
+    }
+    out
+}
