@@ -122,6 +122,7 @@
 
 mod asset;
 mod context;
+mod crash_hook;
 mod error;
 mod fsutil;
 mod graph;
@@ -133,6 +134,7 @@ mod store;
 
 pub use asset::{Asset, Dep, Fetcher, File, MODE_DEFAULT, MODE_SECRET, Parents};
 pub use context::{Clock, Context};
+pub use crash_hook::{CRASH_AFTER_RENAMES, CRASH_EXIT};
 pub use error::{BoxError, GraphError};
 pub use graph::{Graph, GraphBuilder, Target};
 pub use report::{AssetReport, Event, FileAction, FileReport, Observer, Reason, RunReport, Source};
