@@ -55,6 +55,8 @@ pub struct Store {
     state: StateFile,
     provided: HashMap<usize, Arc<Resolved>>,
     resolved: Vec<Option<Arc<Resolved>>>,
+    /// The current run saved the state as a commit's journal (see `Store::journal`).
+    journaled: bool,
     /// Held, never read: dropping the store releases the install dir.
     _lock: DirLock,
 }
@@ -96,6 +98,7 @@ impl Store {
             observer: None,
             state,
             provided: HashMap::new(),
+            journaled: false,
             _lock: lock,
         })
     }
@@ -210,6 +213,7 @@ impl Store {
             &outcome,
             Err(GraphError::Load { .. }) | Err(GraphError::Input(_))
         );
+        let journaled = std::mem::take(&mut self.journaled);
         let saved = if invalid_input {
             Ok(false)
         } else {
@@ -222,7 +226,7 @@ impl Store {
             }
             (Err(e), Ok(_)) | (Ok(()), Err(e)) => Err(e),
             (Ok(()), Ok(written)) => {
-                report.state_written = written;
+                report.state_written = written || journaled;
                 Ok(report)
             }
         }

@@ -125,7 +125,7 @@ impl Store {
             self.state.files.insert(key, fsutil::sha256_hex(&file.data));
         }
         if writes {
-            state::save(&self.state_path, &self.state)?;
+            self.journaled = state::save(&self.state_path, &self.state)?;
             crash_hook::renamed();
         }
         Ok(())
