@@ -72,6 +72,11 @@ pub(crate) struct StateFile {
     /// is still ours, never a hand edit.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub superseded: BTreeMap<String, String>,
+    /// Temporary files (relative paths) holding the outputs of the commit in progress,
+    /// written before the journal: a run killed before renaming them all leaves these, and
+    /// the next run removes exactly them (other temporary files only once they are stale).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub staged: Vec<String>,
 }
 
 impl StateFile {
@@ -90,6 +95,7 @@ impl Default for StateFile {
             assets: BTreeMap::new(),
             files: BTreeMap::new(),
             superseded: BTreeMap::new(),
+            staged: Vec::new(),
         }
     }
 }

@@ -19,6 +19,25 @@ mod schedule;
 
 use resolve::candidate;
 
+/// Removes a temporary file an interrupted commit recorded (see
+/// [`crate::state::StateFile::staged`]); anything but one of our temporary files inside `dir`
+/// is left alone.
+fn remove_staged(dir: &Path, rel: &str) {
+    let path = Path::new(rel);
+    let ours = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(atomic_file::TEMP_PREFIX));
+    if !ours || !crate::fsutil::is_safe_relative(path) {
+        return;
+    }
+    let full = dir.join(path);
+    let is_file = std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_file());
+    if is_file && std::fs::remove_file(&full).is_ok() {
+        tracing::info!("removed {rel}, left over from an interrupted write");
+    }
+}
+
 /// One resolved value with its fingerprints and provenance.
 #[derive(Clone)]
 pub(crate) struct Resolved {
@@ -86,7 +105,10 @@ impl Store {
             );
         }
         let state_path = state::path_in(&dir);
-        let state = state::load(&state_path)?;
+        let mut state = state::load(&state_path)?;
+        for temp in std::mem::take(&mut state.staged) {
+            remove_staged(&dir, &temp);
+        }
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok(Store {
             resolved: vec![None; graph.nodes.len()],

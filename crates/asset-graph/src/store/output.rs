@@ -14,8 +14,9 @@ use crate::report::{Event, FileAction, FileReport, RunReport, Source};
 use crate::state;
 
 impl Store {
-    /// Writes the files of the target's assets as one commit: plan every file, save the
-    /// journal (the state, see [`Store::journal`]), then rename the outputs into place; the
+    /// Writes the files of the target's assets as one commit: plan every file, write each
+    /// new one to a synced temporary file, save the journal (the state, see
+    /// [`Store::journal`]), then rename the outputs into place; the
     /// caller saves the final state. After a kill at any point the next run reuses the
     /// stored values and recognises every file it wrote, so it never makes a new PKI nor
     /// calls its own file a hand edit.
@@ -52,9 +53,34 @@ impl Store {
             .iter()
             .map(|(res, _, file)| self.plan_file(res, file))
             .collect::<Result<Vec<_>, _>>()?;
-        self.journal(&files, &plans)?;
-        for ((_, asset, file), plan) in files.into_iter().zip(plans) {
-            let action = self.commit_file(&file, plan)?;
+        // Every new output is written and synced before anything changes: a full disk fails
+        // here, and the dropped temporary files leave the directory as it was.
+        let staged = files
+            .iter()
+            .zip(&plans)
+            .map(|((_, _, file), plan)| match plan {
+                Plan::Write { .. } => {
+                    fsutil::stage(&self.dir.join(&file.path), &file.data, file.mode).map(Some)
+                }
+                Plan::Unchanged | Plan::Kept => Ok(None),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.journal(&files, &plans, &staged)?;
+        let committed = self.commit_all(files, plans, staged, report);
+        self.state.staged.clear();
+        committed
+    }
+
+    /// Renames every staged output into place, in order, reporting each file.
+    fn commit_all(
+        &mut self,
+        files: Vec<(Arc<Resolved>, &'static str, File)>,
+        plans: Vec<Plan>,
+        staged: Vec<Option<atomic_file::Staged>>,
+        report: &mut RunReport,
+    ) -> Result<(), GraphError> {
+        for (((_, asset, file), plan), staged) in files.into_iter().zip(plans).zip(staged) {
+            let action = self.commit_file(&file, plan, staged)?;
             self.emit(Event::File {
                 path: &file.path,
                 action: &action,
@@ -100,15 +126,28 @@ impl Store {
     }
 
     /// The commit's journal: before any output is renamed, the state is saved with every
-    /// resolved value, the hash of every file about to be written, and the hash of each file
-    /// of ours it replaces ([`crate::state::StateFile::superseded`]). A run killed after
+    /// resolved value, the hash of every file about to be written, the hash of each file
+    /// of ours it replaces ([`crate::state::StateFile::superseded`]) and the staged
+    /// temporary files ([`crate::state::StateFile::staged`]). A run killed after
     /// this finds its keys in the state and recognises both generations of its files; a
     /// run killed before it has written no output (user edits moved aside stay so).
     fn journal(
         &mut self,
         files: &[(Arc<Resolved>, &'static str, File)],
         plans: &[Plan],
+        staged: &[Option<atomic_file::Staged>],
     ) -> Result<(), GraphError> {
+        // Relative to the install dir: the temporary file sits next to its output (its own
+        // path is absolute even when the install dir is given as a relative path).
+        self.state.staged = files
+            .iter()
+            .zip(staged)
+            .filter_map(|((_, _, file), s)| {
+                let name = s.as_ref()?.temp_path().file_name()?;
+                let rel = file.path.parent().unwrap_or(Path::new("")).join(name);
+                Some(rel.to_string_lossy().into_owned())
+            })
+            .collect();
         let mut writes = false;
         for ((_, _, file), plan) in files.iter().zip(plans) {
             let key = file.path.to_string_lossy().into_owned();
@@ -132,7 +171,12 @@ impl Store {
     }
 
     /// Carries out one file's [`Plan`] after the journal is saved.
-    fn commit_file(&mut self, file: &File, plan: Plan) -> Result<FileAction, GraphError> {
+    fn commit_file(
+        &mut self,
+        file: &File,
+        plan: Plan,
+        staged: Option<atomic_file::Staged>,
+    ) -> Result<FileAction, GraphError> {
         let path = self.dir.join(&file.path);
         let key = file.path.to_string_lossy().into_owned();
         let action = match plan {
@@ -154,7 +198,10 @@ impl Store {
                 } else {
                     None
                 };
-                fsutil::write_atomic(&path, &file.data, file.mode)?;
+                match staged {
+                    Some(staged) => staged.commit().map_err(|e| GraphError::io(&path, e))?,
+                    None => fsutil::write_atomic(&path, &file.data, file.mode)?,
+                }
                 crash_hook::renamed();
                 FileAction::Written { backup }
             }
