@@ -51,6 +51,15 @@
 //! was not regenerated is kept; a file whose bytes differ from what the state says we last
 //! wrote is moved to `<name>.user-edit-<secs>` before the new version is written atomically.
 //!
+//! The files of a run and the state commit together: every new file is first written to a
+//! synced temporary file, then the state is saved as a journal (all values, the new file
+//! hashes, the hashes of our files being replaced, the temporary files), then the files are
+//! renamed into place and the state saved again. A run killed at any point (or stopped by a
+//! full disk) leaves a state the next run converges from: it reuses the stored keys, removes
+//! the journal's temporary files, and takes a file holding either the old or the new hash as
+//! its own, never as a hand edit. [`CRASH_AFTER_RENAMES`] is the tests' hook to kill a run
+//! after a chosen rename.
+//!
 //! # Example
 //!
 //! ```
