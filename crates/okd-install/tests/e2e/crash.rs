@@ -11,9 +11,14 @@ use crate::support::{okd, read};
 
 const EXAMPLE: &str = "compact-3-node";
 
-/// `create ignition-configs` of [`EXAMPLE`] at a fixed clock, ended after rename
-/// `crash_after` when it is given (the journal is rename 1, each output one more).
+/// `create ignition-configs` (see [`create`]).
 fn ignition_configs(dir: &Path, crash_after: Option<u32>) -> Run {
+    create(dir, "ignition-configs", crash_after)
+}
+
+/// `create target` of [`EXAMPLE`] at a fixed clock, ended after rename `crash_after` when it
+/// is given (the journal is rename 1, each output one more).
+fn create(dir: &Path, target: &str, crash_after: Option<u32>) -> Run {
     // `--dir .` from inside the directory: the journal must record its temporary files
     // relative to the install dir however the user named it.
     let mut cmd = okd(Path::new("."));
@@ -30,7 +35,7 @@ fn ignition_configs(dir: &Path, crash_after: Option<u32>) -> Run {
     // No secrets bundle: the PKI is generated, so a run that made a new one would differ
     // from the state the kill left (with the bundle every run makes identical bytes and a
     // lost state would go unnoticed).
-    let mut args = vec!["create", "ignition-configs"];
+    let mut args = vec!["create", target];
     if !dir.join("install-config.yaml").exists() && !dir.join(".okd-install-state.json").exists() {
         args.extend(["--from-example", EXAMPLE]);
     }
@@ -198,4 +203,43 @@ fn two_concurrent_runs_leave_one_consistent_directory() {
     }
     assert!(a.code == 0 || b.code == 0, "both runs were refused");
     assert_consistent(dir, "after two concurrent runs");
+}
+
+/// Manifests are loaded from disk as the user's: after a kill while a changed install-config
+/// replaces them, the old ones left on disk are still ours, not an edit to keep.
+#[test]
+fn a_kill_while_replacing_manifests_leaves_no_manifest_taken_for_the_users() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    create(dir, "manifests", None).ok("first run");
+    let path = dir.join("install-config.yaml");
+    let config = read(&path);
+    let renamed = config.replacen("\n  name: compact\n", "\n  name: renamed\n", 1);
+    assert_ne!(config, renamed, "no metadata.name: compact in the example");
+    std::fs::write(&path, renamed).unwrap();
+    create(dir, "manifests", Some(3)).expect_code(asset_graph::CRASH_EXIT, "kill at rename 3");
+    let before = stored_digests(dir);
+    let again = create(dir, "manifests", None).ok("run after the kill");
+    let console = format!("{}{}", again.stdout, again.stderr);
+    for line in ["using your", "edited by hand", "kept your edited"] {
+        assert!(
+            !console.contains(line),
+            "{line:?} after the kill:\n{console}"
+        );
+    }
+    assert_eq!(before, stored_digests(dir), "a stored value changed");
+    let infra = read(&dir.join("manifests/cluster-infrastructure-02-config.yml"));
+    assert!(
+        infra.contains("renamed"),
+        "an old manifest stayed:\n{infra}"
+    );
+    for f in files_below(dir) {
+        assert!(
+            !f.contains(".okd-tmp-") && !f.contains(".user-edit-"),
+            "{f} left"
+        );
+    }
+    create(dir, "manifests", None)
+        .ok("third run")
+        .stderr_has(&["nothing changed"]);
 }
