@@ -866,3 +866,39 @@ fn a_hand_edit_during_an_interrupted_commit_is_still_the_users() {
         "my own key\n"
     );
 }
+
+/// Every output is staged before any is renamed: a write that fails (here a file where a
+/// directory must be; a full disk alike) leaves every old output in place and no temporary
+/// file, and the next run finishes the job without calling anything a hand edit.
+#[test]
+fn a_failed_write_changes_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let before: Vec<(String, Vec<u8>)> = tree(dir.path())
+        .into_iter()
+        .filter(|f| f != STATE_FILE && !f.starts_with("out/"))
+        .map(|f| {
+            let data = fs::read(dir.path().join(&f)).unwrap();
+            (f, data)
+        })
+        .collect();
+    let out = dir.path().join("out");
+    fs::rename(&out, dir.path().join("out-moved")).unwrap();
+    fs::write(&out, "not a directory").unwrap();
+
+    let err = open(dir.path(), T0, "beta").run("all").unwrap_err();
+    assert!(err.to_string().contains("out"), "{err}");
+    for (f, data) in &before {
+        assert_eq!(&fs::read(dir.path().join(f)).unwrap(), data, "{f} changed");
+    }
+    assert!(!tree(dir.path()).iter().any(|f| f.contains(".okd-tmp-")));
+
+    fs::remove_file(&out).unwrap();
+    let report = open(dir.path(), T0, "beta").run("all").unwrap();
+    assert!(report.warnings.is_empty(), "{report}");
+    assert!(
+        fs::read_to_string(dir.path().join("out/leaf.txt"))
+            .unwrap()
+            .starts_with("beta ")
+    );
+}
