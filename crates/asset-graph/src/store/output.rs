@@ -65,8 +65,10 @@ impl Store {
                 Plan::Unchanged | Plan::Kept => Ok(None),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        self.journal(&files, &plans, &staged)?;
-        let committed = self.commit_all(files, plans, staged, report);
+        let committed = self
+            .journal(&files, &plans, &staged)
+            .and_then(|()| self.commit_all(files, plans, staged, report));
+        // Renamed, or removed when dropped: no temporary file of this run is left to list.
         self.state.staged.clear();
         committed
     }
