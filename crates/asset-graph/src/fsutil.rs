@@ -157,6 +157,19 @@ pub(crate) fn write_atomic(path: &Path, data: &[u8], mode: u32) -> Result<(), Gr
     atomic_file::write(path, data, mode).map_err(|e| GraphError::io(path, e))
 }
 
+/// The first half of [`write_atomic`] ([`atomic_file::stage`]): the bytes wait in a synced
+/// temporary file next to `path` until committed; missing parents are created first.
+pub(crate) fn stage(
+    path: &Path,
+    data: &[u8],
+    mode: u32,
+) -> Result<atomic_file::Staged, GraphError> {
+    if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_dirs(dir)?;
+    }
+    atomic_file::stage(path, data, mode).map_err(|e| GraphError::io(path, e))
+}
+
 /// Sets the permission bits of an existing file when they differ from `mode`.
 pub(crate) fn ensure_mode(path: &Path, mode: u32) -> Result<(), GraphError> {
     if mode_of(path) != Some(mode) {

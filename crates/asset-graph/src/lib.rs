@@ -51,6 +51,15 @@
 //! was not regenerated is kept; a file whose bytes differ from what the state says we last
 //! wrote is moved to `<name>.user-edit-<secs>` before the new version is written atomically.
 //!
+//! The files of a run and the state commit together: every new file is first written to a
+//! synced temporary file, then the state is saved as a journal (all values, the new file
+//! hashes, the hashes of our files being replaced, the temporary files), then the files are
+//! renamed into place and the state saved again. A run killed at any point (or stopped by a
+//! full disk) leaves a state the next run converges from: it reuses the stored keys, removes
+//! the journal's temporary files, and takes a file holding either the old or the new hash as
+//! its own, never as a hand edit. [`CRASH_AFTER_RENAMES`] is the tests' hook to kill a run
+//! after a chosen rename.
+//!
 //! # Example
 //!
 //! ```
@@ -122,6 +131,7 @@
 
 mod asset;
 mod context;
+mod crash_hook;
 mod error;
 mod fsutil;
 mod graph;
@@ -133,6 +143,7 @@ mod store;
 
 pub use asset::{Asset, Dep, Fetcher, File, MODE_DEFAULT, MODE_SECRET, Parents};
 pub use context::{Clock, Context};
+pub use crash_hook::{CRASH_AFTER_RENAMES, CRASH_EXIT};
 pub use error::{BoxError, GraphError};
 pub use graph::{Graph, GraphBuilder, Target};
 pub use report::{AssetReport, Event, FileAction, FileReport, Observer, Reason, RunReport, Source};

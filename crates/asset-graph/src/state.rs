@@ -65,6 +65,27 @@ pub(crate) struct StateFile {
     /// Relative path -> SHA-256 of the bytes we last wrote there.
     #[serde(default)]
     pub files: BTreeMap<String, String>,
+    /// Relative path -> SHA-256 of the bytes an earlier run wrote there, which a commit in
+    /// progress is replacing (the commit's journal, see `Store::write_target`). The state is
+    /// saved with the new `files` and these before any output is renamed into place, and the
+    /// entry goes when the path is written: after a kill half-way, a file holding either hash
+    /// is still ours, never a hand edit.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub superseded: BTreeMap<String, String>,
+    /// Temporary files (relative paths) holding the outputs of the commit in progress,
+    /// written before the journal: a run killed before renaming them all leaves these, and
+    /// the next run removes exactly them (other temporary files only once they are stale).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub staged: Vec<String>,
+}
+
+impl StateFile {
+    /// Whether `bytes` at relative path `key` are ours: what the state says we wrote there
+    /// last, or what an interrupted commit was replacing.
+    pub(crate) fn is_ours(&self, key: &str, bytes: &[u8]) -> bool {
+        let hash = fsutil::sha256_hex(bytes);
+        self.files.get(key) == Some(&hash) || self.superseded.get(key) == Some(&hash)
+    }
 }
 
 impl Default for StateFile {
@@ -73,6 +94,8 @@ impl Default for StateFile {
             version: STATE_VERSION,
             assets: BTreeMap::new(),
             files: BTreeMap::new(),
+            superseded: BTreeMap::new(),
+            staged: Vec::new(),
         }
     }
 }

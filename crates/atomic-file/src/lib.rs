@@ -58,6 +58,67 @@ fn replace<F>(path: &Path, mode: u32, durability: Durability, fill: F) -> io::Re
 where
     F: FnOnce(&mut fs::File) -> io::Result<()>,
 {
+    stage_with(path, mode, durability, fill)?.commit()
+}
+
+/// The first half of [`write`]: the bytes are in a synced temporary file next to `path`, with
+/// exactly `mode`, and `path` is untouched until [`Staged::commit`]. For a group of files that
+/// must land together: stage them all (a full disk fails here, changing nothing), record what
+/// is about to change, then commit each. Dropping a `Staged` removes its temporary file.
+pub fn stage(path: &Path, data: &[u8], mode: u32) -> io::Result<Staged> {
+    stage_with(path, mode, Durability::Synced, |file| file.write_all(data))
+}
+
+/// A replacement written but not yet in place (see [`stage`]).
+pub struct Staged {
+    tmp: tempfile::NamedTempFile,
+    target: PathBuf,
+    durability: Durability,
+    in_flight: InFlight,
+}
+
+impl std::fmt::Debug for Staged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Staged")
+            .field("temp", &self.tmp.path())
+            .field("target", &self.target)
+            .finish()
+    }
+}
+
+impl Staged {
+    /// The temporary file holding the new bytes (named [`TEMP_PREFIX`]…, next to the target).
+    pub fn temp_path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// Renames the temporary file over the target and, when synced, syncs the directory so
+    /// the rename itself survives a crash.
+    pub fn commit(self) -> io::Result<()> {
+        let dir = self
+            .target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        {
+            // Renamed under the lock, so that a signal handler's `abandon_in_flight` either
+            // removes the temporary file before the rename or finds it already renamed.
+            let mut list = lock();
+            self.tmp.persist(&self.target).map_err(|e| e.error)?;
+            list.retain(|p| p != &self.in_flight.0);
+        }
+        match self.durability {
+            Durability::Synced => fs::File::open(dir)?.sync_all(),
+            Durability::Unsynced => Ok(()),
+        }
+    }
+}
+
+fn stage_with<F>(path: &Path, mode: u32, durability: Durability, fill: F) -> io::Result<Staged>
+where
+    F: FnOnce(&mut fs::File) -> io::Result<()>,
+{
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -72,17 +133,12 @@ where
     if durability == Durability::Synced {
         tmp.as_file().sync_all()?;
     }
-    {
-        // Renamed under the lock, so that a signal handler's `abandon_in_flight` either
-        // removes the temporary file before the rename or finds it already renamed.
-        let mut list = lock();
-        tmp.persist(path).map_err(|e| e.error)?;
-        list.retain(|p| p != &in_flight.0);
-    }
-    match durability {
-        Durability::Synced => fs::File::open(dir)?.sync_all(),
-        Durability::Unsynced => Ok(()),
-    }
+    Ok(Staged {
+        tmp,
+        target: path.to_path_buf(),
+        durability,
+        in_flight,
+    })
 }
 
 /// Temporary files of the writes in progress in this process.
@@ -222,6 +278,26 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.to_string(), "too large");
         assert_eq!(std::fs::read(&path).unwrap(), b"01ab456789");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_staged_file_lands_only_on_commit_and_a_dropped_one_leaves_nothing() {
+        let _one = one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("master.ign");
+        super::write(&path, b"old", 0o644).unwrap();
+        let staged = super::stage(&path, b"new", 0o600).unwrap();
+        assert!(staged.temp_path().exists());
+        assert_eq!(std::fs::read(&path).unwrap(), b"old", "not in place yet");
+        let temp = staged.temp_path().to_path_buf();
+        staged.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert!(!temp.exists());
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        drop(super::stage(&path, b"never", 0o600).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 

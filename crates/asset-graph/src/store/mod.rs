@@ -19,6 +19,25 @@ mod schedule;
 
 use resolve::candidate;
 
+/// Removes a temporary file an interrupted commit recorded (see
+/// [`crate::state::StateFile::staged`]); anything but one of our temporary files inside `dir`
+/// is left alone.
+fn remove_staged(dir: &Path, rel: &str) {
+    let path = Path::new(rel);
+    let ours = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(atomic_file::TEMP_PREFIX));
+    if !ours || !crate::fsutil::is_safe_relative(path) {
+        return;
+    }
+    let full = dir.join(path);
+    let is_file = std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_file());
+    if is_file && std::fs::remove_file(&full).is_ok() {
+        tracing::info!("removed {rel}, left over from an interrupted write");
+    }
+}
+
 /// One resolved value with its fingerprints and provenance.
 #[derive(Clone)]
 pub(crate) struct Resolved {
@@ -55,6 +74,8 @@ pub struct Store {
     state: StateFile,
     provided: HashMap<usize, Arc<Resolved>>,
     resolved: Vec<Option<Arc<Resolved>>>,
+    /// The current run saved the state as a commit's journal (see `Store::journal`).
+    journaled: bool,
     /// Held, never read: dropping the store releases the install dir.
     _lock: DirLock,
 }
@@ -84,7 +105,10 @@ impl Store {
             );
         }
         let state_path = state::path_in(&dir);
-        let state = state::load(&state_path)?;
+        let mut state = state::load(&state_path)?;
+        for temp in std::mem::take(&mut state.staged) {
+            remove_staged(&dir, &temp);
+        }
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok(Store {
             resolved: vec![None; graph.nodes.len()],
@@ -96,6 +120,7 @@ impl Store {
             observer: None,
             state,
             provided: HashMap::new(),
+            journaled: false,
             _lock: lock,
         })
     }
@@ -210,6 +235,7 @@ impl Store {
             &outcome,
             Err(GraphError::Load { .. }) | Err(GraphError::Input(_))
         );
+        let journaled = std::mem::take(&mut self.journaled);
         let saved = if invalid_input {
             Ok(false)
         } else {
@@ -222,7 +248,7 @@ impl Store {
             }
             (Err(e), Ok(_)) | (Ok(()), Err(e)) => Err(e),
             (Ok(()), Ok(written)) => {
-                report.state_written = written;
+                report.state_written = written || journaled;
                 Ok(report)
             }
         }

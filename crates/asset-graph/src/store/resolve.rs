@@ -75,7 +75,9 @@ impl Store {
             .map(|(&p, r)| (self.graph.nodes[p].dep.id.to_string(), r.content.clone()))
             .collect();
         let input = input_fingerprint(node.dep.id, node.version, &parent_hashes);
-        let disk = self.load_disk(node)?;
+        let disk = self
+            .load_disk(node)?
+            .filter(|d| !self.interrupted_leftover(node, d));
         let on_disk = disk.is_some();
         let stored = self.stored(node);
         let choice = self.decide(node, i, &input, &parent_hashes, disk, stored);
@@ -160,6 +162,24 @@ impl Store {
             source,
         })?;
         loaded.map(|value| candidate(node, value)).transpose()
+    }
+
+    /// Whether the files of a loaded value are all ours (see
+    /// [`crate::state::StateFile::is_ours`]) while a commit was interrupted: then they are the
+    /// earlier run's outputs, not the user's input, and the stored value stands.
+    fn interrupted_leftover(&self, node: &Node, disk: &Candidate) -> bool {
+        if self.state.superseded.is_empty() {
+            return false;
+        }
+        let files = node.ops.files(&disk.value);
+        !files.is_empty()
+            && files.iter().all(|f| {
+                let key = f.path.to_string_lossy();
+                matches!(
+                    fsutil::read_if_exists(&self.dir, &f.path),
+                    Ok(Some(bytes)) if self.state.is_ours(&key, &bytes)
+                )
+            })
     }
 
     /// The state entry and its decoded value (or why it cannot be used).

@@ -778,3 +778,127 @@ fn untouched_files_of_a_loadable_asset_are_not_an_edit() {
     );
     assert_eq!(outcome(&run(dir.path()), "t/notes").0, Source::State);
 }
+
+/// The state a run killed half-way through its commit leaves: the new values and file hashes
+/// (the journal), `rel` still holding `old` bytes that the commit was replacing, and one
+/// staged temporary file.
+fn interrupt_commit(dir: &Path, rel: &str, old: &str) -> String {
+    use sha2::Digest;
+    fs::write(dir.join(rel), old).unwrap();
+    let temp = format!(
+        "{}/.okd-tmp-staged",
+        Path::new(rel).parent().unwrap().display()
+    );
+    fs::write(dir.join(&temp), "half of a commit").unwrap();
+    let path = dir.join(STATE_FILE);
+    let mut state: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    state["superseded"] = serde_json::json!({ rel: hex::encode(sha2::Sha256::digest(old)) });
+    state["staged"] = serde_json::json!([temp]);
+    fs::write(&path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
+    temp
+}
+
+#[test]
+fn files_of_an_interrupted_commit_are_ours_and_its_temporary_files_go() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let key = dir.path().join("tls/cert.key");
+    let old_key = fs::read_to_string(&key).unwrap();
+    let later = T0 + Cert::LIFETIME - Cert::MARGIN;
+    open(dir.path(), later, "alpha").run("all").unwrap();
+    let new_key = fs::read_to_string(&key).unwrap();
+    assert_ne!(old_key, new_key);
+    let temp = interrupt_commit(dir.path(), "tls/cert.key", &old_key);
+
+    let report = open(dir.path(), later, "alpha").run("all").unwrap();
+    let file = report
+        .files
+        .iter()
+        .find(|f| f.path == Path::new("tls/cert.key"))
+        .unwrap();
+    assert_eq!(
+        file.action,
+        FileAction::Written { backup: None },
+        "{report}"
+    );
+    assert_eq!(
+        generated(&report),
+        Vec::<&str>::new(),
+        "nothing regenerated"
+    );
+    assert_eq!(fs::read_to_string(&key).unwrap(), new_key);
+    assert!(!dir.path().join(&temp).exists(), "the staged file was left");
+    assert!(!tree(dir.path()).iter().any(|f| f.contains(".user-edit-")));
+    let state = fs::read_to_string(dir.path().join(STATE_FILE)).unwrap();
+    assert!(
+        !state.contains("superseded") && !state.contains("\"staged\""),
+        "{state}"
+    );
+}
+
+#[test]
+fn a_hand_edit_during_an_interrupted_commit_is_still_the_users() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let key = dir.path().join("tls/cert.key");
+    let old_key = fs::read_to_string(&key).unwrap();
+    let later = T0 + Cert::LIFETIME - Cert::MARGIN;
+    open(dir.path(), later, "alpha").run("all").unwrap();
+    interrupt_commit(dir.path(), "tls/cert.key", &old_key);
+    fs::write(&key, "my own key\n").unwrap();
+
+    let report = open(dir.path(), later + 1, "alpha").run("all").unwrap();
+    let file = report
+        .files
+        .iter()
+        .find(|f| f.path == Path::new("tls/cert.key"))
+        .unwrap();
+    let backup = Path::new("tls").join(format!("cert.key.user-edit-{}", later + 1));
+    assert_eq!(
+        file.action,
+        FileAction::Written {
+            backup: Some(backup.clone())
+        }
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join(backup)).unwrap(),
+        "my own key\n"
+    );
+}
+
+/// Every output is staged before any is renamed: a write that fails (here a file where a
+/// directory must be; a full disk alike) leaves every old output in place and no temporary
+/// file, and the next run finishes the job without calling anything a hand edit.
+#[test]
+fn a_failed_write_changes_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    let before: Vec<(String, Vec<u8>)> = tree(dir.path())
+        .into_iter()
+        .filter(|f| f != STATE_FILE && !f.starts_with("out/"))
+        .map(|f| {
+            let data = fs::read(dir.path().join(&f)).unwrap();
+            (f, data)
+        })
+        .collect();
+    let out = dir.path().join("out");
+    fs::rename(&out, dir.path().join("out-moved")).unwrap();
+    fs::write(&out, "not a directory").unwrap();
+
+    let err = open(dir.path(), T0, "beta").run("all").unwrap_err();
+    assert!(err.to_string().contains("out"), "{err}");
+    for (f, data) in &before {
+        assert_eq!(&fs::read(dir.path().join(f)).unwrap(), data, "{f} changed");
+    }
+    assert!(!tree(dir.path()).iter().any(|f| f.contains(".okd-tmp-")));
+
+    fs::remove_file(&out).unwrap();
+    let report = open(dir.path(), T0, "beta").run("all").unwrap();
+    assert!(report.warnings.is_empty(), "{report}");
+    assert!(
+        fs::read_to_string(dir.path().join("out/leaf.txt"))
+            .unwrap()
+            .starts_with("beta ")
+    );
+}

@@ -8,6 +8,7 @@
 mod cli;
 mod common;
 mod coreos;
+mod crash;
 mod create;
 mod expiry;
 mod fixture;

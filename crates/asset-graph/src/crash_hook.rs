@@ -1,0 +1,37 @@
+//! A test hook: abort the process after the Nth rename of a commit.
+//!
+//! **For tests only.** When the environment variable [`CRASH_AFTER_RENAMES`] holds a number
+//! N ≥ 1, the store ends the process with exit code [`CRASH_EXIT`] (as `kill -9` would end it:
+//! no destructor runs, no state is saved, no core file is dumped) right after the Nth rename of a commit of output files, counting the journal (the
+//! state saved before any output, rename 1) and then each output renamed into place. The
+//! end-to-end tests kill a real `okd-install create` at every such point and check that the
+//! next run converges. Unset (as for every user), it costs one environment read per run.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The environment variable of the hook (test use only).
+pub const CRASH_AFTER_RENAMES: &str = "OKD_INSTALL_CRASH_AFTER_RENAMES";
+
+/// The exit code of a run the hook ended (128 + SIGKILL, as a shell reports `kill -9`).
+pub const CRASH_EXIT: i32 = 137;
+
+static LIMIT: OnceLock<Option<u64>> = OnceLock::new();
+static DONE: AtomicU64 = AtomicU64::new(0);
+
+/// Counts one rename of a commit; aborts when it is the Nth the hook asks for.
+pub(crate) fn renamed() {
+    let limit = *LIMIT.get_or_init(|| {
+        std::env::var(CRASH_AFTER_RENAMES)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|&n| n >= 1)
+    });
+    let Some(limit) = limit else {
+        return;
+    };
+    if DONE.fetch_add(1, Ordering::SeqCst) + 1 == limit {
+        eprintln!("{CRASH_AFTER_RENAMES}={limit}: aborting after rename {limit} (test hook)");
+        std::process::exit(CRASH_EXIT);
+    }
+}
