@@ -754,6 +754,24 @@ impl Site {
         }
     }
 
+    /// `gather bootstrap --bootstrap HOST` from the lab's side.
+    fn gather(&self) -> std::process::Output {
+        std::process::Command::new("nsenter")
+            .arg(format!("--net=/run/netns/{}", self.machine.lab.lab_netns))
+            .arg(crate::support::bin_path())
+            .args([
+                "gather",
+                "bootstrap",
+                "--bootstrap",
+                real_host::HOST_ADDRESS,
+                "--dir",
+            ])
+            .arg(&self.install)
+            .env_remove("SSH_AUTH_SOCK")
+            .output()
+            .expect("run okd-install gather")
+    }
+
     /// `wait-for bootstrap-complete --bootstrap HOST`, `gather bootstrap` and `analyze` of
     /// the new bundle, as an administrator runs them from the lab's side; what each printed.
     fn diagnose(&self) -> [(String, std::process::Output); 3] {
@@ -795,20 +813,7 @@ impl Site {
         for old in bundles(&self.install) {
             std::fs::remove_file(&old).expect("remove an earlier bundle");
         }
-        let gather = std::process::Command::new("nsenter")
-            .arg(format!("--net=/run/netns/{lab}"))
-            .arg(crate::support::bin_path())
-            .args([
-                "gather",
-                "bootstrap",
-                "--bootstrap",
-                real_host::HOST_ADDRESS,
-                "--dir",
-            ])
-            .arg(&self.install)
-            .env_remove("SSH_AUTH_SOCK")
-            .output()
-            .expect("run okd-install gather");
+        let gather = self.gather();
         let bundle = bundles(&self.install)
             .into_iter()
             .next()
@@ -862,6 +867,9 @@ fn misnamed(text: &str, fault: &Fault, lines: &[String]) -> Option<String> {
 /// with the host's line as evidence where the analysis reads it right today (what they say
 /// of every fault is printed). Then the fault is removed and the same host recovers: its
 /// pull gets as far as the good run gets (the operator image the mirror does not hold).
+/// Last, a gather key the host refuses ([`refused_gather_key`]). A full /var is not among
+/// them: the host writes its line, but the gather script cannot write its bundle there, so
+/// nothing can be analysed (the README says so).
 #[test]
 fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from() {
     let missing = real_host::missing();
@@ -988,6 +996,74 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
         ));
         report.push(text);
     }
+    problems.extend(refused_gather_key(&site, &mut report));
     eprintln!("{}", report.join("\n"));
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// Where Ignition put core's authorized keys on the host (the install-config's key and the
+/// bootstrap key).
+const CORE_KEYS: &str = "home/core/.ssh/authorized_keys.d/ignition";
+
+/// A gather key the host refuses: core's keys taken off the host, `gather bootstrap` must
+/// fail saying so while the host's sshd logs the refusal; with the keys back, gather works.
+fn refused_gather_key(site: &Site, report: &mut Vec<String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let keys = site.machine.root.join(CORE_KEYS);
+    let authorized = std::fs::read_to_string(&keys).expect("core's keys");
+    std::fs::write(&keys, "").expect("take core's keys off the host");
+    let sshd = |m: &Machine| {
+        m.said(&[
+            "journalctl",
+            "--boot",
+            "--no-pager",
+            "--output=cat",
+            "--identifier=sshd",
+        ])
+    };
+    let skip = sshd(&site.machine).lines().count();
+    let refused = site.gather();
+    // sshd logs the refusal once the client has gone.
+    let refusal = format!(
+        "Connection closed by authenticating user core {}",
+        real_host::LAB_ADDRESS
+    );
+    let mut sshd_said = Vec::new();
+    let host_refused = site
+        .machine
+        .wait_for("sshd to log the refusal", 30, |m| {
+            sshd_said = sshd(m).lines().skip(skip).map(str::to_string).collect();
+            Ok(sshd_said.iter().any(|l| l.starts_with(&refusal)))
+        })
+        .is_ok();
+    std::fs::write(&keys, &authorized).expect("put core's keys back");
+    let recovered = site.gather();
+    report.push(format!(
+        "== gather key refused\nthe host's sshd:\n{}\n-- okd-install gather (exit {:?}):\n{}\n-- with the keys back (exit {:?}):\n{}",
+        sshd_said.join("\n"),
+        refused.status.code(),
+        crate::support::both(&refused),
+        recovered.status.code(),
+        crate::support::stderr(&recovered),
+    ));
+    let said = crate::support::stderr(&refused);
+    if refused.status.success()
+        || !said.contains(&format!(
+            "cannot log in to core@{}:22: the server rejected every key offered",
+            real_host::HOST_ADDRESS
+        ))
+        || !said
+            .lines()
+            .any(|l| l.contains("generated bootstrap key") && l.ends_with("rejected"))
+        || !host_refused
+    {
+        problems.push(format!(
+            "gather with a key the host refuses does not say so, or the host did not refuse it\n{}",
+            report.last().map(String::as_str).unwrap_or_default()
+        ));
+    }
+    if !recovered.status.success() {
+        problems.push("gather failed with the keys back".to_string());
+    }
+    problems
 }
