@@ -868,8 +868,8 @@ fn misnamed(text: &str, fault: &Fault, lines: &[String]) -> Option<String> {
 /// of every fault is printed). Then the fault is removed and the same host recovers: its
 /// pull gets as far as the good run gets (the operator image the mirror does not hold).
 /// Last, a gather key the host refuses ([`refused_gather_key`]). A full /var is not among
-/// them: the host writes its line, but the gather script cannot write its bundle there, so
-/// nothing can be analysed (the README says so).
+/// them: the host writes its line, but gather downloads an empty bundle, so nothing can be
+/// analysed (the README says so).
 #[test]
 fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from() {
     let missing = real_host::missing();
