@@ -36,15 +36,45 @@ pub struct Registry {
     pub ca_pem: String,
     /// The registry's log.
     pub log: PathBuf,
-    children: Vec<Child>,
+    server: Option<Child>,
+    dns: Option<Child>,
+}
+
+/// Which certificate the registry serves: the one its CA signed for now, or one a fault
+/// puts in its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Certificate {
+    /// Signed by the registry's CA (the install-config's trust bundle), valid now.
+    Trusted,
+    /// Same names, signed by a CA the host was never given.
+    OtherCa,
+    /// Signed by the registry's CA, valid only from tomorrow on (the host shares the
+    /// machine's clock, so the certificate moves, not the clock).
+    NotYetValid,
+}
+
+impl Certificate {
+    /// The certificate's and key's file names in the registry's directory.
+    fn files(self) -> (&'static str, &'static str) {
+        match self {
+            Certificate::Trusted => ("registry.crt", "registry.key"),
+            Certificate::OtherCa => ("other-ca-registry.crt", "other-ca-registry.key"),
+            Certificate::NotYetValid => ("future-registry.crt", "registry.key"),
+        }
+    }
+}
+
+fn stop(child: &mut Option<Child>) {
+    if let Some(mut child) = child.take() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }
 
 impl Drop for Registry {
     fn drop(&mut self) {
-        for child in &mut self.children {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        stop(&mut self.server);
+        stop(&mut self.dns);
     }
 }
 
@@ -66,6 +96,26 @@ impl Registry {
                 .arg(&spec.password),
         )?;
         write(&dir.join("htpasswd"), htpasswd.trim_end())?;
+        let log = dir.join("registry.log");
+        let mut registry = Registry {
+            spec,
+            dir: dir.to_path_buf(),
+            ca_pem,
+            log,
+            server: None,
+            dns: None,
+        };
+        registry.serve(lab, Certificate::Trusted)?;
+        registry.answer_name(lab, true)?;
+        Ok(registry)
+    }
+
+    /// (Re)starts the registry serving `certificate`; returns once it answers (401 on
+    /// `/v2/` until logged in) with that certificate.
+    pub fn serve(&mut self, lab: &Lab, certificate: Certificate) -> Result<()> {
+        self.stop_serving();
+        let dir = &self.dir;
+        let (cert, key) = certificate.files();
         let config = dir.join("config.yml");
         write(
             &config,
@@ -74,22 +124,46 @@ impl Registry {
                  http:\n  addr: {LAB_ADDRESS}:{PORT}\n  tls:\n    certificate: {}\n    key: {}\n\
                  auth:\n  htpasswd:\n    realm: okd-real-host\n    path: {}\n",
                 dir.join("data").display(),
-                dir.join("registry.crt").display(),
-                dir.join("registry.key").display(),
+                dir.join(cert).display(),
+                dir.join(key).display(),
                 dir.join("htpasswd").display(),
             ),
         )?;
-        let log = dir.join("registry.log");
-        let mut registry = Registry {
-            spec,
-            dir: dir.to_path_buf(),
-            ca_pem,
-            log: log.clone(),
-            children: Vec::new(),
-        };
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .map_err(Error::io(&self.log))?;
+        let err = log.try_clone().map_err(Error::io(&self.log))?;
         let mut serve = lab.command("docker-registry");
-        serve.arg("serve").arg(&config);
-        registry.children.push(spawn(&mut serve, &log)?);
+        serve
+            .arg("serve")
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(err);
+        self.server = Some(serve.spawn().map_err(|source| Error::Spawn {
+            command: command_line(&serve),
+            source,
+        })?);
+        self.wait_until_up(lab, certificate)
+    }
+
+    /// Stops the registry (the site's registry down); its storage stays.
+    pub fn stop_serving(&mut self) {
+        stop(&mut self.server);
+    }
+
+    /// Stops the lab's name server (the site's DNS down).
+    pub fn stop_name_server(&mut self) {
+        stop(&mut self.dns);
+    }
+
+    /// (Re)starts the lab's name server: answering the registry's name when `known`, else
+    /// NXDOMAIN for it too, as for every other name (a record nobody made).
+    pub fn answer_name(&mut self, lab: &Lab, known: bool) -> Result<()> {
+        stop(&mut self.dns);
+        let dir = &self.dir;
         let mut dns = lab.command("dnsmasq");
         dns.args([
             "--keep-in-foreground",
@@ -101,17 +175,18 @@ impl Registry {
             "--log-facility=-",
         ])
         .arg(format!("--listen-address={LAB_ADDRESS}"))
-        .arg(format!("--pid-file={}", dir.join("dnsmasq.pid").display()))
-        .arg(format!("--address=/{}/{LAB_ADDRESS}", registry.spec.name))
-        .arg("--address=/#/");
-        registry
-            .children
-            .push(spawn(&mut dns, &dir.join("dnsmasq.log"))?);
-        registry.wait_until_up(lab)?;
-        Ok(registry)
+        .arg(format!("--pid-file={}", dir.join("dnsmasq.pid").display()));
+        if known {
+            dns.arg(format!("--address=/{}/{LAB_ADDRESS}", self.spec.name));
+        }
+        dns.arg("--address=/#/");
+        self.dns = Some(spawn(&mut dns, &dir.join("dnsmasq.log"))?);
+        Ok(())
     }
 
-    fn wait_until_up(&self, lab: &Lab) -> Result<()> {
+    /// Waits until the registry answers; with the trusted certificate, checked against its
+    /// CA, with another, only that it answers.
+    fn wait_until_up(&self, lab: &Lab, certificate: Certificate) -> Result<()> {
         let start = Instant::now();
         let mut last = String::new();
         while start.elapsed() < Duration::from_secs(20) {
@@ -122,12 +197,15 @@ impl Registry {
                 "/dev/null",
                 "--write-out",
                 "%{http_code}",
-            ])
-            .arg("--cacert")
-            .arg(self.dir.join("ca.crt"))
-            .arg("--resolve")
-            .arg(format!("{}:{PORT}:{LAB_ADDRESS}", self.spec.name))
-            .arg(format!("https://{}/v2/", self.host_port()));
+            ]);
+            if certificate == Certificate::Trusted {
+                curl.arg("--cacert").arg(self.dir.join("ca.crt"));
+            } else {
+                curl.arg("--insecure");
+            }
+            curl.arg("--resolve")
+                .arg(format!("{}:{PORT}:{LAB_ADDRESS}", self.spec.name))
+                .arg(format!("https://{}/v2/", self.host_port()));
             match output_of(&mut curl) {
                 Ok(code) if code == "401" => return Ok(()),
                 Ok(code) => last = format!("HTTP {code}"),
@@ -147,30 +225,10 @@ impl Registry {
 }
 
 /// A CA and a server certificate for `name` (and the lab address) signed by it, with
-/// openssl; returns the CA's PEM.
+/// openssl; and the certificates a fault puts in its place: the same names signed by another
+/// CA, and one of the registry's CA valid only from tomorrow. Returns the CA's PEM.
 fn make_certificates(dir: &Path, name: &str) -> Result<String> {
     let at = |f: &str| dir.join(f);
-    output_of(
-        Command::new("openssl")
-            .args([
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-            ])
-            .args(["-subj", "/CN=okd-install real-host test registry CA"])
-            .arg("-keyout")
-            .arg(at("ca.key"))
-            .arg("-out")
-            .arg(at("ca.crt")),
-    )?;
-    output_of(
-        Command::new("openssl")
-            .args(["req", "-newkey", "rsa:2048", "-nodes"])
-            .arg("-subj")
-            .arg(format!("/CN={name}"))
-            .arg("-keyout")
-            .arg(at("registry.key"))
-            .arg("-out")
-            .arg(at("registry.csr")),
-    )?;
     write(
         &at("registry.ext"),
         &format!(
@@ -178,21 +236,91 @@ fn make_certificates(dir: &Path, name: &str) -> Result<String> {
              keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
         ),
     )?;
+    for (ca, prefix) in [("ca", ""), ("other-ca", "other-ca-")] {
+        output_of(
+            Command::new("openssl")
+                .args([
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                ])
+                .arg("-subj")
+                .arg(format!("/CN=okd-install real-host test registry {ca}"))
+                .arg("-keyout")
+                .arg(at(&format!("{ca}.key")))
+                .arg("-out")
+                .arg(at(&format!("{ca}.crt"))),
+        )?;
+        let key = at(&format!("{prefix}registry.key"));
+        let csr = at(&format!("{prefix}registry.csr"));
+        output_of(
+            Command::new("openssl")
+                .args(["req", "-newkey", "rsa:2048", "-nodes"])
+                .arg("-subj")
+                .arg(format!("/CN={name}"))
+                .arg("-keyout")
+                .arg(&key)
+                .arg("-out")
+                .arg(&csr),
+        )?;
+        output_of(
+            Command::new("openssl")
+                .args(["x509", "-req", "-days", "2", "-CAcreateserial"])
+                .arg("-in")
+                .arg(&csr)
+                .arg("-CA")
+                .arg(at(&format!("{ca}.crt")))
+                .arg("-CAkey")
+                .arg(at(&format!("{ca}.key")))
+                .arg("-extfile")
+                .arg(at("registry.ext"))
+                .arg("-out")
+                .arg(at(&format!("{prefix}registry.crt"))),
+        )?;
+    }
+    not_yet_valid_certificate(dir)?;
+    std::fs::read_to_string(at("ca.crt")).map_err(Error::io(at("ca.crt")))
+}
+
+/// The registry's request signed by its CA with a validity that starts tomorrow:
+/// `openssl x509` cannot set a start date, `openssl ca` can (with a database of its own).
+fn not_yet_valid_certificate(dir: &Path) -> Result<()> {
+    let at = |f: &str| dir.join(f);
+    let ca_dir = at("future-ca");
+    std::fs::create_dir_all(&ca_dir).map_err(Error::io(&ca_dir))?;
+    write(&ca_dir.join("index.txt"), "")?;
+    write(
+        &ca_dir.join("ca.cnf"),
+        &format!(
+            "[ca]\ndefault_ca = lab\n[lab]\ndatabase = {0}/index.txt\nnew_certs_dir = {0}\nserial = {0}/serial\n\
+             default_md = sha256\npolicy = any\n[any]\ncommonName = supplied\n",
+            ca_dir.display()
+        ),
+    )?;
+    let date = |offset: &str| {
+        output_of(
+            Command::new("date")
+                .args(["--utc", "--date", offset, "+%Y%m%d%H%M%SZ"])
+                .env("LC_ALL", "C"),
+        )
+    };
     output_of(
         Command::new("openssl")
-            .args(["x509", "-req", "-days", "2", "-CAcreateserial"])
+            .args(["ca", "-batch", "-notext", "-rand_serial"])
+            .arg("-config")
+            .arg(ca_dir.join("ca.cnf"))
+            .arg("-cert")
+            .arg(at("ca.crt"))
+            .arg("-keyfile")
+            .arg(at("ca.key"))
             .arg("-in")
             .arg(at("registry.csr"))
-            .arg("-CA")
-            .arg(at("ca.crt"))
-            .arg("-CAkey")
-            .arg(at("ca.key"))
             .arg("-extfile")
             .arg(at("registry.ext"))
+            .args(["-startdate", date("+1 day")?.trim()])
+            .args(["-enddate", date("+2 days")?.trim()])
             .arg("-out")
-            .arg(at("registry.crt")),
-    )?;
-    std::fs::read_to_string(at("ca.crt")).map_err(Error::io(at("ca.crt")))
+            .arg(at("future-registry.crt")),
+    )
+    .map(drop)
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
