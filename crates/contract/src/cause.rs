@@ -319,6 +319,8 @@ fn is_pull_failure(l: &str) -> bool {
         "unable to pull",
         "pull access denied",
         "authentication required",
+        // containers/image refusing a registry that registries.conf blocks.
+        "is blocked in /etc/containers/registries.conf",
         // The retry lines of the release image pull: upstream's release-image-download.sh,
         // then ours (release-image-download.sh, node-image-pull.sh), for a journal whose
         // podman error is gone.

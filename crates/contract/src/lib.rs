@@ -14,6 +14,7 @@
 pub mod cause;
 pub mod create_failure;
 pub mod namespace;
+pub mod registry_error;
 pub use cause::Cause;
 
 /// Each render stage of the bootstrap's `bootkube.sh`, in run order, with the podman container
