@@ -182,6 +182,65 @@ impl PullError {
     }
 }
 
+/// Which pull of the bootstrap host failed: what the unit and stage it failed in say it was
+/// pulling. The line alone cannot say it: the release image and the node image come from the
+/// same registries, and node-image-pull pulls the release image first to look the node
+/// image up in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PulledImage {
+    /// The release image itself (release-image.service).
+    Release,
+    /// The release image, pulled to look the node image up in it (node-image-pull's
+    /// `resolve-node-image` stage).
+    ReleaseForNodeImage,
+    /// The node (OS) image.
+    Node,
+    /// The payload image a render stage of bootkube.sh runs.
+    Component {
+        /// The render stage.
+        stage: String,
+    },
+    /// A payload image the release names, pulled elsewhere.
+    Payload,
+}
+
+impl PulledImage {
+    /// The image in words, as the object of "could not pull".
+    pub fn noun(&self) -> String {
+        match self {
+            PulledImage::Release | PulledImage::ReleaseForNodeImage => "the release image".into(),
+            PulledImage::Node => "the node (OS) image".into(),
+            PulledImage::Component { stage } => format!("the image of render stage {stage}"),
+            PulledImage::Payload => "a payload image of the release".into(),
+        }
+    }
+
+    /// One line naming the pull and, when `error` was read, the registry and why: the
+    /// mirror is named as such when the registry that failed is not the image's own.
+    pub fn summary(&self, error: Option<&PullError>) -> String {
+        let mut s = format!("the bootstrap host could not pull {}", self.noun());
+        let Some(e) = error else {
+            if *self == PulledImage::ReleaseForNodeImage {
+                s.push_str(", in which it looks up the node image");
+            }
+            return s;
+        };
+        if let Some(image) = &e.image {
+            s.push_str(&format!(" `{image}`"));
+            if let Some(reg) = e.registry.as_deref()
+                && registry_of_image(image) != reg
+            {
+                s.push_str(&format!(" through the mirror `{reg}`"));
+            }
+        }
+        if *self == PulledImage::ReleaseForNodeImage {
+            s.push_str(", in which it looks up the node image,");
+        }
+        s.push_str(&format!(" because {}", e.reason()));
+        s
+    }
+}
+
 /// The registry error one line holds, if it holds one.
 ///
 /// A line that names a pull (the image, the registry) but no known fault, and a line that
@@ -236,8 +295,7 @@ fn fault_of(line: &str) -> Option<(RegistryFault, Option<String>)> {
         } else {
             (RegistryFault::CertificateExpired, when)
         }
-    } else if has("manifest unknown") || has("name unknown") || has("repository name not known")
-    {
+    } else if has("manifest unknown") || has("name unknown") || has("repository name not known") {
         (RegistryFault::ManifestUnknown, None)
     } else if has("unauthorized")
         || has("authentication required")
@@ -305,7 +363,10 @@ fn registry_of(line: &str, fault: RegistryFault) -> Option<String> {
     }
     if fault == RegistryFault::Blocked {
         let rest = after_ci(line, "registry ")?;
-        return rest.split(" is blocked").next().map(|r| r.trim().to_string());
+        return rest
+            .split(" is blocked")
+            .next()
+            .map(|r| r.trim().to_string());
     }
     if let Some(u) = after_ci(line, "\"https://") {
         return u.split('/').next().map(str::to_string);
@@ -444,7 +505,9 @@ mod tests {
 
     #[test]
     fn details_quote_what_the_line_says() {
-        let refused = read(&source("dial tcp 192.168.111.1:5000: connect: connection refused"));
+        let refused = read(&source(
+            "dial tcp 192.168.111.1:5000: connect: connection refused",
+        ));
         assert_eq!(
             refused.and_then(|r| r.detail).as_deref(),
             Some("dialled 192.168.111.1:5000")
@@ -477,7 +540,10 @@ mod tests {
         )
         .expect("read");
         assert_eq!(tag.fault, RegistryFault::ManifestUnknown);
-        assert_eq!(tag.image.as_deref(), Some("quay.io/okd/scos-release:4.19.0"));
+        assert_eq!(
+            tag.image.as_deref(),
+            Some("quay.io/okd/scos-release:4.19.0")
+        );
         assert_eq!(tag.registry.as_deref(), Some("quay.io"));
         let bare = read(
             "reading manifest sha256:5e1f in quay.io/okd/scos-content: unauthorized: access to \
