@@ -699,3 +699,45 @@ fn a_manifest_refused_until_its_crd_came_is_no_cause() {
     let a = analyse(journal_host("transient", journal));
     assert_eq!(a.finding, None, "{}", a.render());
 }
+
+/// A mirror's certificate outside its validity on the host's clock keeps its certificate
+/// cause (a clock is the usual reason), worded as the mirror's certificate for the release
+/// image, each direction its own.
+#[test]
+fn a_mirror_certificate_out_of_its_time_names_the_image_and_the_mirror() {
+    for (when, cause, reason) in [
+        (
+            "after 2026-11-27T14:00:00Z",
+            Cause::CertificatesExpired,
+            "certificate has expired on the host's clock",
+        ),
+        (
+            "before 2026-11-29T14:00:00Z",
+            Cause::CertificatesNotYetValid,
+            "certificate is not valid yet on the host's clock",
+        ),
+    ] {
+        let line = format!(
+            "Error: initializing source docker://{RELEASE_VIA_MIRROR}: pinging container \
+             registry {MIRROR}: Get \"https://{MIRROR}/v2/\": tls: failed to verify \
+             certificate: x509: certificate has expired or is not yet valid: current time \
+             2026-11-28T10:00:00Z is {when}"
+        );
+        let bundle = booted(&format!("cert-{}", cause.id()))
+            .service("release-image", failed_in("pull-release-image", &line));
+        let f = expect(
+            &analyse(bundle),
+            cause,
+            "release-image.service",
+            Some("pull-release-image"),
+            &line,
+        );
+        assert!(
+            f.summary
+                .contains(&format!("the release image `{RELEASE_VIA_MIRROR}`"))
+                && f.summary.contains(&format!("`{MIRROR}`'s {reason}")),
+            "{}",
+            f.summary
+        );
+    }
+}
