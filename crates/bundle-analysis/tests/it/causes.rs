@@ -741,3 +741,46 @@ fn a_mirror_certificate_out_of_its_time_names_the_image_and_the_mirror() {
         );
     }
 }
+
+/// The real host's fault (#40, #44) as its bundle holds it: the mirror does not run,
+/// node-image-pull is still in the stage that looks the node image up in the release and
+/// asks again and again, nothing has failed. The finding names the release image through
+/// its mirror and the mirror refusing connections, never the node image.
+#[test]
+fn a_node_image_lookup_waiting_on_a_refusing_mirror_names_the_release_image() {
+    let pull = format!(
+        "Error: initializing source docker://{RELEASE_VIA_MIRROR}: pinging container registry \
+         {MIRROR}: Get \"https://{MIRROR}/v2/\": dial tcp 192.168.111.1:5000: connect: \
+         connection refused"
+    );
+    let retry = "The release's node image of OS image stream rhel-coreos is not known yet; \
+                 asking again in 10s";
+    let journal = format!("{pull}\n{retry}\n{pull}\n{retry}\n");
+    let records = vec![
+        record("service start", "", "", ""),
+        record("stage start", contract::NODE_IMAGE_LOOKUP_STAGE, "", ""),
+    ];
+    let bundle = Bundle::new("lookup-refused")
+        .service("node-image-pull", records)
+        .file("bootstrap/journals/node-image-pull.log", journal);
+    let a = analyse(bundle);
+    let f = expect(
+        &a,
+        Cause::NodeImagePull,
+        "node-image-pull.service",
+        Some(contract::NODE_IMAGE_LOOKUP_STAGE),
+        &pull,
+    );
+    assert!(
+        f.summary.starts_with(&format!(
+            "the bootstrap host could not pull the release image `{RELEASE_VIA_MIRROR}`, in \
+             which it looks up the node image, because `{MIRROR}` refused the connection"
+        )),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.remedy
+            .starts_with(&format!("start the registry `{MIRROR}`"))
+    );
+}
