@@ -9,6 +9,7 @@
 //! cause found wins: a full disk explains a failed pull, a wrong clock a failed etcd.
 
 use contract::cause::{Cause, Finding};
+use contract::registry_error::{self, PulledImage};
 
 use super::bundle::{BundleFile, Wanted};
 use super::create_failures::{self, ManifestFailure};
@@ -224,15 +225,47 @@ fn recognised(lines: &[Line], refused: Option<&Finding>) -> Option<Finding> {
             // A payload image a render step could not pull is that step's failure: the
             // release image itself was pulled, or no render would have started.
             Some(stage) if *cause == Cause::ReleaseImagePull => {
-                let mut f = Finding::new(Cause::RenderStage, line.text.clone());
-                f.summary = format!(
-                    "{}: stage {stage} could not pull its image",
-                    Cause::RenderStage.summary()
-                );
+                let image = PulledImage::Component {
+                    stage: stage.to_string(),
+                };
+                let mut f = Finding::pull(Cause::RenderStage, line.text.clone(), &image);
+                f.summary = format!("{}: {}", Cause::RenderStage.summary(), f.summary);
                 f.at(place.0, place.1)
             }
-            _ => Finding::new(*cause, line.text.clone()).at(place.0, place.1),
+            _ => match pulled_image(*cause, line) {
+                Some(image) => Finding::pull(*cause, line.text.clone(), &image),
+                None => Finding::new(*cause, line.text.clone()),
+            }
+            .at(place.0, place.1),
         })
+    })
+}
+
+/// Which image a line of a pull cause (or of a certificate cause that is a registry's
+/// certificate) was about, by the unit and stage it showed in: node-image-pull pulls the
+/// release image first, in its `resolve-node-image` stage, to look the node image up.
+fn pulled_image(cause: Cause, line: &Line) -> Option<PulledImage> {
+    let is_pull = matches!(cause, Cause::NodeImagePull | Cause::ReleaseImagePull);
+    let registry_certificate = matches!(
+        cause,
+        Cause::CertificatesExpired | Cause::CertificatesNotYetValid
+    ) && registry_error::read(&line.text)
+        .is_some_and(|e| e.image.is_some());
+    if !is_pull && !registry_certificate {
+        return None;
+    }
+    let service = line.unit.as_deref().map(|u| u.trim_end_matches(".service"));
+    Some(match (service, line.stage.as_deref()) {
+        (Some("node-image-pull"), Some(contract::NODE_IMAGE_LOOKUP_STAGE)) => {
+            PulledImage::ReleaseForNodeImage
+        }
+        (Some("node-image-pull" | "node-image-overlay" | "release-image-pivot"), _) => {
+            PulledImage::Node
+        }
+        (Some("release-image"), _) => PulledImage::Release,
+        _ if cause == Cause::NodeImagePull => PulledImage::Node,
+        (None, _) => PulledImage::Release,
+        _ => PulledImage::Payload,
     })
 }
 

@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::registry_error::{self, PulledImage};
+
 /// Why a bootstrap failed, as far as okd-install can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -319,6 +321,8 @@ fn is_pull_failure(l: &str) -> bool {
         "unable to pull",
         "pull access denied",
         "authentication required",
+        // containers/image refusing a registry that registries.conf blocks.
+        "is blocked in /etc/containers/registries.conf",
         // The retry lines of the release image pull: upstream's release-image-download.sh,
         // then ours (release-image-download.sh, node-image-pull.sh), for a journal whose
         // podman error is gone.
@@ -389,6 +393,24 @@ impl Finding {
             details: Vec::new(),
             remedy: cause.remedy().to_string(),
         }
+    }
+
+    /// A failed pull's finding: the summary names which image (what the unit and stage
+    /// were pulling), and when the evidence reads as a registry error
+    /// ([`registry_error::read`]) the registry, why, and the fix for that fault; otherwise
+    /// the cause's own remedy (the release image's when that is what was pulled).
+    pub fn pull(cause: Cause, evidence: impl Into<String>, image: &PulledImage) -> Finding {
+        let mut f = Finding::new(cause, evidence);
+        let error = registry_error::read(&f.evidence);
+        f.summary = image.summary(error.as_ref());
+        f.remedy = match &error {
+            Some(e) => e.remedy(),
+            None if *image == PulledImage::ReleaseForNodeImage => {
+                Cause::ReleaseImagePull.remedy().to_string()
+            }
+            None => f.remedy,
+        };
+        f
     }
 
     /// Where it showed: unit and stage.

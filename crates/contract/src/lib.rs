@@ -14,6 +14,7 @@
 pub mod cause;
 pub mod create_failure;
 pub mod namespace;
+pub mod registry_error;
 pub use cause::Cause;
 
 /// Each render stage of the bootstrap's `bootkube.sh`, in run order, with the podman container
@@ -40,6 +41,10 @@ pub const BOOTKUBE_RENDER_STAGES: &[(&str, &str)] = &[
 
 /// The stage `bootkube.sh` runs before the renders: it copies `openshift/` into `manifests/`.
 pub const BOOTKUBE_MANIFESTS_STAGE: &str = "openshift-manifests";
+
+/// node-image-pull.sh's stage that runs the release image to look the node image up in it:
+/// a pull failing there is the release image's, not the node image's.
+pub const NODE_IMAGE_LOOKUP_STAGE: &str = "resolve-node-image";
 
 /// `bootkube.sh`'s stages before cluster-bootstrap, in run order: the manifests copy, then the
 /// renders of [`BOOTKUBE_RENDER_STAGES`]. What the real-render harness replays and the first
@@ -257,6 +262,16 @@ mod tests {
     const DIRS: [&str; 4] = ["common", "on-prem", "single-node", "pivot"];
 
     /// Every stage runs in this order in bootkube.sh, its function starts the named container.
+    #[test]
+    fn the_node_image_lookup_stage_is_what_node_image_pull_sh_records() {
+        let script = read("common/files/usr/local/bin/node-image-pull.sh.j2");
+        let marker = format!(
+            "record_service_stage_start \"{}\"",
+            super::NODE_IMAGE_LOOKUP_STAGE
+        );
+        assert!(script.contains(&marker), "{marker}");
+    }
+
     #[test]
     fn the_render_stages_are_what_bootkube_sh_runs() {
         let script = read("common/files/usr/local/bin/bootkube.sh.j2");

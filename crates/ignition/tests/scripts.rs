@@ -2235,6 +2235,30 @@ fn node_image_pull_on_disk_checks_out_into_the_system_repo() {
     );
 }
 
+/// node-image-pull runs before release-image.service pulls the release image: the lookup of
+/// its repository digest finds no local image, which is expected, so nothing is inspected
+/// and no error or warning is printed (#44: every start used to log `Error: inspecting
+/// object ...: image not known` next to the real errors); the release image is run by the
+/// pull spec as given.
+#[test]
+fn node_image_pull_before_the_release_image_is_local_prints_no_error() {
+    if !testkit::require_tool("jq", "jq") {
+        return;
+    }
+    let host = node_image_host(&[]);
+    write_state(&host, "no-local-images", "");
+    let status = run_node_image(&host, "node-image-pull.sh", false);
+    let output = host.output("node-image-pull");
+    assert!(status.success(), "{output}");
+    let log = host.log();
+    assert!(log.contains("podman image exists "), "{log}");
+    assert!(!log.contains("podman image inspect"), "{log}");
+    assert!(
+        !output.contains("Error") && !output.contains("Warning"),
+        "{output}"
+    );
+}
+
 #[test]
 fn node_image_pull_on_a_live_system_uses_the_tmpfs_and_frees_it_for_the_assisted_installer() {
     if !testkit::require_tool("jq", "jq") {

@@ -50,7 +50,11 @@ fn expect(a: &Analysis, cause: Cause, unit: &str, stage: Option<&str>, evidence:
     assert_eq!(f.unit.as_deref(), Some(unit), "{report}");
     assert_eq!(f.stage.as_deref(), stage, "{report}");
     assert_eq!(f.evidence, evidence, "{report}");
-    assert_eq!(f.remedy, cause.remedy());
+    // A pull's remedy is the registry fault's own, when the line reads as one.
+    let want_remedy = contract::registry_error::read(evidence)
+        .filter(|e| e.image.is_some())
+        .map_or_else(|| cause.remedy().to_string(), |e| e.remedy());
+    assert_eq!(f.remedy, want_remedy, "{report}");
     // The report opens with the few lines of the finding.
     let head: Vec<&str> = report.lines().take(3).collect();
     assert_eq!(head, f.lines(), "{report}");
@@ -463,10 +467,155 @@ fn a_render_stage_that_cannot_pull_its_image_is_the_render_stage() {
         pull,
     );
     assert!(
-        f.summary
-            .ends_with("stage kube-scheduler-bootstrap could not pull its image"),
+        f.summary.starts_with(Cause::RenderStage.summary())
+            && f.summary.contains(
+                "the image of render stage kube-scheduler-bootstrap \
+                 `localhost/okd-harness-faults/absent-scheduler-operator:4.19`"
+            )
+            && f.summary.contains("`localhost` refused the connection"),
         "{}",
         f.summary
+    );
+}
+
+/// The registry `mirror.example.com:5000` and the release image pulled through it.
+const MIRROR: &str = "mirror.example.com:5000";
+const RELEASE_VIA_MIRROR: &str = "mirror.example.com:5000/okd/release@sha256:4f8a0d1e";
+
+/// Each registry fault as podman 4.9 (containers/image) words it pulling the release image
+/// from the mirror, with words the finding's summary must hold for it.
+fn registry_faults() -> Vec<(String, &'static str)> {
+    let ping = |tail: &str| {
+        format!(
+            "Error: initializing source docker://{RELEASE_VIA_MIRROR}: pinging container \
+             registry {MIRROR}: Get \"https://{MIRROR}/v2/\": {tail}"
+        )
+    };
+    let manifest = |tail: &str| {
+        format!(
+            "Error: initializing source docker://{RELEASE_VIA_MIRROR}: reading manifest \
+             sha256:4f8a0d1e in {MIRROR}/okd/release: {tail}"
+        )
+    };
+    vec![
+        (
+            ping("dial tcp 192.168.111.1:5000: connect: connection refused"),
+            "refused the connection",
+        ),
+        (
+            ping("dial tcp: lookup mirror.example.com on 10.0.0.1:53: no such host"),
+            "does not resolve",
+        ),
+        (
+            ping("dial tcp 192.168.111.1:5000: i/o timeout"),
+            "did not answer in time",
+        ),
+        (
+            ping(
+                "tls: failed to verify certificate: x509: certificate signed by unknown authority",
+            ),
+            "a CA the host does not trust",
+        ),
+        (
+            ping(
+                "tls: failed to verify certificate: x509: certificate is valid for \
+                 registry.example.com, not mirror.example.com",
+            ),
+            "certificate is for other names",
+        ),
+        (
+            manifest("unauthorized: authentication required"),
+            "wants credentials",
+        ),
+        (
+            manifest("denied: requested access to the resource is denied"),
+            "denied access",
+        ),
+        (
+            manifest("manifest unknown"),
+            "repository or the manifest is unknown",
+        ),
+        (
+            format!(
+                "Error: initializing source docker://{RELEASE_VIA_MIRROR}: registry {MIRROR} is \
+                 blocked in /etc/containers/registries.conf or /etc/containers/registries.conf.d"
+            ),
+            "blocked in registries.conf",
+        ),
+    ]
+}
+
+/// The fault seen on the real host: node-image-pull, in the stage that looks the node image
+/// up in the release, could not pull the release image through its mirror. Each registry
+/// fault names the release image (never the node image), the mirror and its own reason, and
+/// no other fault's reason; no two faults read the same.
+#[test]
+fn each_registry_fault_names_the_release_image_the_mirror_and_why() {
+    let faults = registry_faults();
+    let mut summaries = std::collections::BTreeSet::new();
+    for (i, (line, reason)) in faults.iter().enumerate() {
+        let bundle = Bundle::new(&format!("pull-{i}")).service(
+            "node-image-pull",
+            failed_in(contract::NODE_IMAGE_LOOKUP_STAGE, line),
+        );
+        let a = analyse(bundle);
+        let f = expect(
+            &a,
+            Cause::NodeImagePull,
+            "node-image-pull.service",
+            Some(contract::NODE_IMAGE_LOOKUP_STAGE),
+            line,
+        );
+        assert!(
+            f.summary.starts_with(&format!(
+                "the bootstrap host could not pull the release image `{RELEASE_VIA_MIRROR}`"
+            )),
+            "{}",
+            f.summary
+        );
+        assert!(f.summary.contains(&format!("`{MIRROR}`")), "{}", f.summary);
+        assert!(f.summary.contains(reason), "{}", f.summary);
+        assert!(!f.summary.contains("node (OS) image"), "{}", f.summary);
+        assert!(f.remedy.contains(MIRROR), "{}", f.remedy);
+        for (_, other) in faults.iter().filter(|(_, r)| r != reason) {
+            assert!(!f.summary.contains(other), "{other} in {}", f.summary);
+        }
+        assert!(summaries.insert(f.summary.clone()), "{} twice", f.summary);
+    }
+}
+
+/// The release image named by its source registry, pulled through a mirror that refuses
+/// connections: the mirror is named as the mirror, in release-image.service.
+#[test]
+fn a_mirror_that_refuses_is_named_as_the_mirror_of_the_release_image() {
+    let line = format!(
+        "Error: initializing source docker://quay.io/okd/scos-release@sha256:4f8a: pinging \
+         container registry {MIRROR}: Get \"https://{MIRROR}/v2/\": dial tcp \
+         192.168.111.1:5000: connect: connection refused"
+    );
+    let bundle =
+        booted("mirror-refused").service("release-image", failed_in("pull-release-image", &line));
+    let f = expect(
+        &analyse(bundle),
+        Cause::ReleaseImagePull,
+        "release-image.service",
+        Some("pull-release-image"),
+        &line,
+    );
+    assert_eq!(
+        f.summary,
+        format!(
+            "the bootstrap host could not pull the release image \
+             `quay.io/okd/scos-release@sha256:4f8a` through the mirror `{MIRROR}` because \
+             `{MIRROR}` refused the connection: nothing listens on its port (dialled \
+             192.168.111.1:5000)"
+        )
+    );
+    assert!(
+        f.remedy
+            .starts_with(&format!("start the registry `{MIRROR}`")),
+        "{}",
+        f.remedy
     );
 }
 
@@ -549,4 +698,89 @@ fn a_manifest_refused_until_its_crd_came_is_no_cause() {
                    Created \"99_openshift-machineconfig_99-master-ssh.yaml\" machineconfigs.v1.machineconfiguration.openshift.io/99-master-ssh -n \n";
     let a = analyse(journal_host("transient", journal));
     assert_eq!(a.finding, None, "{}", a.render());
+}
+
+/// A mirror's certificate outside its validity on the host's clock keeps its certificate
+/// cause (a clock is the usual reason), worded as the mirror's certificate for the release
+/// image, each direction its own.
+#[test]
+fn a_mirror_certificate_out_of_its_time_names_the_image_and_the_mirror() {
+    for (when, cause, reason) in [
+        (
+            "after 2026-11-27T14:00:00Z",
+            Cause::CertificatesExpired,
+            "certificate has expired on the host's clock",
+        ),
+        (
+            "before 2026-11-29T14:00:00Z",
+            Cause::CertificatesNotYetValid,
+            "certificate is not valid yet on the host's clock",
+        ),
+    ] {
+        let line = format!(
+            "Error: initializing source docker://{RELEASE_VIA_MIRROR}: pinging container \
+             registry {MIRROR}: Get \"https://{MIRROR}/v2/\": tls: failed to verify \
+             certificate: x509: certificate has expired or is not yet valid: current time \
+             2026-11-28T10:00:00Z is {when}"
+        );
+        let bundle = booted(&format!("cert-{}", cause.id()))
+            .service("release-image", failed_in("pull-release-image", &line));
+        let f = expect(
+            &analyse(bundle),
+            cause,
+            "release-image.service",
+            Some("pull-release-image"),
+            &line,
+        );
+        assert!(
+            f.summary
+                .contains(&format!("the release image `{RELEASE_VIA_MIRROR}`"))
+                && f.summary.contains(&format!("`{MIRROR}`'s {reason}")),
+            "{}",
+            f.summary
+        );
+    }
+}
+
+/// The real host's fault (#40, #44) as its bundle holds it: the mirror does not run,
+/// node-image-pull is still in the stage that looks the node image up in the release and
+/// asks again and again, nothing has failed. The finding names the release image through
+/// its mirror and the mirror refusing connections, never the node image.
+#[test]
+fn a_node_image_lookup_waiting_on_a_refusing_mirror_names_the_release_image() {
+    let pull = format!(
+        "Error: initializing source docker://{RELEASE_VIA_MIRROR}: pinging container registry \
+         {MIRROR}: Get \"https://{MIRROR}/v2/\": dial tcp 192.168.111.1:5000: connect: \
+         connection refused"
+    );
+    let retry = "The release's node image of OS image stream rhel-coreos is not known yet; \
+                 asking again in 10s";
+    let journal = format!("{pull}\n{retry}\n{pull}\n{retry}\n");
+    let records = vec![
+        record("service start", "", "", ""),
+        record("stage start", contract::NODE_IMAGE_LOOKUP_STAGE, "", ""),
+    ];
+    let bundle = Bundle::new("lookup-refused")
+        .service("node-image-pull", records)
+        .file("bootstrap/journals/node-image-pull.log", journal);
+    let a = analyse(bundle);
+    let f = expect(
+        &a,
+        Cause::NodeImagePull,
+        "node-image-pull.service",
+        Some(contract::NODE_IMAGE_LOOKUP_STAGE),
+        &pull,
+    );
+    assert!(
+        f.summary.starts_with(&format!(
+            "the bootstrap host could not pull the release image `{RELEASE_VIA_MIRROR}`, in \
+             which it looks up the node image, because `{MIRROR}` refused the connection"
+        )),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.remedy
+            .starts_with(&format!("start the registry `{MIRROR}`"))
+    );
 }
