@@ -118,7 +118,10 @@ fn load_flag_key(
         path: path.to_path_buf(),
         reason,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| unusable(e.to_string()))?;
+    // Links followed (the user named the file), but a FIFO or device is refused, never waited on.
+    let text = atomic_file::input::read_named(path, MAX_KEY_FILE)
+        .map_err(|e| unusable(e.to_string()))
+        .and_then(|b| String::from_utf8(b).map_err(|_| unusable("is not UTF-8 text".into())))?;
     match parse_key_text(&text) {
         Parsed::Private(key) => set
             .first
@@ -202,7 +205,10 @@ fn scan_ssh_dir(dir: &Path, set: &mut KeySet, log: &mut dyn FnMut(GatherEvent)) 
         (!name.starts_with("id_"), name)
     });
     for path in paths {
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Some(text) = atomic_file::input::read_named(&path, MAX_KEY_FILE)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+        else {
             continue;
         };
         if !text.contains("PRIVATE KEY-----") && !text.starts_with("PuTTY-User-Key-File-") {

@@ -82,7 +82,11 @@ fn found_ssh_keys() -> Vec<(PathBuf, String)> {
         .filter_map(|p| {
             Some((
                 p.clone(),
-                std::fs::read_to_string(&p).ok()?.trim().to_string(),
+                // Regular files only (a FIFO named *.pub must not hang the survey), capped.
+                String::from_utf8(atomic_file::input::read_named(&p, 64 << 10).ok()?)
+                    .ok()?
+                    .trim()
+                    .to_string(),
             ))
         })
         .collect();

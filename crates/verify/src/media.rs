@@ -24,7 +24,7 @@ pub(crate) fn check_all(m: &Material, report: &mut Report) {
                 Err(e) => report.error("media.read", &name, e.to_string()),
             }
         } else {
-            check_ipxe(&path, &name, report);
+            check_ipxe(&m.dir, &name, report);
         }
     }
 }
@@ -114,9 +114,10 @@ fn check_config(dir: &Path, name: &str, role: Role, embedded: &Embedded, report:
     }
 }
 
-fn check_ipxe(path: &Path, name: &str, report: &mut Report) {
-    let Ok(script) = std::fs::read_to_string(path) else {
-        return report.error("media.read", name, "cannot be read as text");
+fn check_ipxe(dir: &Path, name: &str, report: &mut Report) {
+    let script = match crate::material::read_text(dir, name) {
+        Ok(script) => script,
+        Err(why) => return report.error("media.read", name, why),
     };
     let missing = pxe::missing_kargs(&script);
     if missing.is_empty() {

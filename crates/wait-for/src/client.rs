@@ -59,6 +59,9 @@ impl fmt::Debug for Cluster {
     }
 }
 
+/// Larger than any kubeconfig or certificate file it names: such a file is not read whole.
+const MAX_KUBECONFIG: u64 = 16 << 20;
+
 impl Cluster {
     /// Build a client from a kubeconfig file (normally `<dir>/auth/kubeconfig`, see
     /// [`crate::kubeconfig::default_path`]). Uses the current context; requires embedded or
@@ -66,8 +69,13 @@ impl Cluster {
     pub async fn from_kubeconfig(path: &Path) -> Result<Self, WaitError> {
         // kube needs a process-wide rustls provider; aws-lc-rs is the only backend we link.
         let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| WaitError::kubeconfig(path, format!("cannot read: {e}")))?;
+        // Links followed (the user named it), but a FIFO or device is refused, never waited on.
+        let text = atomic_file::input::read_named(path, MAX_KUBECONFIG)
+            .map_err(|e| WaitError::kubeconfig(path, format!("cannot read: {e}")))
+            .and_then(|bytes| {
+                String::from_utf8(bytes)
+                    .map_err(|_| WaitError::kubeconfig(path, "is not UTF-8 text".to_string()))
+            })?;
         let endpoint = endpoint_from_yaml(path, &text)?;
         let kc =
             Kubeconfig::read_from(path).map_err(|e| WaitError::kubeconfig(path, e.to_string()))?;
@@ -129,7 +137,7 @@ fn data_or_file(path: &Path, obj: &Value, key: &str, field: &str) -> Result<Vec<
     if let Some(file) = str_at(obj, key) {
         let base = path.parent().unwrap_or(Path::new("."));
         let file = base.join(file);
-        return std::fs::read(&file).map_err(|e| {
+        return atomic_file::input::read_named(&file, MAX_KUBECONFIG).map_err(|e| {
             WaitError::kubeconfig(path, format!("{field}.{key}: {}: {e}", file.display()))
         });
     }

@@ -15,10 +15,19 @@ pub(crate) fn explain(resource: &str) -> Result<()> {
     Ok(())
 }
 
+/// Larger than any Ignition config okd-install writes (a bootstrap config is a few MiB).
+const MAX_IGNITION: u64 = 64 << 20;
+
 /// `okd-install explain-ignition FILE`.
 pub(crate) fn explain_ignition(file: &Path) -> Result<()> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    // A file the user named: links followed, but never a FIFO or device (no hang), capped.
+    let bytes = atomic_file::input::read_named(file, MAX_IGNITION)?;
+    let text = String::from_utf8(bytes).with_context(|| {
+        format!(
+            "{} is not UTF-8 text, so not an Ignition config",
+            file.display()
+        )
+    })?;
     let out = ignition::explain_ignition(&text)
         .with_context(|| format!("{} is not a readable Ignition config", file.display()))?;
     emit(&out)?;

@@ -149,8 +149,14 @@ fn print_install_done(dir: &Path, kubeconfig: &Path, summary: &Summary, print_pa
         tracing::info!("web console: {url}");
     }
     let pw_path = dir.join(assets::layout::KUBEADMIN_PASSWORD);
-    match (print_password, std::fs::read_to_string(&pw_path)) {
-        (true, Ok(pw)) => tracing::info!("log in as kubeadmin with password: {}", pw.trim()),
+    // Read as data: a link out of DIR or a FIFO in its place is never followed or waited on.
+    let password = atomic_file::input::read_in_dir(
+        dir,
+        std::path::Path::new(assets::layout::KUBEADMIN_PASSWORD),
+        4096,
+    );
+    match (print_password, password.map(String::from_utf8)) {
+        (true, Ok(Ok(pw))) => tracing::info!("log in as kubeadmin with password: {}", pw.trim()),
         _ => tracing::info!(
             "the kubeadmin password is in {} (add --print-password to show it)",
             pw_path.display()
