@@ -123,10 +123,7 @@ where
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)?;
-    let in_flight = InFlight::register(tmp.path());
+    let (mut tmp, in_flight) = InFlight::create(dir)?;
     tmp.as_file()
         .set_permissions(fs::Permissions::from_mode(mode))?;
     fill(tmp.as_file_mut())?;
@@ -152,9 +149,17 @@ fn lock() -> MutexGuard<'static, Vec<PathBuf>> {
 struct InFlight(PathBuf);
 
 impl InFlight {
-    fn register(path: &Path) -> Self {
-        lock().push(path.to_path_buf());
-        InFlight(path.to_path_buf())
+    /// Creates the temporary file in `dir` and puts it on the list under one hold of the
+    /// lock, so that a signal handler's [`abandon_in_flight`] never sees a temporary file
+    /// on disk that is not on the list yet (it would be left behind).
+    fn create(dir: &Path) -> io::Result<(tempfile::NamedTempFile, Self)> {
+        let mut list = lock();
+        let tmp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(dir)?;
+        list.push(tmp.path().to_path_buf());
+        let path = tmp.path().to_path_buf();
+        Ok((tmp, InFlight(path)))
     }
 }
 
