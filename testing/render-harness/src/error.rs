@@ -103,8 +103,4 @@ impl Error {
     }
 }
 
-/// The last `lines` lines of `text`.
-pub(crate) fn tail(text: &str, lines: usize) -> String {
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
-}
+pub(crate) use testkit::run::tail;

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::Result;
-use crate::error::{Error, tail};
+use crate::error::Error;
 
 /// Where Debian's `ignition` package keeps the Ignition binary; it runs as `ignition-apply`
 /// when started under that name.
@@ -122,32 +122,20 @@ pub(crate) fn which(program: &str) -> Option<PathBuf> {
     })
 }
 
-/// A command as a person would type it, for messages.
-pub(crate) fn command_line(cmd: &Command) -> String {
-    std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub(crate) use testkit::run::command_line;
 
 /// Runs `cmd`; its stdout when it succeeds, an error with the end of its output otherwise.
 pub(crate) fn output_of(cmd: &mut Command) -> Result<String> {
-    let out = cmd.output().map_err(|source| Error::Spawn {
-        command: command_line(cmd),
-        source,
-    })?;
-    if !out.status.success() {
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return Err(Error::Command {
-            command: command_line(cmd),
-            status: out.status.to_string(),
-            output: tail(&text, 30),
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    testkit::run::output_of(cmd, 30).map_err(|e| match e {
+        testkit::run::RunError::Spawn { command, source } => Error::Spawn { command, source },
+        testkit::run::RunError::Failed {
+            command,
+            status,
+            output,
+        } => Error::Command {
+            command,
+            status,
+            output,
+        },
+    })
 }

@@ -8,6 +8,7 @@
 //! - [`cli`]: running the built `okd-install` in a clean environment and reading its outputs.
 //! - [`liveiso`]: a CoreOS live ISO in the real layout, built with xorriso, for boot media.
 //! - [`require`]: the one rule for tests that need a tool this machine may lack.
+//! - [`run`]: running a command and keeping the end of what it said, for the harnesses.
 //!
 //! Nothing here is shipped: only dev-dependencies and the render harness (a test tool) use
 //! this crate, so no feature of a shipped crate pulls test code into the installer. Helpers
@@ -19,5 +20,6 @@ pub mod cli;
 pub mod gather;
 pub mod liveiso;
 pub mod require;
+pub mod run;
 
 pub use require::{require, require_tool};
