@@ -691,7 +691,29 @@ const FAULTS: &[Fault] = &[
         journal: &["x509: certificate has expired or is not yet valid"],
         cause: Some(Cause::CertificatesNotYetValid),
     },
+    Fault {
+        name: "/var full",
+        // The host's whole disk, as a full /var leaves it on CoreOS (/var/home included):
+        // the gather script writes its bundle to a memory file system instead.
+        inject: |site| site.machine.fill_disk().expect("fill the host's disk"),
+        remove: |site| site.machine.free_disk().expect("free the host's disk"),
+        journal: &["no space left on device"],
+        cause: Some(Cause::DiskFull),
+    },
 ];
+
+/// The troubleshooting table says which causes are proven on the real host
+/// ([`contract::cause::PROVEN_ON_REAL_HOST`]): exactly those the faults here are named as, so
+/// that the table claims no fault this test does not inject (and the faults test fails when
+/// one is not named).
+#[test]
+fn the_troubleshooting_tables_real_host_causes_are_the_faults_named_here() {
+    let named: std::collections::BTreeSet<Cause> =
+        FAULTS.iter().filter_map(|fault| fault.cause).collect();
+    let table: std::collections::BTreeSet<Cause> =
+        contract::cause::PROVEN_ON_REAL_HOST.into_iter().collect();
+    assert_eq!(named, table);
+}
 
 /// The host's registries.conf, where okd-install's mirror rules are.
 const REGISTRIES_CONF: &str = "etc/containers/registries.conf";
@@ -857,6 +879,21 @@ fn misnamed(text: &str, fault: &Fault, lines: &[String]) -> Option<String> {
     }
 }
 
+/// What is wrong with gather's account of where the bundle was under `fault`: with the disk
+/// full, the host cannot write the bundle into core's home directory; gather must say that it
+/// wrote it to /tmp (a memory file system) instead, in the words of tar and gzip.
+fn bundle_not_moved(fault: &Fault, gather: &std::process::Output) -> Option<String> {
+    if fault.cause != Some(Cause::DiskFull) {
+        return None;
+    }
+    let moved = crate::support::stderr(gather).lines().any(|l| {
+        l.contains("the bootstrap host could not write its bundle to /home/core/log-bundle-")
+            && l.contains("No space left on device")
+            && l.contains("; it wrote it to /tmp/log-bundle-")
+    });
+    (!moved).then(|| "does not say the host wrote its bundle to /tmp for want of room".into())
+}
+
 /// Faults on the real host, diagnosed the way an administrator diagnoses them, and fixed.
 /// One disconnected-mirror host (as in the test above, its release image on a registry of
 /// the lab) goes through [`FAULTS`] in turn, each at its real cause: the node image pull
@@ -867,9 +904,7 @@ fn misnamed(text: &str, fault: &Fault, lines: &[String]) -> Option<String> {
 /// with the host's line as evidence where the analysis reads it right today (what they say
 /// of every fault is printed). Then the fault is removed and the same host recovers: its
 /// pull gets as far as the good run gets (the operator image the mirror does not hold).
-/// Last, a gather key the host refuses ([`refused_gather_key`]). A full /var is not among
-/// them: the host writes its line, but gather downloads an empty bundle, so nothing can be
-/// analysed (the README says so).
+/// Last, a gather key the host refuses ([`refused_gather_key`]).
 #[test]
 fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from() {
     let missing = real_host::missing();
@@ -984,6 +1019,9 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
                     out.status.code()
                 ));
             }
+        }
+        if let Some(wrong) = bundle_not_moved(fault, gather) {
+            problems.push(format!("{}: gather {wrong}\n{text}", fault.name));
         }
         let skip = site.pull_lines(0).len();
         (fault.remove)(&mut site);
