@@ -34,7 +34,9 @@ pub(crate) async fn open(
     let fail = |fault, detail: String| Failure::new(registry, Some(fault), Some(detail));
     let tcp = match settings.proxy.as_ref().filter(|p| p.applies_to(host, port)) {
         None => {
-            let addrs = resolve(settings, host, port).await.map_err(|(f, d)| fail(f, d))?;
+            let addrs = resolve(settings, host, port)
+                .await
+                .map_err(|(f, d)| fail(f, d))?;
             dial(settings, &addrs).await.map_err(|(f, d)| fail(f, d))?
         }
         Some(proxy) => {
@@ -174,7 +176,12 @@ async fn tunnel(
         Ok::<_, io::Error>(String::from_utf8_lossy(&head).into_owned())
     };
     let head = match timeout(settings.request_timeout, ask).await {
-        Err(_) => return Err((RegistryFault::Timeout, "the proxy did not answer CONNECT".into())),
+        Err(_) => {
+            return Err((
+                RegistryFault::Timeout,
+                "the proxy did not answer CONNECT".into(),
+            ));
+        }
         Ok(Err(e)) => return Err((RegistryFault::Unreachable, format!("CONNECT failed: {e}"))),
         Ok(Ok(h)) => h,
     };

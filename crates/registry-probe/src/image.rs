@@ -85,8 +85,10 @@ impl Prober {
             .map_err(ReadError::Pull)?;
         let answer = match answer.status {
             StatusCode::TEMPORARY_REDIRECT | StatusCode::FOUND | StatusCode::SEE_OTHER => {
-                let location = crate::header(&answer.headers, hyper::header::LOCATION)
-                    .ok_or_else(|| ReadError::Image(format!("blob {digest}: a redirect without a location")))?;
+                let location =
+                    crate::header(&answer.headers, hyper::header::LOCATION).ok_or_else(|| {
+                        ReadError::Image(format!("blob {digest}: a redirect without a location"))
+                    })?;
                 self.fetch_url(&image.registry, &location, None, limit)
                     .await
                     .map_err(ReadError::Pull)?
@@ -146,8 +148,12 @@ mod tests {
         header.set_size(data.len() as u64);
         header.set_mode(0o644);
         header.set_cksum();
-        tar.append_data(&mut header, "./release-manifests/image-references", &data[..])
-            .unwrap();
+        tar.append_data(
+            &mut header,
+            "./release-manifests/image-references",
+            &data[..],
+        )
+        .unwrap();
         let plain = tar.into_inner().unwrap();
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, &plain).unwrap();
@@ -155,7 +161,10 @@ mod tests {
         for blob in [&plain, &gzipped] {
             let found = find_in_layer(blob, "", "release-manifests/image-references").unwrap();
             assert_eq!(found.as_deref(), Some(&data[..]));
-            assert_eq!(find_in_layer(blob, "", "release-manifests/other").unwrap(), None);
+            assert_eq!(
+                find_in_layer(blob, "", "release-manifests/other").unwrap(),
+                None
+            );
         }
     }
 }

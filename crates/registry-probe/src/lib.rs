@@ -279,7 +279,9 @@ impl Prober {
             (s, _) => Err(Failure::new(
                 &image.registry,
                 None,
-                Some(format!("answered HTTP {s} for /v2/, which a registry answers with 200 or 401")),
+                Some(format!(
+                    "answered HTTP {s} for /v2/, which a registry answers with 200 or 401"
+                )),
             )),
         }
     }
@@ -331,7 +333,11 @@ impl Prober {
         limit: usize,
     ) -> Result<Answer, Failure> {
         let _permit = self.in_flight.acquire().await.map_err(|_| {
-            Failure::new(&image.registry, None, Some("the preflight was stopped".into()))
+            Failure::new(
+                &image.registry,
+                None,
+                Some("the preflight was stopped".into()),
+            )
         })?;
         let (host, port) = image.endpoint();
         let idle = registry
@@ -349,7 +355,15 @@ impl Prober {
             format!("{host}:{port}")
         };
         let answer = self
-            .exchange(&image.registry, &mut conn, method, &authority, path, authorization, limit)
+            .exchange(
+                &image.registry,
+                &mut conn,
+                method,
+                &authority,
+                path,
+                authorization,
+                limit,
+            )
             .await?;
         registry
             .idle
@@ -438,9 +452,10 @@ impl Prober {
             None => (rest, "/"),
         };
         let (host, port) = reference::endpoint(authority);
-        let _permit = self.in_flight.acquire().await.map_err(|_| {
-            Failure::new(registry, None, Some("the preflight was stopped".into()))
-        })?;
+        let _permit =
+            self.in_flight.acquire().await.map_err(|_| {
+                Failure::new(registry, None, Some("the preflight was stopped".into()))
+            })?;
         let mut conn = connect::open(&self.settings, registry, &host, port).await?;
         self.exchange(
             registry,

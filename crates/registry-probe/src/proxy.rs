@@ -112,7 +112,10 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        assert_eq!((proxy.host.as_str(), proxy.port), ("proxy.example.com", 3128));
+        assert_eq!(
+            (proxy.host.as_str(), proxy.port),
+            ("proxy.example.com", 3128)
+        );
         assert!(proxy.applies_to("quay.io", 443));
         assert!(!proxy.applies_to("localhost", 5000));
         assert!(!proxy.applies_to("a.svc", 443));

@@ -34,6 +34,48 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 const NAMED_IMAGES: usize = 3;
 /// The bootstrap host's proxy settings, as okd-install writes them into its config.
 const PROXY_ENV: &str = "/etc/systemd/system.conf.d/10-default-env.conf";
+/// The bootstrap config's script that pulls the release image, and the variable naming it.
+const RELEASE_SCRIPT: (&str, &str) = ("/usr/local/bin/release-image.sh", "RELEASE_IMAGE");
+/// bootkube.sh, and the variable naming the release (`MAJOR.MINOR`) the config is for.
+const TARGET_SCRIPT: (&str, &str) = ("/usr/local/bin/bootkube.sh", "TARGET_MINOR");
+
+/// The release image the bootstrap host pulls and the release it was generated for, as
+/// the bootstrap config says them (the state file does not keep the release flags).
+fn release_of(m: &Material) -> Result<(String, &'static releases::Release), String> {
+    let bootstrap = m.bootstrap.as_ref().ok_or(
+        "no bootstrap config to read the release image from, so no pull was checked; run \
+         `okd-install create ignition-configs` first",
+    )?;
+    let value = |(file, var): (&str, &str)| {
+        let text = bootstrap.text(file)?;
+        text.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix(var)?
+                .strip_prefix("='")?
+                .strip_suffix('\'')
+                .map(str::to_string)
+        })
+    };
+    let missing = |what: &str| {
+        format!(
+            "{}: {what} not found, so no pull was checked",
+            bootstrap.name
+        )
+    };
+    let image = value(RELEASE_SCRIPT).ok_or_else(|| missing(RELEASE_SCRIPT.0))?;
+    let minor = value(TARGET_SCRIPT).ok_or_else(|| missing(TARGET_SCRIPT.0))?;
+    let release = minor
+        .parse()
+        .ok()
+        .and_then(|m| releases::table().get(m))
+        .ok_or_else(|| {
+            format!(
+                "{}: release {minor} is not one okd-install knows",
+                bootstrap.name
+            )
+        })?;
+    Ok((image, release))
+}
 
 /// How the host's registries.conf sends the pull of one image.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,19 +148,15 @@ pub(crate) fn check_all(m: &Material, opts: &Options, report: &mut Report) {
             "needed for the pull checks (mirrors, pull secret, trust bundle, proxy)",
         );
     };
-    let Some(release) = &m.stored.release else {
-        return report.warn(
-            "pull.release",
-            crate::material::STATE_FILE,
-            "records no release image, so no pull was checked; run `okd-install create \
-             ignition-configs` first",
-        );
+    let (release_image, release) = match release_of(m) {
+        Ok(r) => r,
+        Err(e) => return report.warn("pull.release", "release image", e),
     };
-    let release_image = match ImageRef::parse(&release.release_image) {
+    let release_image = match ImageRef::parse(&release_image) {
         Ok(r) => r,
         Err(e) => return report.error("pull.release", "release image", e.to_string()),
     };
-    let registries = assets::bootstrap::registries(ic, release.release);
+    let registries = assets::bootstrap::registries(ic, release);
     let settings = match settings(m, ic, opts) {
         Ok(s) => s,
         Err(e) => return report.error("pull.proxy", assets::layout::INSTALL_CONFIG, e),
@@ -143,12 +181,18 @@ async fn run(
     registries: Vec<RegistryContext>,
     report: &mut Report,
 ) {
-    let release = pull(&prober, release_image.clone(), route(&release_image, &registries)).await;
+    let release_subject = format!("release image {release_image}");
+    let release = pull(
+        &prober,
+        release_image.clone(),
+        route(&release_image, &registries),
+    )
+    .await;
     let Some(served) = release.served.clone() else {
-        report_group(report, "release image", &[release]);
+        report_group(report, &release_subject, &[release]);
         return;
     };
-    report_group(report, "release image", std::slice::from_ref(&release));
+    report_group(report, &release_subject, std::slice::from_ref(&release));
     let images = match prober.read_file(&served, IMAGE_REFERENCES, MAX_LAYER).await {
         Ok(Some(text)) => references(&text),
         Ok(None) => Err(format!("{served} holds no {IMAGE_REFERENCES}")),
@@ -210,8 +254,8 @@ async fn pull(prober: &Prober, image: ImageRef, route: Route) -> Verdict {
 
 /// The images `image-references` (an ImageStream) names, each once, in its order.
 fn references(text: &[u8]) -> Result<Vec<ImageRef>, String> {
-    let json: serde_json::Value = serde_json::from_slice(text)
-        .map_err(|e| format!("{IMAGE_REFERENCES} is not JSON: {e}"))?;
+    let json: serde_json::Value =
+        serde_json::from_slice(text).map_err(|e| format!("{IMAGE_REFERENCES} is not JSON: {e}"))?;
     let tags = json["spec"]["tags"]
         .as_array()
         .ok_or_else(|| format!("{IMAGE_REFERENCES} has no spec.tags"))?;
@@ -346,7 +390,7 @@ fn report_group(report: &mut Report, subject: &str, group: &[Verdict]) {
         if group.len() > NAMED_IMAGES {
             names.push(format!("and {} more", group.len() - NAMED_IMAGES));
         }
-        format!(" ({})", names.join(", "))
+        format!(": {}", names.join(", "))
     };
     match &first.served {
         Some(by) => {
@@ -375,7 +419,14 @@ fn report_group(report: &mut Report, subject: &str, group: &[Verdict]) {
             report.error(
                 &format!("pull.{id}"),
                 subject,
-                format!("cannot be pulled{named}: {why}. Fix: {fix}"),
+                format!(
+                    "cannot be pulled: {why}. Fix: {fix}{}",
+                    if one {
+                        String::new()
+                    } else {
+                        format!(". The images{named}")
+                    }
+                ),
             );
         }
     }
@@ -527,7 +578,11 @@ mod tests {
     /// Many images failing the same way are one finding that counts and names some of them.
     #[test]
     fn failures_of_one_kind_are_one_finding() {
-        let regs = [rule("quay.io/okd/c", &["mirror.example.com:5000/okd/c"], false)];
+        let regs = [rule(
+            "quay.io/okd/c",
+            &["mirror.example.com:5000/okd/c"],
+            false,
+        )];
         let verdicts: Vec<Verdict> = (0..5)
             .map(|i| {
                 let img = image(&format!("quay.io/okd/c@sha256:{i}"));
@@ -558,12 +613,18 @@ mod tests {
         let check = &report.checks[0];
         assert_eq!(check.id, "pull.manifest-unknown");
         assert_eq!(check.subject, "5 images");
-        assert!(check.message.contains("and 2 more"), "{}", check.message);
+        assert!(check.message.ends_with("and 2 more"), "{}", check.message);
         assert!(
-            check.message.contains("`mirror.example.com:5000` does not hold"),
+            check
+                .message
+                .contains("`mirror.example.com:5000` does not hold"),
             "{}",
             check.message
         );
-        assert!(check.message.contains("`quay.io` does not resolve"), "{}", check.message);
+        assert!(
+            check.message.contains("`quay.io` does not resolve"),
+            "{}",
+            check.message
+        );
     }
 }

@@ -16,6 +16,7 @@
 pub mod coreos;
 pub mod error;
 pub mod firstboot;
+pub mod images;
 pub mod machine;
 pub mod pointer;
 pub mod registry;
