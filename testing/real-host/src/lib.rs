@@ -18,6 +18,7 @@ pub mod error;
 pub mod firstboot;
 pub mod images;
 pub mod machine;
+pub mod mirror;
 pub mod pointer;
 pub mod registry;
 pub mod release;

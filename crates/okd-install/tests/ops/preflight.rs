@@ -14,22 +14,15 @@
 //! them, fails without them under CI=true.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
-use base64::Engine as _;
-use real_host::registry::{Registry, RegistrySpec};
+use real_host::mirror::{CONTENT_SOURCE, Login, Mirror, RELEASE_VERSION, SiteConfig};
+use real_host::registry::RegistrySpec;
 use real_host::release::Component;
-use real_host::{LAB_ADDRESS, Lab};
 
-use crate::support::{bin_path, both, okd};
+use crate::support::{bin_path, both, okd, repo_root};
 
-const MIRROR: &str = "registry.example.com";
-const USER: &str = "preflight";
-const PASSWORD: &str = "mirror-password";
-const RELEASE_VERSION: &str = "5.0.0-okd-scos.0";
-const RELEASE_SOURCE: &str = "quay.io/okd/scos-release";
-const CONTENT_SOURCE: &str = "quay.io/okd/scos-content";
 /// The release's components the registry holds.
 const COMPONENTS: &[&str] = &[
     "machine-config-operator",
@@ -41,169 +34,72 @@ const NOT_MIRRORED: &str = "cluster-network-operator";
 /// Another name of the registry's address, which its certificate does not have.
 const ALIAS: &str = "mirror.example.com";
 
-/// The lab: the registry with both releases, and where verify runs.
+/// The mirror with both releases.
 struct Site {
-    lab: Lab,
-    registry: Registry,
+    mirror: Mirror,
     /// The release whose components are all mirrored, by digest.
     release: String,
     /// The release that also names [`NOT_MIRRORED`].
     gap_release: String,
-    /// The lab's resolver for processes run with `ip netns exec`.
-    _resolv: NetnsResolv,
-}
-
-/// `/etc/netns/NAME/resolv.conf`, which `ip netns exec` puts in place of the machine's;
-/// removed when dropped.
-struct NetnsResolv(PathBuf);
-
-impl NetnsResolv {
-    fn new(netns: &str) -> NetnsResolv {
-        let dir = Path::new("/etc/netns").join(netns);
-        std::fs::create_dir_all(&dir).expect("/etc/netns");
-        std::fs::write(
-            dir.join("resolv.conf"),
-            format!("nameserver {LAB_ADDRESS}\n"),
-        )
-        .expect("resolv.conf");
-        NetnsResolv(dir)
-    }
-}
-
-impl Drop for NetnsResolv {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 impl Site {
     fn start(work: &Path) -> Site {
-        let lab = Lab::create("preflight").expect("the lab network");
         let spec = RegistrySpec {
-            name: MIRROR.into(),
-            user: USER.into(),
-            password: PASSWORD.into(),
+            name: "registry.example.com".into(),
+            user: "preflight".into(),
+            password: "mirror-password".into(),
         };
-        let registry = Registry::start(&lab, spec, &work.join("registry"))
-            .unwrap_or_else(|e| panic!("starting the registry: {e}"));
         let names: Vec<String> = COMPONENTS.iter().map(|s| s.to_string()).collect();
-        let digests = real_host::images::push(
-            &registry,
-            &lab,
-            "okd/scos-content",
-            &names,
-            &work.join("components"),
-        )
-        .unwrap_or_else(|e| panic!("pushing the components: {e}"));
-        let mut components: Vec<Component> = names
-            .iter()
-            .zip(&digests)
-            .map(|(name, digest)| Component {
-                name: name.clone(),
-                pull_spec: format!("{CONTENT_SOURCE}@{digest}"),
-            })
-            .collect();
-        let push = |components: &[Component], dir: &str| {
-            let digest = real_host::release::push(
-                &registry,
-                &lab,
-                "okd/scos-release",
-                RELEASE_VERSION,
-                components,
-                &work.join(dir),
-            )
+        let mirror = Mirror::start("preflight", spec, &names, work)
+            .unwrap_or_else(|e| panic!("starting the mirror: {e}"));
+        let mut components = mirror.components.clone();
+        let release = mirror
+            .push_release(&components, &work.join("release"))
             .unwrap_or_else(|e| panic!("pushing the release: {e}"));
-            format!("{RELEASE_SOURCE}@{digest}")
-        };
-        let release = push(&components, "release");
         components.push(Component::absent(NOT_MIRRORED, CONTENT_SOURCE));
-        let gap_release = push(&components, "gap-release");
-        let resolv = NetnsResolv::new(&lab.lab_netns);
+        let gap_release = mirror
+            .push_release(&components, &work.join("gap-release"))
+            .unwrap_or_else(|e| panic!("pushing the release: {e}"));
         Site {
-            lab,
-            registry,
+            mirror,
             release,
             gap_release,
-            _resolv: resolv,
         }
     }
 
     /// `okd-install verify --online=pulls --output json` in the lab's network; `extra` are
     /// more flags.
     fn verify(&self, install: &Path, extra: &[&str]) -> Output {
-        let out = std::process::Command::new("ip")
-            .args(["netns", "exec", &self.lab.lab_netns])
-            .arg(bin_path())
+        self.mirror
+            .command(bin_path())
             .arg("--dir")
             .arg(install)
             .args(["verify", "--online=pulls", "--output", "json"])
             .args(extra)
             .output()
-            .expect("run verify");
-        out
+            .expect("run verify")
     }
 }
 
-/// What the install-config says, varied by the faults.
+/// What a fault changes in the install-config.
 #[derive(Clone)]
 struct Config {
-    trust_ca: bool,
-    /// The mirror's entry in the pull secret: `None` for none.
-    mirror_password: Option<&'static str>,
-    content_mirror: bool,
-    /// The name the mirror rules use for the registry.
-    mirror_name: &'static str,
+    site: fn() -> SiteConfig,
     gap_release: bool,
 }
 
 const GOOD: Config = Config {
-    trust_ca: true,
-    mirror_password: Some(PASSWORD),
-    content_mirror: true,
-    mirror_name: MIRROR,
+    site: SiteConfig::default,
     gap_release: false,
 };
 
 /// Writes `config`'s install-config into `install` and creates the Ignition configs.
 fn configure(site: &Site, install: &Path, config: &Config) {
-    let basic = |user: &str, password: &str| {
-        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
-    };
-    let mut auths = serde_json::json!({"quay.io": {"auth": basic("someone", "x")}});
-    if let Some(password) = config.mirror_password {
-        auths[format!("{}:5000", config.mirror_name)] =
-            serde_json::json!({"auth": basic(USER, password)});
-    }
-    let secret = serde_json::json!({ "auths": auths }).to_string();
-    let example = std::fs::read_to_string(
-        crate::support::repo_root().join("examples/disconnected-mirror.yaml"),
-    )
-    .expect("the example");
-    let mut text: String = example
-        .lines()
-        .take_while(|l| !l.starts_with("imageDigestSources:"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mirror = format!("{}:5000", config.mirror_name);
-    text.push_str(&format!(
-        "imageDigestSources:\n- source: {RELEASE_SOURCE}\n  mirrors:\n  - {mirror}/okd/scos-release\n"
-    ));
-    if config.content_mirror {
-        text.push_str(&format!(
-            "- source: {CONTENT_SOURCE}\n  mirrors:\n  - {mirror}/okd/scos-content\n"
-        ));
-    }
-    text.push_str(&format!("pullSecret: '{secret}'\n"));
-    text.push_str(
-        "sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBiDNXM5oZcwzEL1nlEOYaRfGapUeRro0GQDOjOPmSKO admin@example.com\n",
-    );
-    if config.trust_ca {
-        text.push_str("additionalTrustBundle: |\n");
-        for line in site.registry.ca_pem.lines() {
-            text.push_str(&format!("  {line}\n"));
-        }
-    }
+    let example = std::fs::read_to_string(repo_root().join("examples/disconnected-mirror.yaml"))
+        .expect("the example");
     std::fs::create_dir_all(install).expect("install dir");
+    let text = site.mirror.install_config(&example, &(config.site)());
     std::fs::write(install.join("install-config.yaml"), text).expect("install-config");
     let release = if config.gap_release {
         &site.gap_release
@@ -254,7 +150,10 @@ const FAULTS: &[Fault] = &[
     Fault {
         name: "CA missing from additionalTrustBundle",
         config: Config {
-            trust_ca: false,
+            site: || SiteConfig {
+                trust_ca: false,
+                ..SiteConfig::default()
+            },
             ..GOOD
         },
         inject: nothing,
@@ -266,7 +165,10 @@ const FAULTS: &[Fault] = &[
     Fault {
         name: "pull secret without the mirror's credentials",
         config: Config {
-            mirror_password: None,
+            site: || SiteConfig {
+                login: Login::Missing,
+                ..SiteConfig::default()
+            },
             ..GOOD
         },
         inject: nothing,
@@ -278,7 +180,10 @@ const FAULTS: &[Fault] = &[
     Fault {
         name: "wrong credentials",
         config: Config {
-            mirror_password: Some("not-the-password"),
+            site: || SiteConfig {
+                login: Login::WrongPassword,
+                ..SiteConfig::default()
+            },
             ..GOOD
         },
         inject: nothing,
@@ -305,7 +210,10 @@ const FAULTS: &[Fault] = &[
     Fault {
         name: "a mirror rule missing",
         config: Config {
-            content_mirror: false,
+            site: || SiteConfig {
+                content_mirror: false,
+                ..SiteConfig::default()
+            },
             ..GOOD
         },
         inject: nothing,
@@ -320,11 +228,11 @@ const FAULTS: &[Fault] = &[
     Fault {
         name: "registry down",
         config: GOOD,
-        inject: |site| site.registry.stop_serving(),
+        inject: |site| site.mirror.registry.stop_serving(),
         remove: |site| {
-            let lab = &site.lab;
-            site.registry
-                .serve(lab, real_host::registry::Certificate::Trusted)
+            let m = &mut site.mirror;
+            m.registry
+                .serve(&m.lab, real_host::registry::Certificate::Trusted)
                 .expect("start the registry");
         },
         flags: &[],
@@ -335,12 +243,12 @@ const FAULTS: &[Fault] = &[
         name: "registry's name not resolvable",
         config: GOOD,
         inject: |site| {
-            let lab = &site.lab;
-            site.registry.answer_name(lab, false).expect("name server");
+            let m = &mut site.mirror;
+            m.registry.answer_name(&m.lab, false).expect("name server");
         },
         remove: |site| {
-            let lab = &site.lab;
-            site.registry.answer_name(lab, true).expect("name server");
+            let m = &mut site.mirror;
+            m.registry.answer_name(&m.lab, true).expect("name server");
         },
         flags: &[],
         id: "pull.name-not-resolved",
@@ -349,7 +257,10 @@ const FAULTS: &[Fault] = &[
     Fault {
         name: "a certificate for another name",
         config: Config {
-            mirror_name: ALIAS,
+            site: || SiteConfig {
+                mirror_name: Some(ALIAS.into()),
+                ..SiteConfig::default()
+            },
             ..GOOD
         },
         inject: nothing,
