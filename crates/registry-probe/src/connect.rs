@@ -40,16 +40,16 @@ pub(crate) async fn open(
             dial(settings, &addrs).await.map_err(|(f, d)| fail(f, d))?
         }
         Some(proxy) => {
-            let via = format!("the proxy {}:{}", proxy.host, proxy.port);
+            let at_proxy = |(f, d): (RegistryFault, String)| {
+                Failure::at_proxy(registry, format!("{}:{}", proxy.host, proxy.port), f, d)
+            };
             let addrs = resolve(settings, &proxy.host, proxy.port)
                 .await
-                .map_err(|(f, d)| fail(f, format!("{d}, {via}")))?;
-            let mut tcp = dial(settings, &addrs)
-                .await
-                .map_err(|(f, d)| fail(f, format!("{d}, {via}")))?;
+                .map_err(at_proxy)?;
+            let mut tcp = dial(settings, &addrs).await.map_err(at_proxy)?;
             tunnel(settings, &mut tcp, host, port)
                 .await
-                .map_err(|(f, d)| fail(f, format!("{d} ({via})")))?;
+                .map_err(at_proxy)?;
             tcp
         }
     };

@@ -78,6 +78,9 @@ pub struct Failure {
     pub fault: Option<RegistryFault>,
     /// What was seen: the address dialled, the certificate's names, the credentials' state.
     pub detail: Option<String>,
+    /// The HTTPS proxy (`host:port`) when the failure is the proxy's: it cannot be reached,
+    /// or it would not open the tunnel to the registry.
+    pub proxy: Option<String>,
 }
 
 impl Failure {
@@ -90,12 +93,29 @@ impl Failure {
             registry: registry.to_string(),
             fault,
             detail,
+            proxy: None,
+        }
+    }
+
+    /// A failure between the host and its proxy `proxy` on the way to `registry`.
+    pub(crate) fn at_proxy(
+        registry: &str,
+        proxy: String,
+        fault: RegistryFault,
+        detail: String,
+    ) -> Failure {
+        Failure {
+            proxy: Some(proxy),
+            ..Failure::new(registry, Some(fault), Some(detail))
         }
     }
 
     /// The failure as the reader of registry errors words it, for `image` (or images in
     /// general when `None`).
     pub fn pull_error(&self, image: Option<String>) -> Option<PullError> {
+        if self.proxy.is_some() {
+            return None;
+        }
         Some(PullError {
             fault: self.fault?,
             image,
@@ -107,6 +127,19 @@ impl Failure {
     /// Why, in the user's words: the reader's reason, then what the preflight saw when the
     /// reason does not already say it.
     pub fn reason(&self, image: Option<String>) -> String {
+        if let Some(proxy) = &self.proxy {
+            let what = match self.fault {
+                Some(RegistryFault::ConnectionRefused) => "refused the connection",
+                Some(RegistryFault::NameNotResolved) => "does not resolve",
+                Some(RegistryFault::Timeout) => "did not answer in time",
+                _ => "did not open a tunnel",
+            };
+            return format!(
+                "the HTTPS proxy `{proxy}` on the way to `{}` {what} ({})",
+                self.registry,
+                self.detail.as_deref().unwrap_or_default()
+            );
+        }
         match self.pull_error(image) {
             Some(e) => {
                 let reason = e.reason();
@@ -135,12 +168,15 @@ enum Challenge {
     Bearer { realm: String, service: String },
 }
 
+/// A repository's pull token, asked for once.
+type TokenCell = OnceCell<Result<String, Failure>>;
+
 /// One registry: its challenge (asked once), its idle connections, its tokens.
 #[derive(Default)]
 struct Registry {
     challenge: OnceCell<Result<Challenge, Failure>>,
     idle: Mutex<Vec<Conn>>,
-    tokens: Mutex<HashMap<String, Arc<OnceCell<Result<String, Failure>>>>>,
+    tokens: Mutex<HashMap<String, Arc<TokenCell>>>,
 }
 
 /// Runs the steps of pulls with shared connections; cheap to share behind an `Arc`.

@@ -444,6 +444,17 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
              registry"
                 .to_string()
         });
+    if let Some(proxy) = first.and_then(|f| f.proxy.as_deref()) {
+        return (
+            "proxy".to_string(),
+            tried.join("; then "),
+            format!(
+                "check proxy.httpsProxy and proxy.noProxy in install-config.yaml (the host sends \
+                 `{}` through `{proxy}`), and that the proxy runs and may reach it",
+                v.failed[0].1.registry
+            ),
+        );
+    }
     match (&v.route.rule, v.route.blocked) {
         (None, _) => (
             "no-mirror-rule".to_string(),
@@ -572,6 +583,7 @@ mod tests {
             registry: reg.into(),
             fault: Some(fault),
             detail: None,
+            proxy: None,
         }
     }
 

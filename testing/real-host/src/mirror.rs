@@ -42,6 +42,22 @@ impl Drop for Mirror {
     }
 }
 
+/// A running tinyproxy; stopped when dropped.
+pub struct Proxy {
+    child: Option<std::process::Child>,
+    /// Its log: one line per CONNECT.
+    pub log: PathBuf,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// The pull secret's entry for the mirror.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Login {
@@ -64,6 +80,8 @@ pub struct SiteConfig {
     pub content_mirror: bool,
     /// The name the mirror rules give the registry (its own name by default).
     pub mirror_name: Option<String>,
+    /// install-config's `proxy`: `httpsProxy` and `noProxy`.
+    pub proxy: Option<(String, String)>,
 }
 
 impl Default for SiteConfig {
@@ -73,6 +91,7 @@ impl Default for SiteConfig {
             login: Login::Right,
             content_mirror: true,
             mirror_name: None,
+            proxy: None,
         }
     }
 }
@@ -130,6 +149,32 @@ impl Mirror {
         Ok(format!("{RELEASE_SOURCE}@{digest}"))
     }
 
+    /// Starts tinyproxy in the lab's network on `LAB_ADDRESS:port`, resolving through the
+    /// lab, its log (every CONNECT) in `log`; it ends when the returned child is dropped.
+    pub fn start_proxy(&self, port: u16, work: &Path) -> Result<Proxy> {
+        std::fs::create_dir_all(work).map_err(Error::io(work))?;
+        let config = work.join("tinyproxy.conf");
+        let log = work.join("tinyproxy.log");
+        std::fs::write(
+            &config,
+            format!(
+                "User nobody\nGroup nogroup\nPort {port}\nListen {LAB_ADDRESS}\nTimeout 20\n\
+                 MaxClients 64\nLogLevel Connect\nConnectPort {PORT}\nConnectPort 443\n"
+            ),
+        )
+        .map_err(Error::io(&config))?;
+        let mut cmd = self.command("tinyproxy");
+        cmd.arg("-d").arg("-c").arg(&config);
+        let child = crate::registry::spawn(&mut cmd, &log)?;
+        let proxy = Proxy {
+            child: Some(child),
+            log,
+        };
+        // It listens within moments; the preflight's own connect bound covers a slow start.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        Ok(proxy)
+    }
+
     /// `program` run in the lab's network with the lab's name server as resolver.
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut cmd = Command::new("ip");
@@ -174,6 +219,11 @@ impl Mirror {
         text.push_str(&format!("pullSecret: '{secret}'\n"));
         if let Some(key) = example.lines().find(|l| l.starts_with("sshKey:")) {
             text.push_str(&format!("{key}\n"));
+        }
+        if let Some((https, no_proxy)) = &site.proxy {
+            text.push_str(&format!(
+                "proxy:\n  httpsProxy: {https}\n  noProxy: {no_proxy}\n"
+            ));
         }
         if site.trust_ca {
             text.push_str("additionalTrustBundle: |\n");

@@ -44,14 +44,15 @@ struct Site {
 }
 
 impl Site {
-    fn start(work: &Path) -> Site {
+    /// The mirror in a lab of its own called `lab` (tests run in parallel).
+    fn start(lab: &str, work: &Path) -> Site {
         let spec = RegistrySpec {
             name: "registry.example.com".into(),
             user: "preflight".into(),
             password: "mirror-password".into(),
         };
         let names: Vec<String> = COMPONENTS.iter().map(|s| s.to_string()).collect();
-        let mirror = Mirror::start("preflight", spec, &names, work)
+        let mirror = Mirror::start(lab, spec, &names, work)
             .unwrap_or_else(|e| panic!("starting the mirror: {e}"));
         let mut components = mirror.components.clone();
         let release = mirror
@@ -94,18 +95,37 @@ const GOOD: Config = Config {
     gap_release: false,
 };
 
+impl Config {
+    /// The site config with install-config's `proxy`.
+    fn with_proxy(&self, https: String, no_proxy: &str) -> SiteConfig {
+        SiteConfig {
+            proxy: Some((https, no_proxy.to_string())),
+            ..(self.site)()
+        }
+    }
+}
+
 /// Writes `config`'s install-config into `install` and creates the Ignition configs.
 fn configure(site: &Site, install: &Path, config: &Config) {
-    let example = std::fs::read_to_string(repo_root().join("examples/disconnected-mirror.yaml"))
-        .expect("the example");
-    std::fs::create_dir_all(install).expect("install dir");
-    let text = site.mirror.install_config(&example, &(config.site)());
-    std::fs::write(install.join("install-config.yaml"), text).expect("install-config");
     let release = if config.gap_release {
         &site.gap_release
     } else {
         &site.release
     };
+    write_and_create(site, install, &(config.site)(), release);
+}
+
+/// [`configure`] for a site config of its own, with the all-mirrored release.
+fn configure_with(site: &Site, install: &Path, config: &SiteConfig) {
+    write_and_create(site, install, config, &site.release);
+}
+
+fn write_and_create(site: &Site, install: &Path, config: &SiteConfig, release: &str) {
+    let example = std::fs::read_to_string(repo_root().join("examples/disconnected-mirror.yaml"))
+        .expect("the example");
+    std::fs::create_dir_all(install).expect("install dir");
+    let text = site.mirror.install_config(&example, config);
+    std::fs::write(install.join("install-config.yaml"), text).expect("install-config");
     okd(install)
         .args(["create", "ignition-configs", "--release-image", release])
         .args(["--release-version", RELEASE_VERSION])
@@ -281,7 +301,7 @@ fn the_preflight_names_each_registry_fault_at_its_cause() {
         return;
     }
     let work = tempfile::tempdir().expect("temp dir");
-    let mut site = Site::start(work.path());
+    let mut site = Site::start("preflight", work.path());
     let install = work.path().join("install");
 
     configure(&site, &install, &GOOD);
@@ -342,4 +362,81 @@ fn the_preflight_names_each_registry_fault_at_its_cause() {
         assert_eq!(out.status.code(), Some(9), "{}: {}", fault.name, both(&out));
     }
     eprintln!("{}", report.join("\n"));
+}
+
+/// The proxy's port on the lab address, and one where nothing listens.
+const PROXY_PORT: u16 = 3128;
+const NO_PROXY_PORT: u16 = 3129;
+
+/// With `proxy` in install-config the pulls go through it as the host's would (tinyproxy,
+/// whose log shows each CONNECT), `noProxy` naming the registry sends them past it, and a
+/// proxy that does not answer is named as the proxy, not as the registry.
+#[test]
+fn the_preflight_goes_through_the_hosts_proxy_honouring_no_proxy() {
+    let mut missing = real_host::registry::missing();
+    if testkit::require::find_program("tinyproxy").is_none() {
+        missing.push("tinyproxy (apt-get install tinyproxy-bin)".into());
+    }
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let site = Site::start("preflight-proxy", work.path());
+    let proxy = site
+        .mirror
+        .start_proxy(PROXY_PORT, &work.path().join("proxy"))
+        .unwrap_or_else(|e| panic!("starting tinyproxy: {e}"));
+    let install = work.path().join("install");
+    let through = |port: u16, no_proxy: &str| {
+        GOOD.with_proxy(
+            format!("http://{}:{port}", real_host::LAB_ADDRESS),
+            no_proxy,
+        )
+    };
+    let connects = || {
+        std::fs::read_to_string(&proxy.log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("CONNECT") && l.contains("registry.example.com:5000"))
+            .count()
+    };
+
+    configure_with(&site, &install, &through(PROXY_PORT, "example.net"));
+    let out = site.verify(&install, &[]);
+    let checks = pull_checks(&out);
+    assert!(out.status.success(), "{checks:#?}\n{}", both(&out));
+    assert!(
+        connects() > 0,
+        "no CONNECT in the proxy's log:\n{}",
+        std::fs::read_to_string(&proxy.log).unwrap_or_default()
+    );
+
+    let before = connects();
+    configure_with(&site, &install, &through(PROXY_PORT, ".example.com"));
+    let out = site.verify(&install, &[]);
+    assert!(out.status.success(), "{}", both(&out));
+    assert_eq!(
+        connects(),
+        before,
+        "noProxy .example.com still went through the proxy"
+    );
+
+    configure_with(&site, &install, &through(NO_PROXY_PORT, "example.net"));
+    let out = site.verify(&install, &[]);
+    let checks = pull_checks(&out);
+    let named: BTreeSet<&str> = checks
+        .iter()
+        .filter(|c| c.1 != "ok")
+        .map(|c| c.0.as_str())
+        .collect();
+    assert_eq!(named, BTreeSet::from(["pull.proxy"]), "{checks:#?}");
+    let text: String = checks.iter().map(|c| c.3.clone()).collect();
+    assert!(
+        text.contains(&format!(
+            "the HTTPS proxy `{}:{NO_PROXY_PORT}`",
+            real_host::LAB_ADDRESS
+        )) && text.contains("refused the connection"),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(9), "{}", both(&out));
 }
