@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail, ensure};
 use real_host::mirror::{CONTENT_PATH, Mirror, RELEASE_VERSION, SiteConfig};
 use real_host::registry::RegistrySpec;
 
-use crate::{cargo, root, run_checked};
+use crate::{root, run_checked};
 
 pub(crate) fn run(args: &[&str]) -> Result<()> {
     let images: usize = match args.first() {
@@ -39,14 +39,7 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
     if !missing.is_empty() {
         bail!("bench-pulls needs: {}", missing.join("; "));
     }
-    run_checked(
-        cargo().args(["build", "--quiet", "--package", "okd-install"]),
-        "building okd-install",
-    )?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(Into::into)
-        .unwrap_or_else(|| root().join("target"));
-    let okd = target.join("debug/okd-install");
+    let okd = crate::build_okd_install()?;
     let work = tempfile::tempdir()?;
     let spec = RegistrySpec {
         name: "registry.example.com".into(),

@@ -59,14 +59,13 @@ impl ImageRef {
         if name.is_empty() || name.contains(char::is_whitespace) {
             return Err(bad("the name is empty or holds a space"));
         }
-        let (registry, repository) = match name.split_once('/') {
-            Some((first, rest))
-                if first.contains('.') || first.contains(':') || first == "localhost" =>
-            {
-                (first.to_string(), rest.to_string())
-            }
-            Some(_) => (DOCKER_HUB.to_string(), name.to_string()),
-            None => (DOCKER_HUB.to_string(), format!("library/{name}")),
+        // The registry is the first part when it looks like a host, as the reader of
+        // registry errors decides it.
+        let registry = contract::registry_error::registry_of_image(name);
+        let repository = match name.strip_prefix(&format!("{registry}/")) {
+            Some(rest) => rest.to_string(),
+            None if name.contains('/') => name.to_string(),
+            None => format!("library/{name}"),
         };
         if repository.is_empty() {
             return Err(bad("the repository is empty"));

@@ -20,24 +20,24 @@ pub fn missing() -> Vec<String> {
     if !crate::is_root() {
         missing.push("root (network namespaces need it)".to_string());
     }
-    for (program, package) in [
-        ("nsenter", "util-linux"),
-        ("ip", "iproute2"),
-        ("openssl", "openssl"),
-        ("podman", "podman"),
-        ("docker-registry", "docker-registry"),
-        ("htpasswd", "apache2-utils"),
-        ("dnsmasq", "dnsmasq-base"),
-        ("busybox", "busybox-static"),
-        ("curl", "curl"),
-        ("gzip", "gzip"),
-    ] {
-        if !crate::on_path(program) {
-            missing.push(format!("{program} (apt-get install {package})"));
-        }
-    }
+    missing.extend(crate::missing_programs(PROGRAMS));
     missing
 }
+
+/// The programs the registry, its name server and the image pushes run, with their Debian
+/// packages.
+pub(crate) const PROGRAMS: &[(&str, &str)] = &[
+    ("nsenter", "util-linux"),
+    ("ip", "iproute2"),
+    ("openssl", "openssl"),
+    ("podman", "podman"),
+    ("docker-registry", "docker-registry"),
+    ("htpasswd", "apache2-utils"),
+    ("dnsmasq", "dnsmasq-base"),
+    ("busybox", "busybox-static"),
+    ("curl", "curl"),
+    ("gzip", "gzip"),
+];
 
 /// The registry port.
 pub const PORT: u16 = 5000;
