@@ -381,8 +381,9 @@ impl Prober {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop();
+        let reused = matches!(&idle, Some(c) if !c.is_closed());
         let mut conn = match idle {
-            Some(c) if !c.is_closed() => c,
+            Some(c) if reused => c,
             _ => connect::open(&self.settings, &image.registry, &host, port).await?,
         };
         let authority = if port == 443 {
@@ -390,17 +391,34 @@ impl Prober {
         } else {
             format!("{host}:{port}")
         };
-        let answer = self
+        let mut answer = self
             .exchange(
                 &image.registry,
                 &mut conn,
-                method,
+                method.clone(),
                 &authority,
                 path,
-                authorization,
+                authorization.clone(),
                 limit,
             )
-            .await?;
+            .await;
+        // A kept connection the registry closed meanwhile is no finding: once more on a
+        // new one, as an HTTP client does.
+        if reused && matches!(&answer, Err(f) if f.fault.is_none()) {
+            conn = connect::open(&self.settings, &image.registry, &host, port).await?;
+            answer = self
+                .exchange(
+                    &image.registry,
+                    &mut conn,
+                    method,
+                    &authority,
+                    path,
+                    authorization,
+                    limit,
+                )
+                .await;
+        }
+        let answer = answer?;
         registry
             .idle
             .lock()
@@ -541,6 +559,63 @@ fn parse_challenge(header: &str) -> Option<Challenge> {
 mod tests {
     use super::*;
 
+    fn settings(overrides: &[(&str, SocketAddr)]) -> Settings {
+        Settings {
+            anchors: system_anchors(),
+            overrides: overrides.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            proxy: None,
+            connect_timeout: Duration::from_millis(500),
+            request_timeout: Duration::from_millis(500),
+            max_connections: 4,
+        }
+    }
+
+    /// A registry that accepts the connection and never answers ends in the bounded wait,
+    /// named as a timeout; a port nobody listens on is a refused connection; a name given
+    /// with `--resolve` is never looked up.
+    #[tokio::test]
+    async fn silence_is_a_timeout_and_a_closed_port_is_refused() {
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let silent_addr = silent.local_addr().unwrap();
+        let keep = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((conn, _)) = silent.accept().await {
+                held.push(conn);
+            }
+        });
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let closed_addr = closed.local_addr().unwrap();
+        drop(closed);
+        let prober = Prober::new(
+            settings(&[
+                ("slow.registry.invalid", silent_addr),
+                ("down.registry.invalid", closed_addr),
+            ]),
+            PullSecret::default(),
+        );
+        let image = |r: &str| ImageRef::parse(&format!("{r}:5000/okd/x@sha256:ab")).unwrap();
+        let slow = prober
+            .check(&image("slow.registry.invalid"))
+            .await
+            .unwrap_err();
+        assert_eq!(slow.fault, Some(RegistryFault::Timeout), "{slow:?}");
+        let down = prober
+            .check(&image("down.registry.invalid"))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            down.fault,
+            Some(RegistryFault::ConnectionRefused),
+            "{down:?}"
+        );
+        assert!(
+            down.reason(None).contains(&closed_addr.to_string()),
+            "{}",
+            down.reason(None)
+        );
+        keep.abort();
+    }
+
     #[test]
     fn challenges_parse() {
         assert_eq!(
@@ -570,6 +645,7 @@ mod tests {
         assert!(reason.contains("wants credentials"), "{reason}");
         assert!(reason.contains("has no credentials"), "{reason}");
         let odd = Failure::new("r:5000", None, Some("answered HTTP 500".into()));
+        assert!(odd.pull_error(None).is_none());
         assert_eq!(odd.reason(None), "`r:5000` answered HTTP 500");
     }
 }
