@@ -150,7 +150,7 @@ pub(crate) fn check_all(m: &Material, opts: &Options, report: &mut Report) {
     };
     let (release_image, release) = match release_of(m) {
         Ok(r) => r,
-        Err(e) => return report.warn("pull.release", "release image", e),
+        Err(e) => return report.error("pull.release", "release image", e),
     };
     let release_image = match ImageRef::parse(&release_image) {
         Ok(r) => r,
@@ -190,6 +190,10 @@ async fn run(
     .await;
     let Some(served) = release.served.clone() else {
         report_group(report, &release_subject, &[release]);
+        if let Some(last) = report.checks.last_mut() {
+            last.message
+                .push_str("; the images the release names were not checked, as it was not read");
+        }
         return;
     };
     report_group(report, &release_subject, std::slice::from_ref(&release));
