@@ -89,6 +89,12 @@ impl Prober {
                     crate::header(&answer.headers, hyper::header::LOCATION).ok_or_else(|| {
                         ReadError::Image(format!("blob {digest}: a redirect without a location"))
                     })?;
+                // A path is on the registry itself.
+                let location = if location.starts_with('/') {
+                    format!("https://{}{location}", image.registry)
+                } else {
+                    location
+                };
                 self.fetch_url(&image.registry, &location, None, limit)
                     .await
                     .map_err(ReadError::Pull)?
