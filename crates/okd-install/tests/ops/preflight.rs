@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::Output;
 
 use real_host::mirror::{CONTENT_SOURCE, Login, Mirror, RELEASE_VERSION, SiteConfig};
-use real_host::registry::RegistrySpec;
+use real_host::registry::{Certificate, RegistrySpec};
 use real_host::release::Component;
 
 use crate::support::{bin_path, both, okd, repo_root};
@@ -252,7 +252,7 @@ const FAULTS: &[Fault] = &[
         remove: |site| {
             let m = &mut site.mirror;
             m.registry
-                .serve(&m.lab, real_host::registry::Certificate::Trusted)
+                .serve(&m.lab, Certificate::Trusted)
                 .expect("start the registry");
         },
         flags: &[],
@@ -273,6 +273,28 @@ const FAULTS: &[Fault] = &[
         flags: &[],
         id: "pull.name-not-resolved",
         words: &["`registry.example.com:5000` does not resolve"],
+    },
+    Fault {
+        name: "a certificate not valid yet",
+        config: GOOD,
+        inject: |site| {
+            let m = &mut site.mirror;
+            m.registry
+                .serve(&m.lab, Certificate::NotYetValid)
+                .expect("serve tomorrow's certificate");
+        },
+        remove: |site| {
+            let m = &mut site.mirror;
+            m.registry
+                .serve(&m.lab, Certificate::Trusted)
+                .expect("start the registry");
+        },
+        flags: &[],
+        id: "pull.certificate-not-yet-valid",
+        words: &[
+            "`registry.example.com:5000`'s certificate is not valid yet",
+            "it is valid from",
+        ],
     },
     Fault {
         name: "a certificate for another name",
