@@ -166,6 +166,14 @@ struct Fault {
 
 fn nothing(_: &mut Site) {}
 
+/// The registry back with its trusted certificate.
+fn serve_trusted(site: &mut Site) {
+    let m = &mut site.mirror;
+    m.registry
+        .serve(&m.lab, Certificate::Trusted)
+        .expect("start the registry");
+}
+
 const FAULTS: &[Fault] = &[
     Fault {
         name: "CA missing from additionalTrustBundle",
@@ -249,12 +257,7 @@ const FAULTS: &[Fault] = &[
         name: "registry down",
         config: GOOD,
         inject: |site| site.mirror.registry.stop_serving(),
-        remove: |site| {
-            let m = &mut site.mirror;
-            m.registry
-                .serve(&m.lab, Certificate::Trusted)
-                .expect("start the registry");
-        },
+        remove: serve_trusted,
         flags: &[],
         id: "pull.connection-refused",
         words: &["`registry.example.com:5000` refused the connection"],
@@ -283,12 +286,7 @@ const FAULTS: &[Fault] = &[
                 .serve(&m.lab, Certificate::NotYetValid)
                 .expect("serve tomorrow's certificate");
         },
-        remove: |site| {
-            let m = &mut site.mirror;
-            m.registry
-                .serve(&m.lab, Certificate::Trusted)
-                .expect("start the registry");
-        },
+        remove: serve_trusted,
         flags: &[],
         id: "pull.certificate-not-yet-valid",
         words: &[
