@@ -43,19 +43,10 @@ impl ImageRef {
             why,
         };
         let text = text.trim();
-        let (name, digest) = match text.split_once('@') {
-            Some((n, d)) if d.contains(':') => (n, Some(d.to_string())),
-            Some(_) => return Err(bad("the digest after `@` has no algorithm")),
-            None => (text, None),
-        };
-        let last_slash = name.rfind('/').map_or(0, |i| i + 1);
-        let (name, tag) = match name[last_slash..].rfind(':') {
-            Some(i) => (
-                &name[..last_slash + i],
-                Some(name[last_slash + i + 1..].to_string()),
-            ),
-            None => (name, None),
-        };
+        let (name, tag, digest) = contract::registry_error::split_reference(text);
+        if digest.is_some_and(|d| !d.contains(':')) {
+            return Err(bad("the digest after `@` has no algorithm"));
+        }
         if name.is_empty() || name.contains(char::is_whitespace) {
             return Err(bad("the name is empty or holds a space"));
         }
@@ -71,8 +62,8 @@ impl ImageRef {
             return Err(bad("the repository is empty"));
         }
         let pin = match (digest, tag) {
-            (Some(d), _) => Pin::Digest(d),
-            (None, Some(t)) if !t.is_empty() => Pin::Tag(t),
+            (Some(d), _) => Pin::Digest(d.to_string()),
+            (None, Some(t)) if !t.is_empty() => Pin::Tag(t.to_string()),
             (None, Some(_)) => return Err(bad("the tag after `:` is empty")),
             (None, None) => Pin::Tag("latest".into()),
         };
