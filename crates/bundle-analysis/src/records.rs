@@ -101,9 +101,10 @@ impl ServiceSummary {
     }
 }
 
-/// Parses a record file. The error is serde_json's, which names line and column.
+/// Parses a record file, its strings escaped ([`crate::shown`]). The error is serde_json's,
+/// which names line and column when the file is not JSON.
 pub(crate) fn parse_records(text: &str) -> Result<Vec<RecordEntry>, serde_json::Error> {
-    serde_json::from_str(text)
+    serde_json::from_value(crate::shown::json_value(text)?)
 }
 
 /// Summarises the entries of one service.

@@ -41,7 +41,7 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
     if !args.skip_analysis {
         let analysis = bundle_analysis::analyze_bundle(&outcome.bundle_path)
             .with_context(|| format!("analysing {}", outcome.bundle_path.display()))?;
-        diagnosis_output::print(&analysis, args.output);
+        diagnosis_output::print(&analysis, args.output)?;
     }
     if args.output == OutputFormat::Text {
         tracing::info!("attach {} to a bug report", outcome.bundle_path.display());

@@ -265,7 +265,7 @@ async fn host_finding(
                      most ({} time(s), see `okd-install analyze {}`): {}",
                     top.count,
                     outcome.bundle_path.display(),
-                    top.line
+                    bundle_analysis::escape_controls(&top.line)
                 );
             }
             analysis.finding

@@ -162,6 +162,115 @@ fn a_file_that_is_not_a_bundle_fails_naming_it() {
     assert!(out.stdout.is_empty(), "{}", both(&out));
 }
 
+/// Would set the terminal's title, erase the line, move back and claim success.
+const STEERING: &str =
+    "\u{1b}]0;owned\u{7}\u{1b}[2K\r\u{1b}[1A\u{8}\u{9b}2J\u{202e}bootstrap complete";
+
+/// The first byte sequence of `bytes` that steers a terminal: a C0 control but the line feed
+/// and the tab, DEL, a C1 control (UTF-8 `C2 80`..`C2 9F`) or a bidirectional override.
+fn steering(bytes: &[u8]) -> Option<usize> {
+    let text = String::from_utf8_lossy(bytes);
+    text.char_indices()
+        .find(|&(_, c)| {
+            (c.is_control() && c != '\n' && c != '\t') || ('\u{202a}'..='\u{202e}').contains(&c)
+        })
+        .map(|(i, _)| i)
+}
+
+/// A bundle whose journals, records and entry names carry [`STEERING`]: a failed release
+/// image with its error line (so a cause is named), and a record that does not parse.
+fn steering_bundle(dir: &Path) -> PathBuf {
+    let failed = vec![
+        record("service start", "", "", ""),
+        record(
+            "service end",
+            &format!("pull{STEERING}"),
+            "failure",
+            &format!("Error: reading manifest in quay.io/okd/release: unauthorized {STEERING}"),
+        ),
+    ];
+    Bundle::new("steer")
+        .service("release-image", failed)
+        .file("bootstrap/journals/bootkube.log", format!("{STEERING}\n"))
+        .file(&format!("bootstrap/services/x{STEERING}.json"), STEERING)
+        .file(
+            &format!("control-plane/10.0.0.1{STEERING}/failed-units.txt"),
+            format!("kubelet.service loaded failed failed {STEERING}\n"),
+        )
+        .write(dir, "log-bundle-steer.tar.gz")
+}
+
+#[test]
+fn a_bundle_cannot_steer_the_terminal_in_text_or_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = steering_bundle(dir.path());
+    let text = analyze(&bundle, false);
+    for (stream, bytes) in [("stdout", &text.stdout), ("stderr", &text.stderr)] {
+        if let Some(at) = steering(bytes) {
+            panic!(
+                "{stream} steers the terminal at byte {at}:\n{}",
+                both(&text)
+            );
+        }
+    }
+    let shown = stdout(&text);
+    assert!(
+        shown.contains("\\x1b]0;owned\\x07"),
+        "shown escaped:\n{shown}"
+    );
+    assert!(shown.contains("cause (release-image-pull)"), "{shown}");
+    let json = analyze(&bundle, true);
+    assert_eq!(steering(&json.stdout), None, "{}", both(&json));
+    for line in json_lines(&json) {
+        // A field printed raw (`jq -r`) must not steer either.
+        let mut strings = Vec::new();
+        strings_of(&line, &mut strings);
+        for s in strings {
+            assert_eq!(steering(s.as_bytes()), None, "{s:?}");
+        }
+    }
+}
+
+fn strings_of(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| strings_of(v, out)),
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                out.push(k.clone());
+                strings_of(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn records_that_cannot_be_read_are_said_so_never_no_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = Bundle::new("garbled")
+        .file("bootstrap/services/release-image.json", "[{\"phase\": ")
+        .file("bootstrap/services/bootkube.json", "\u{0}\u{0}\u{0}")
+        .write(dir.path(), "log-bundle-garbled.tar.gz");
+    let text = stdout(&analyze(&bundle, false));
+    assert!(
+        text.starts_with("Not judged: the bundle's service records could not be read"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bootstrap/services/release-image.json: EOF"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bootstrap/services/bootkube.json: "),
+        "{text}"
+    );
+    assert!(!text.contains("No problem found"), "{text}");
+    let json = analyze_json(&bundle);
+    assert_eq!(json["verdict"]["kind"], "unreadable-records", "{json:#}");
+    assert_eq!(json["unreadable_records"].as_array().map(Vec::len), Some(2));
+}
+
 /// A bundle whose OS pivot gave up pulling the machine-OS image; bootkube ran anyway.
 fn os_pivot_rebase_failed(dir: &Path) -> PathBuf {
     let mut pivot = vec![record("service start", "", "", "")];
