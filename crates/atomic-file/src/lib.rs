@@ -400,7 +400,10 @@ mod tests {
         std::fs::write(&leftover, "half").unwrap();
         assert!(super::remove_if_abandoned(&leftover).unwrap());
         assert!(!leftover.exists());
-        assert!(!super::remove_if_abandoned(&leftover).unwrap(), "gone already");
+        assert!(
+            !super::remove_if_abandoned(&leftover).unwrap(),
+            "gone already"
+        );
     }
 
     #[test]
@@ -419,7 +422,10 @@ mod tests {
             .status()
             .unwrap();
         assert!(made.success());
-        assert!(!super::remove_if_abandoned(&fifo).unwrap(), "never waited on");
+        assert!(
+            !super::remove_if_abandoned(&fifo).unwrap(),
+            "never waited on"
+        );
         assert!(fifo.exists());
     }
 

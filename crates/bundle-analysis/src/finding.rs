@@ -298,7 +298,8 @@ fn render_stage(stage: Option<&str>) -> Option<&str> {
 
 /// No line names a cause: the failed stage or the component does, with a line of the
 /// bundle as its evidence (the failing container's last line, else a line of the problem's
-/// own unit, else the first fact the component was judged on); with none, no cause is named.
+/// own unit); with none, no cause is named (the verdict and the component still say where
+/// it stopped).
 fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
     let (unit, stage) = problem_place(src.verdict);
     // The failing container's own last line says more than the script's message about it.
@@ -310,8 +311,7 @@ fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
         .iter()
         .find(|l| unit.is_some() && l.unit == unit)
         .map(|l| l.text.clone());
-    let fact = src.component.and_then(|c| c.evidence.first().cloned());
-    let evidence = own_line.or(unit_line).or(fact)?;
+    let evidence = own_line.or(unit_line)?;
     let cause = match (src.verdict, src.component.map(|c| c.component)) {
         (_, Some(Component::RenderStage)) => Cause::RenderStage,
         (_, Some(Component::Etcd)) => Cause::EtcdStart,

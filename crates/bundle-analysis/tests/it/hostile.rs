@@ -184,6 +184,32 @@ fn a_failure_without_an_evidence_line_names_no_cause() {
     assert!(!text.contains("evidence:"), "{text}");
 }
 
+/// A render stage that failed without a word and left no container output: the stage says
+/// where, nothing says why, so no cause is named.
+#[test]
+fn a_render_stage_failed_without_a_line_names_no_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Bundle::new("1")
+        .service("release-image", succeeded())
+        .service(
+            "bootkube",
+            vec![
+                record("service start", "", "", ""),
+                record("stage start", "etcd-bootstrap", "", ""),
+                record("stage end", "etcd-bootstrap", "failure", ""),
+                record("service end", "", "failure", ""),
+            ],
+        )
+        .write(dir.path(), "b.tar.gz");
+    let analysis = analyze_bundle(&path).unwrap();
+    assert!(
+        matches!(&analysis.verdict, Verdict::Problem(p) if p.service == "bootkube"),
+        "{:?}",
+        analysis.verdict
+    );
+    assert_eq!(analysis.finding, None, "{}", analysis.render());
+}
+
 /// The same failure with the host's error line names the cause with that line.
 #[test]
 fn the_same_failure_with_its_line_names_the_cause_with_that_line() {
