@@ -27,6 +27,8 @@ mod diagnosis;
 mod error;
 mod evidence;
 mod finding;
+#[cfg(test)]
+mod fuzz;
 mod image_mode;
 mod image_ref;
 mod problem;
