@@ -455,7 +455,7 @@ fn in_units(bytes: u64) -> String {
     for (unit, scale) in UNITS {
         if bytes >= scale {
             let value = bytes as f64 / scale as f64;
-            return if bytes % scale == 0 {
+            return if bytes.is_multiple_of(scale) {
                 format!("{} {unit}", bytes / scale)
             } else {
                 format!("{value:.1} {unit}")
