@@ -13,6 +13,7 @@ use std::io::Write;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use proptest::prelude::*;
+use testkit::terminal::{steering, steering_in_json};
 
 use crate::bundle::{Budget, BundleContents, read_archive};
 
@@ -180,8 +181,7 @@ fn check(input: &[u8]) -> Result<(), TestCaseError> {
     prop_assert_eq!(steering(&text), None, "{}", text);
     let mut json = serde_json::to_value(&analysis).unwrap();
     crate::escape_json_strings(&mut json);
-    let json = json.to_string();
-    prop_assert_eq!(steering(&json), None, "{}", json);
+    prop_assert_eq!(steering_in_json(&json), None);
     Ok(())
 }
 
@@ -194,14 +194,6 @@ fn within_budget(contents: &BundleContents) -> Result<(), TestCaseError> {
         prop_assert!(contents.skipped_note().is_some());
     }
     Ok(())
-}
-
-/// The first character that steers a terminal: a control character but the line feed and
-/// the tab, or a bidirectional override.
-fn steering(text: &str) -> Option<char> {
-    text.chars().find(|&c| {
-        (c.is_control() && c != '\n' && c != '\t') || ('\u{202a}'..='\u{202e}').contains(&c)
-    })
 }
 
 proptest! {

@@ -4,33 +4,9 @@
 
 use bundle_analysis::{Verdict, analyze_bundle};
 
+use testkit::terminal::{STEERING, steering, steering_in_json};
+
 use crate::bundle::{Bundle, record, succeeded};
-
-/// Would set the terminal's title, erase the line and the screen, move back and claim success.
-const STEERING: &str =
-    "\u{1b}]0;owned\u{7}\u{1b}[2K\r\u{1b}[1A\u{8}\u{9b}2J\u{202e}bootstrap complete";
-
-/// Whether `text` holds a character that steers a terminal (anything but a line feed or a
-/// tab that is a control character, or a bidirectional override).
-fn steers(text: &str) -> Option<char> {
-    text.chars().find(|&c| {
-        (c.is_control() && c != '\n' && c != '\t') || ('\u{202a}'..='\u{202e}').contains(&c)
-    })
-}
-
-fn strings_of(value: &serde_json::Value, out: &mut Vec<String>) {
-    match value {
-        serde_json::Value::String(s) => out.push(s.clone()),
-        serde_json::Value::Array(items) => items.iter().for_each(|v| strings_of(v, out)),
-        serde_json::Value::Object(map) => {
-            for (k, v) in map {
-                out.push(k.clone());
-                strings_of(v, out);
-            }
-        }
-        _ => {}
-    }
-}
 
 #[test]
 fn escape_sequences_from_every_part_of_a_bundle_are_shown_escaped() {
@@ -63,7 +39,7 @@ fn escape_sequences_from_every_part_of_a_bundle_are_shown_escaped() {
         .write(dir.path(), "b.tar.gz");
     let analysis = analyze_bundle(&path).unwrap();
     let text = analysis.render();
-    assert_eq!(steers(&text), None, "{text}");
+    assert_eq!(steering(&text), None, "{text}");
     // The record holding them is read, not refused for them.
     assert!(
         matches!(&analysis.verdict, Verdict::Problem(p) if p.service == "release-image"),
@@ -80,13 +56,9 @@ fn escape_sequences_from_every_part_of_a_bundle_are_shown_escaped() {
     );
     assert!(text.contains("\\u{202e}bootstrap complete"), "{text}");
     let json = serde_json::to_value(&analysis).unwrap();
-    let mut strings = Vec::new();
-    strings_of(&json, &mut strings);
-    for s in &strings {
-        assert_eq!(steers(s), None, "a JSON string steers: {s:?}");
-    }
+    assert_eq!(steering_in_json(&json), None);
     for line in finding.lines() {
-        assert_eq!(steers(&line), None, "{line:?}");
+        assert_eq!(steering(&line), None, "{line:?}");
     }
 }
 

@@ -7,6 +7,8 @@ use testkit::gather::scenario::{
     rpm_ostree_status_json,
 };
 
+use testkit::terminal::{STEERING, steering, steering_in_json};
+
 use crate::bundle::{Bundle, record, succeeded};
 use crate::common::json_lines;
 use crate::support::{both, okd, stdout};
@@ -162,21 +164,6 @@ fn a_file_that_is_not_a_bundle_fails_naming_it() {
     assert!(out.stdout.is_empty(), "{}", both(&out));
 }
 
-/// Would set the terminal's title, erase the line, move back and claim success.
-const STEERING: &str =
-    "\u{1b}]0;owned\u{7}\u{1b}[2K\r\u{1b}[1A\u{8}\u{9b}2J\u{202e}bootstrap complete";
-
-/// The first byte sequence of `bytes` that steers a terminal: a C0 control but the line feed
-/// and the tab, DEL, a C1 control (UTF-8 `C2 80`..`C2 9F`) or a bidirectional override.
-fn steering(bytes: &[u8]) -> Option<usize> {
-    let text = String::from_utf8_lossy(bytes);
-    text.char_indices()
-        .find(|&(_, c)| {
-            (c.is_control() && c != '\n' && c != '\t') || ('\u{202a}'..='\u{202e}').contains(&c)
-        })
-        .map(|(i, _)| i)
-}
-
 /// A bundle whose journals, records and entry names carry [`STEERING`]: a failed release
 /// image with its error line (so a cause is named), and a record that does not parse.
 fn steering_bundle(dir: &Path) -> PathBuf {
@@ -206,11 +193,8 @@ fn a_bundle_cannot_steer_the_terminal_in_text_or_json() {
     let bundle = steering_bundle(dir.path());
     let text = analyze(&bundle, false);
     for (stream, bytes) in [("stdout", &text.stdout), ("stderr", &text.stderr)] {
-        if let Some(at) = steering(bytes) {
-            panic!(
-                "{stream} steers the terminal at byte {at}:\n{}",
-                both(&text)
-            );
+        if let Some(c) = steering(&String::from_utf8_lossy(bytes)) {
+            panic!("{stream} steers the terminal with {c:?}:\n{}", both(&text));
         }
     }
     let shown = stdout(&text);
@@ -220,28 +204,10 @@ fn a_bundle_cannot_steer_the_terminal_in_text_or_json() {
     );
     assert!(shown.contains("cause (release-image-pull)"), "{shown}");
     let json = analyze(&bundle, true);
-    assert_eq!(steering(&json.stdout), None, "{}", both(&json));
+    assert_eq!(steering(&stdout(&json)), None, "{}", both(&json));
     for line in json_lines(&json) {
         // A field printed raw (`jq -r`) must not steer either.
-        let mut strings = Vec::new();
-        strings_of(&line, &mut strings);
-        for s in strings {
-            assert_eq!(steering(s.as_bytes()), None, "{s:?}");
-        }
-    }
-}
-
-fn strings_of(value: &serde_json::Value, out: &mut Vec<String>) {
-    match value {
-        serde_json::Value::String(s) => out.push(s.clone()),
-        serde_json::Value::Array(items) => items.iter().for_each(|v| strings_of(v, out)),
-        serde_json::Value::Object(map) => {
-            for (k, v) in map {
-                out.push(k.clone());
-                strings_of(v, out);
-            }
-        }
-        _ => {}
+        assert_eq!(steering_in_json(&line), None);
     }
 }
 
