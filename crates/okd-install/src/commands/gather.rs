@@ -49,10 +49,15 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
     Ok(())
 }
 
+/// Logs one step of the gather; what the host wrote is shown escaped, as in the analysis
+/// (`bundle_analysis::escape_controls`): a host cannot steer the terminal through it.
 fn log_event(e: &GatherEvent) {
+    let shown = |text: String| bundle_analysis::escape_controls(&text).into_owned();
     match e {
-        GatherEvent::RemoteLine { line, .. } => tracing::debug!("remote: {line}"),
-        other => tracing::info!("{other}"),
+        GatherEvent::RemoteLine { line, .. } => {
+            tracing::debug!("remote: {}", shown(line.clone()))
+        }
+        other => tracing::info!("{}", shown(other.to_string())),
     }
 }
 
