@@ -32,6 +32,7 @@ mod fuzz;
 mod image_mode;
 mod image_ref;
 mod problem;
+mod reader;
 mod records;
 mod release_image_pivot;
 mod render;
@@ -153,14 +154,14 @@ pub struct Analysis {
 /// Fails only when the file cannot be opened or is not a gzip-compressed tar archive at all;
 /// a damaged tail or an unparsable record file is reported inside the [`Analysis`].
 pub fn analyze_bundle(path: &Path) -> Result<Analysis, AnalysisError> {
-    let contents = bundle::read_bundle(path)?;
+    let contents = reader::read_bundle(path)?;
     Ok(analyze_contents(path, &contents))
 }
 
 /// The analysis of what was read of a bundle: a service record the budget left out counts as
 /// unreadable, and every part left out is named in a note.
-fn analyze_contents(path: &Path, contents: &bundle::BundleContents) -> Analysis {
-    let not_read: Vec<UnreadableRecord> = contents
+fn analyze_contents(path: &Path, contents: &reader::BundleContents) -> Analysis {
+    let mut not_read: Vec<UnreadableRecord> = contents
         .skipped
         .iter()
         .filter(|s| matches!(s.kind, Wanted::ServiceRecord(_)))
@@ -169,8 +170,17 @@ fn analyze_contents(path: &Path, contents: &bundle::BundleContents) -> Analysis 
             error: format!("not read: {}", s.reason),
         })
         .collect();
+    if contents.records_unlisted > 0 {
+        not_read.push(UnreadableRecord {
+            file: format!(
+                "{} more bootstrap/services/*.json",
+                contents.records_unlisted
+            ),
+            error: "not read: the bundle holds more than the analysis reads".into(),
+        });
+    }
     let mut analysis = analyze_files(path, &contents.files, not_read);
-    analysis.notes.extend(contents.skipped_note());
+    analysis.notes.extend(contents.budget_notes());
     analysis.notes.extend(contents.stopped.clone());
     analysis.notes.extend(contents.damaged.clone());
     analysis

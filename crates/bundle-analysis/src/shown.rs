@@ -33,6 +33,24 @@ pub(crate) fn escape_line(text: &str) -> Cow<'_, str> {
     escape(text, false)
 }
 
+/// `text` escaped as one line ([`escape_line`]), in place.
+pub(crate) fn escape_line_in_place(text: &mut Option<String>) {
+    if let Some(t) = text
+        && let Cow::Owned(escaped) = escape_line(t)
+    {
+        *t = escaped;
+    }
+}
+
+/// `text` escaped keeping its line feeds ([`escape_controls`]), in place.
+pub(crate) fn escape_lines_in_place(text: &mut Option<String>) {
+    if let Some(t) = text
+        && let Cow::Owned(escaped) = escape_controls(t)
+    {
+        *t = escaped;
+    }
+}
+
 /// Every string of `value` escaped in place, keys too, keeping line feeds and tabs
 /// ([`escape_controls`]): for a JSON form of the report. JSON stays JSON (the escapes are
 /// ordinary characters), and a consumer that prints a field raw (`jq -r`) shows the same
@@ -85,9 +103,44 @@ fn walk_under(value: &mut Value, key: Option<&str>, keeps_lines: &dyn Fn(Option<
 
 /// Parses `text` as JSON with every string escaped ([`escape_document`]).
 pub(crate) fn json_value(text: &str) -> Result<Value, serde_json::Error> {
-    let mut value: Value = serde_json::from_str(text)?;
+    let mut value: Value = json(text)?;
     escape_document(&mut value);
     Ok(value)
+}
+
+/// The most keys and values a JSON document of the bundle may hold: parsed, each costs some
+/// tens of bytes, so a file of a few MiB of `[{},{},...]` would take gigabytes. The YAML
+/// parser has the same limit of its own (250 000 nodes); real dumps hold some thousands.
+const MAX_JSON_NODES: usize = 500_000;
+
+/// Parses `text` as a `T` when it holds at most [`MAX_JSON_NODES`] keys and values.
+pub(crate) fn json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    let nodes = json_nodes(text);
+    if nodes > MAX_JSON_NODES {
+        return Err(serde::de::Error::custom(format!(
+            "it holds about {nodes} keys and values, more than the {MAX_JSON_NODES} the \
+             analysis reads of one document"
+        )));
+    }
+    serde_json::from_str(text)
+}
+
+/// About how many keys and values the JSON `text` holds: its separators and openings outside
+/// strings, counted without parsing.
+fn json_nodes(text: &str) -> usize {
+    let (mut nodes, mut in_string, mut escaped) = (1usize, false, false);
+    for b in text.bytes() {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'[' | b'{' | b',' | b':') => nodes += 1,
+            (false, _, _) => {}
+        }
+    }
+    nodes
 }
 
 /// Whether `c` is shown escaped: a control character (C0, DEL, C1) or one that reorders the
@@ -180,6 +233,17 @@ mod tests {
     fn files_keep_their_lines_and_lose_their_escapes() {
         let text = file_text(b"first\r\nsecond\x1b[2J\rover\xff\n");
         assert_eq!(text, "first\nsecond\\x1b[2J\\rover\u{fffd}\n");
+    }
+
+    #[test]
+    fn a_document_of_too_many_values_is_refused_unparsed() {
+        let bomb = format!("[{}{{}}]", "{},".repeat(MAX_JSON_NODES));
+        let err = json_value(&bomb).unwrap_err().to_string();
+        assert!(
+            err.contains("more than the 500000 the analysis reads"),
+            "{err}"
+        );
+        assert_eq!(json_nodes(r#"{"a,[{:": [1, {"b": "\"]"}]}"#), 7);
     }
 
     #[test]
