@@ -227,23 +227,25 @@ impl Reader<'_> {
         };
         let cost = tail.map_or(size, |t| size.min(t));
         let kept_so_far = self.contents.kept;
-        if tail.is_none() && size > budget.file {
-            let reason = format!(
+        let unread = if tail.is_none() && size > budget.file {
+            Some(format!(
                 "{}, more than the {} the analysis reads of one file",
                 in_units(size),
                 in_units(budget.file)
-            );
-            return Ok(self.skip(name, kind, reason));
-        }
-        if self.contents.files.len() >= budget.files {
-            let reason = format!(
+            ))
+        } else if self.contents.files.len() >= budget.files {
+            Some(format!(
                 "the analysis reads at most {} files of a bundle",
                 budget.files
-            );
-            return Ok(self.skip(name, kind, reason));
-        }
-        if kept_so_far + cost > budget.kept {
-            return Ok(self.skip(name, kind, over_total(in_units(cost), budget)));
+            ))
+        } else if kept_so_far + cost > budget.kept {
+            Some(over_total(in_units(cost), budget))
+        } else {
+            None
+        };
+        if let Some(reason) = unread {
+            self.skip(name, kind, reason);
+            return Ok(());
         }
         let bytes = match tail {
             Some(limit) => read_tail(entry, limit)?,
@@ -258,7 +260,8 @@ impl Reader<'_> {
         let kept = text.len() as u64;
         if kept_so_far + kept > budget.kept {
             let size = format!("{} once its control characters are escaped", in_units(kept));
-            return Ok(self.skip(name, kind, over_total(size, budget)));
+            self.skip(name, kind, over_total(size, budget));
+            return Ok(());
         }
         if matches!(kind, Wanted::Journal(_)) && size > budget.file {
             self.cut(&name, size, budget.file);
