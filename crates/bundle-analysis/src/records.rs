@@ -491,8 +491,8 @@ mod tests {
                 .map(|(p, s, r)| entry(phases[*p], stages[*s], results[*r], "m"))
                 .collect();
             let settled = settled_failures(&entries);
-            for i in 0..entries.len() {
-                proptest::prop_assert_eq!(settled[i], settled_pairwise(&entries, i), "entry {}", i);
+            for (i, &one_pass) in settled.iter().enumerate() {
+                proptest::prop_assert_eq!(one_pass, settled_pairwise(&entries, i), "entry {}", i);
             }
         }
     }
