@@ -171,12 +171,14 @@ impl InFlight {
             let tmp = tempfile::Builder::new()
                 .prefix(TEMP_PREFIX)
                 .tempfile_in(dir)?;
-            match tmp.as_file().try_lock() {
-                Ok(()) => {}
+            let locked = match tmp.as_file().try_lock() {
+                Ok(()) => true,
                 Err(TryLockError::WouldBlock) => continue,
-                Err(TryLockError::Error(e)) => return Err(e),
-            }
-            if !names_this_file(tmp.path(), tmp.as_file())? {
+                // A file system without locks: no cleaner can take the file either (its
+                // own lock fails the same way), so the write goes on unlocked.
+                Err(TryLockError::Error(_)) => false,
+            };
+            if locked && !names_this_file(tmp.path(), tmp.as_file())? {
                 // Removed by a cleaner: dropping `tmp` must not remove another file.
                 let _ = tmp.keep();
                 continue;
