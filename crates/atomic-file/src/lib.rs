@@ -24,6 +24,10 @@ use std::sync::{Mutex, MutexGuard};
 /// by that lock alone ([`remove_if_abandoned`]), at once and without guessing from its age.
 pub const TEMP_PREFIX: &str = ".okd-tmp-";
 
+/// On a file system without locks, how long a temporary file must have been left alone
+/// before it counts as a leftover.
+const UNLOCKED_STALE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// How often creating a temporary file is tried again when a cleaner took the new name
 /// for a leftover in the instant before its lock (see [`InFlight::create`]).
 const CREATE_ATTEMPTS: usize = 8;
@@ -226,9 +230,16 @@ pub fn remove_if_abandoned(path: &Path) -> io::Result<bool> {
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => return Ok(false),
-        Err(TryLockError::Error(e)) => return Err(e),
+        // A file system without locks: only a file nothing wrote to for a while is taken
+        // for a leftover (a write in progress touches its file all the time).
+        Err(TryLockError::Error(_)) => {
+            let age = file.metadata()?.modified()?.elapsed().unwrap_or_default();
+            if age < UNLOCKED_STALE {
+                return Ok(false);
+            }
+        }
     }
-    // Held by us now: its writer is gone, or had not locked it yet and will see it gone.
+    // Ours now: its writer is gone, or had not locked it yet and will see it gone.
     if !names_this_file(path, &file)? {
         return Ok(false);
     }
