@@ -81,14 +81,10 @@ pub(crate) fn list_files(dir: &Path) -> Result<Vec<String>, GraphError> {
     Ok(names)
 }
 
-/// How long a temporary file must have been left alone before it counts as the leftover of
-/// a write that was killed: a write in progress (a gigabyte boot ISO copied by another
-/// command) touches its file all the time.
-pub(crate) const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
-
 /// Removes our temporary files (`.okd-tmp-*`) below `dir` (three levels deep, links not
-/// followed) that nothing has written to for [`STALE_TEMP`]: the leftovers of interrupted
-/// writes. Returns their paths relative to `dir`.
+/// followed) whose writer has ended ([`atomic_file::remove_if_abandoned`]): the leftovers of
+/// interrupted writes, removed at once, while the file of a write in progress in another
+/// process (a boot ISO being copied) stays. Returns their paths relative to `dir`.
 pub(crate) fn remove_stale_temp_files(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     remove_stale_in(dir, dir, 3, &mut removed);
@@ -108,14 +104,8 @@ fn remove_stale_in(root: &Path, dir: &Path, depth: usize, removed: &mut Vec<Path
             remove_stale_in(root, &path, depth - 1, removed);
             continue;
         }
-        let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age >= STALE_TEMP);
         let ours = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
-        if kind.is_file() && ours && stale && fs::remove_file(&path).is_ok() {
+        if kind.is_file() && ours && atomic_file::remove_if_abandoned(&path).unwrap_or(false) {
             removed.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
         }
     }
@@ -283,29 +273,24 @@ mod tests {
     }
 
     #[test]
-    fn only_stale_temp_files_are_removed() {
+    fn leftovers_of_ended_writes_are_removed_at_once_and_live_ones_kept() {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir_all(dir.path().join("auth")).unwrap();
-        let old = dir.path().join(format!("auth/{TEMP_PREFIX}abc"));
-        let fresh = dir.path().join(format!("{TEMP_PREFIX}def"));
+        // A killed run's file: nobody holds its lock, however new it is.
+        let left = dir.path().join(format!("auth/{TEMP_PREFIX}abc"));
         let mine = dir.path().join("install-config.yaml");
-        for p in [&old, &fresh, &mine] {
+        for p in [&left, &mine] {
             fs::write(p, "x").unwrap();
         }
-        let long_ago = std::time::SystemTime::now() - 2 * STALE_TEMP;
-        for p in [&old, &mine] {
-            fs::File::options()
-                .write(true)
-                .open(p)
-                .unwrap()
-                .set_modified(long_ago)
-                .unwrap();
-        }
+        // A write in progress (another command copying a boot ISO) holds its lock.
+        let live = stage(&dir.path().join("worker.iso"), b"half", 0o644).unwrap();
         let removed = remove_stale_temp_files(dir.path());
         assert_eq!(removed, [PathBuf::from(format!("auth/{TEMP_PREFIX}abc"))]);
-        assert!(!old.exists());
-        assert!(fresh.exists(), "a write may still be in progress");
+        assert!(!left.exists());
+        assert!(live.temp_path().exists(), "a write in progress is kept");
         assert!(mine.exists(), "never anything but our temporary files");
+        live.commit().unwrap();
+        assert_eq!(fs::read(dir.path().join("worker.iso")).unwrap(), b"half");
     }
 
     #[test]

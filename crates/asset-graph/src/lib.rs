@@ -57,8 +57,9 @@
 //! renamed into place and the state saved again. A run killed at any point (or stopped by a
 //! full disk) leaves a state the next run converges from: it reuses the stored keys, removes
 //! the journal's temporary files, and takes a file holding either the old or the new hash as
-//! its own, never as a hand edit. [`CRASH_AFTER_RENAMES`] is the tests' hook to kill a run
-//! after a chosen rename.
+//! its own, never as a hand edit; temporary files no live process holds (a run killed before
+//! its journal) are removed at once. [`CRASH_AFTER_RENAMES`] is the tests' hook to kill a run
+//! after a chosen rename, or once its outputs are staged.
 //!
 //! # Example
 //!

@@ -9,15 +9,28 @@
 
 pub mod input;
 
-use std::fs;
+use std::fs::{self, TryLockError};
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 /// How the temporary files [`write`] makes start: a directory scan can recognise a leftover
 /// of an interrupted write by it (the asset store skips such files).
+///
+/// The process writing a temporary file holds an exclusive `flock` on it for as long as the
+/// file lives under this name; the operating system drops the lock when that process ends,
+/// however it ends. A later run tells the leftover of a dead run from the file of a live one
+/// by that lock alone ([`remove_if_abandoned`]), at once and without guessing from its age.
 pub const TEMP_PREFIX: &str = ".okd-tmp-";
+
+/// On a file system without locks, how long a temporary file must have been left alone
+/// before it counts as a leftover.
+const UNLOCKED_STALE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How often creating a temporary file is tried again when a cleaner took the new name
+/// for a leftover in the instant before its lock (see [`InFlight::create`]).
+const CREATE_ATTEMPTS: usize = 8;
 
 /// Replaces `path` with `data`: a temporary file in the same directory gets the bytes and
 /// exactly `mode` (whatever the umask), is synced, renamed over `path`, and the directory is
@@ -152,14 +165,88 @@ impl InFlight {
     /// Creates the temporary file in `dir` and puts it on the list under one hold of the
     /// lock, so that a signal handler's [`abandon_in_flight`] never sees a temporary file
     /// on disk that is not on the list yet (it would be left behind).
+    ///
+    /// The file is locked ([`TEMP_PREFIX`]) before it counts as created: between its creation
+    /// and its lock another run's cleaner may take it for a leftover and remove it, so a
+    /// file whose name no longer leads to it once locked is given up and a new one made.
     fn create(dir: &Path) -> io::Result<(tempfile::NamedTempFile, Self)> {
         let mut list = lock();
-        let tmp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .tempfile_in(dir)?;
-        list.push(tmp.path().to_path_buf());
-        let path = tmp.path().to_path_buf();
-        Ok((tmp, InFlight(path)))
+        for _ in 0..CREATE_ATTEMPTS {
+            let tmp = tempfile::Builder::new()
+                .prefix(TEMP_PREFIX)
+                .tempfile_in(dir)?;
+            let locked = match tmp.as_file().try_lock() {
+                Ok(()) => true,
+                Err(TryLockError::WouldBlock) => continue,
+                // A file system without locks: no cleaner can take the file either (its
+                // own lock fails the same way), so the write goes on unlocked.
+                Err(TryLockError::Error(_)) => false,
+            };
+            if locked && !names_this_file(tmp.path(), tmp.as_file())? {
+                // Removed by a cleaner: dropping `tmp` must not remove another file.
+                let _ = tmp.keep();
+                continue;
+            }
+            list.push(tmp.path().to_path_buf());
+            let path = tmp.path().to_path_buf();
+            return Ok((tmp, InFlight(path)));
+        }
+        Err(io::Error::other(format!(
+            "could not create a temporary file in {} that stayed ours ({CREATE_ATTEMPTS} \
+             attempts): another process keeps removing them",
+            dir.display()
+        )))
+    }
+}
+
+/// Whether `path` is, right now, the open `file` (same device and inode, links not followed).
+fn names_this_file(path: &Path, file: &fs::File) -> io::Result<bool> {
+    let open = file.metadata()?;
+    Ok(match fs::symlink_metadata(path) {
+        Ok(named) => named.dev() == open.dev() && named.ino() == open.ino(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(e) => return Err(e),
+    })
+}
+
+/// Removes the temporary file `path` ([`TEMP_PREFIX`]) when the process that wrote it has
+/// ended: nothing holds its lock. Returns whether it was removed. The file of a write still
+/// in progress, in this process or any other, is left alone; so is anything but a regular
+/// file (a link is not followed, a FIFO not waited on).
+pub fn remove_if_abandoned(path: &Path) -> io::Result<bool> {
+    let file = match fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        return Ok(false);
+    }
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => return Ok(false),
+        // A file system without locks: only a file nothing wrote to for a while is taken
+        // for a leftover (a write in progress touches its file all the time).
+        Err(TryLockError::Error(_)) => {
+            let age = file.metadata()?.modified()?.elapsed().unwrap_or_default();
+            if age < UNLOCKED_STALE {
+                return Ok(false);
+            }
+        }
+    }
+    // Ours now: its writer is gone, or had not locked it yet and will see it gone.
+    if !names_this_file(path, &file)? {
+        return Ok(false);
+    }
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
@@ -304,6 +391,55 @@ mod tests {
         drop(super::stage(&path, b"never", 0o600).unwrap());
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_temp_file_is_removed_once_its_writer_is_gone_and_never_before() {
+        let _one = one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bootstrap.ign");
+        let staged = super::stage(&path, b"new", 0o600).unwrap();
+        let temp = staged.temp_path().to_path_buf();
+        assert!(
+            !super::remove_if_abandoned(&temp).unwrap(),
+            "a write in progress keeps its temporary file"
+        );
+        assert!(temp.exists());
+        staged.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+
+        // What a killed run leaves: the file, and no process holding its lock.
+        let leftover = dir.path().join(format!("{}dead", super::TEMP_PREFIX));
+        std::fs::write(&leftover, "half").unwrap();
+        assert!(super::remove_if_abandoned(&leftover).unwrap());
+        assert!(!leftover.exists());
+        assert!(
+            !super::remove_if_abandoned(&leftover).unwrap(),
+            "gone already"
+        );
+    }
+
+    #[test]
+    fn only_regular_files_are_taken_for_leftovers() {
+        let _one = one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("keep-me");
+        std::fs::write(&outside, "x").unwrap();
+        let link = dir.path().join(format!("{}link", super::TEMP_PREFIX));
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        assert!(!super::remove_if_abandoned(&link).unwrap());
+        assert!(link.exists() && outside.exists());
+        let fifo = dir.path().join(format!("{}fifo", super::TEMP_PREFIX));
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(
+            !super::remove_if_abandoned(&fifo).unwrap(),
+            "never waited on"
+        );
+        assert!(fifo.exists());
     }
 
     #[test]

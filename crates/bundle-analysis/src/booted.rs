@@ -81,11 +81,15 @@ pub(crate) fn parse_status(tool: OsTool, text: &str) -> Result<HostDeployments, 
     };
     let deployments = match tool {
         OsTool::RpmOstree => {
-            let status: RpmOstreeStatus = serde_json::from_str(text).map_err(not_json)?;
+            let status: RpmOstreeStatus = crate::shown::json_value(text)
+                .and_then(serde_json::from_value)
+                .map_err(not_json)?;
             rpm_ostree_deployments(status)
         }
         OsTool::Bootc => {
-            let host: BootcHost = serde_json::from_str(text).map_err(not_json)?;
+            let host: BootcHost = crate::shown::json_value(text)
+                .and_then(serde_json::from_value)
+                .map_err(not_json)?;
             bootc_deployments(host)
         }
     };

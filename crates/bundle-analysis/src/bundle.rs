@@ -1,19 +1,9 @@
-//! Reading the few files the analysis needs out of a gzip-compressed tar bundle.
-
-use std::fs::File;
-use std::io::{BufReader, Read};
-use std::path::Path;
-
-use flate2::read::GzDecoder;
+//! The few files of a bundle the analysis needs: which they are, and the text kept of each
+//! (reading the archive is `reader`'s job).
 
 use super::booted::OsTool;
 use super::last_lines;
-use crate::AnalysisError;
 use contract::OS_IMAGE_CONFIG_SUFFIX;
-
-/// Files larger than this are read only up to the limit: a journal can be huge, and we only
-/// ever need its tail or a JSON document far smaller than this.
-const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Journals the analysis reads (`.../bootstrap/journals/<unit>.log`); the others are only
 /// for people.
@@ -89,13 +79,6 @@ pub(crate) struct BundleFile {
     pub path: String,
     pub kind: Wanted,
     pub text: String,
-}
-
-/// All interesting files, plus a note when the archive could only be read in part.
-#[derive(Debug, Default)]
-pub(crate) struct BundleContents {
-    pub files: Vec<BundleFile>,
-    pub damaged: Option<String>,
 }
 
 /// Classifies an archive path by its trailing components, so that any top directory
@@ -179,72 +162,42 @@ fn container_file(file: &str) -> Option<Wanted> {
     }
 }
 
-/// The text kept of a file: the last lines of a container log, everything else whole.
-fn kept_text(kind: &Wanted, bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
+/// The text kept of a file: the last lines of a container log, everything else whole; every
+/// control character escaped ([`crate::shown`]), in a document as the document's own escape.
+pub(crate) fn kept_text(kind: &Wanted, bytes: &[u8]) -> String {
+    if is_document(kind) {
+        return crate::shown::document_text(bytes);
+    }
+    let text = crate::shown::file_text(bytes);
     if *kind != Wanted::ContainerLog {
-        return text.into_owned();
+        return text;
     }
     let mut kept = last_lines(&text, LOG_LINES_KEPT).join("\n");
     kept.push('\n');
     kept
 }
 
-/// Reads the interesting regular files of the bundle at `path`.
-pub(crate) fn read_bundle(path: &Path) -> Result<BundleContents, AnalysisError> {
-    let bundle_err = |reason: String| AnalysisError::Bundle {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let file = File::open(path).map_err(|e| bundle_err(format!("cannot open it: {e}")))?;
-    // What a gather leaves when the host could not write its bundle (tar's empty file on a
-    // full disk, downloaded as it was): no archive, and no reason to read it as a broken one.
-    if file.metadata().is_ok_and(|m| m.len() == 0) {
-        return Err(bundle_err(
-            "it is empty (0 bytes), so no log bundle: the bootstrap host could not write it              (a full disk leaves an empty file); gather again, and read what the gather              command on the host said"
-                .to_string(),
-        ));
+/// Whether a file of `kind` is a JSON or YAML document (else it is text read by lines).
+fn is_document(kind: &Wanted) -> bool {
+    match kind {
+        Wanted::Resource(name) => name.ends_with(".json"),
+        Wanted::ServiceRecord(_)
+        | Wanted::MachineOsConfigs
+        | Wanted::MachineOsBuilds
+        | Wanted::MachineConfigs
+        | Wanted::MachineConfigPools
+        | Wanted::OsImageConfig
+        | Wanted::OsStatus(_)
+        | Wanted::ContainerInspect
+        | Wanted::AssetManifest => true,
+        Wanted::FailedUnits
+        | Wanted::Journal(_)
+        | Wanted::ServedOsImages
+        | Wanted::OsToolAbsent(_)
+        | Wanted::EtcdMembers
+        | Wanted::ContainerLog
+        | Wanted::BootkubeDone => false,
     }
-    let mut archive = tar::Archive::new(GzDecoder::new(BufReader::new(file)));
-    let entries = archive
-        .entries()
-        .map_err(|e| bundle_err(format!("not a tar.gz archive: {e}")))?;
-    let mut contents = BundleContents::default();
-    let mut seen = 0usize;
-    for entry in entries {
-        let result = entry.and_then(|mut entry| {
-            seen += 1;
-            if !entry.header().entry_type().is_file() {
-                return Ok(None);
-            }
-            let name = entry.path()?.to_string_lossy().into_owned();
-            let Some(kind) = classify(&name) else {
-                return Ok(None);
-            };
-            let mut bytes = Vec::new();
-            (&mut entry).take(MAX_FILE_BYTES).read_to_end(&mut bytes)?;
-            let text = kept_text(&kind, &bytes);
-            Ok(Some(BundleFile {
-                path: name,
-                kind,
-                text,
-            }))
-        });
-        match result {
-            Ok(Some(file)) => contents.files.push(file),
-            Ok(None) => {}
-            Err(e) if seen == 0 => {
-                return Err(bundle_err(format!("not a readable tar.gz archive: {e}")));
-            }
-            Err(e) => {
-                contents.damaged = Some(format!(
-                    "the archive is damaged after {seen} entries ({e}); only that part was analysed"
-                ));
-                break;
-            }
-        }
-    }
-    Ok(contents)
 }
 
 #[cfg(test)]
@@ -339,19 +292,6 @@ mod tests {
             )),
             None
         );
-    }
-
-    #[test]
-    fn an_empty_file_is_said_to_be_no_bundle_not_a_broken_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("log-bundle-1.tar.gz");
-        std::fs::write(&path, b"").unwrap();
-        let said = read_bundle(&path).unwrap_err().to_string();
-        assert!(
-            said.contains("it is empty (0 bytes), so no log bundle"),
-            "{said}"
-        );
-        assert!(!said.contains("tar.gz archive"), "{said}");
     }
 
     #[test]

@@ -117,7 +117,7 @@ pub(crate) fn containers(files: &[BundleFile]) -> Vec<Container> {
 /// One inspection, from either runtime; None when it is not JSON of either shape (the file
 /// then holds the runtime's error message).
 fn parse_inspect(host: &str, text: &str) -> Option<Container> {
-    match serde_json::from_str::<Value>(text).ok()? {
+    match crate::shown::json_value(text).ok()? {
         Value::Object(map) => map.get("status").map(|s| crio_container(host, s)),
         Value::Array(items) => items.first().map(|i| podman_container(host, i)),
         _ => None,

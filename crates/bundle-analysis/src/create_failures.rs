@@ -202,7 +202,8 @@ fn namespaces(files: &[BundleFile]) -> Namespaces {
 /// The names of the v1 Namespace objects of a manifest file (YAML, any number of documents,
 /// or JSON); a file that does not parse holds none.
 fn namespace_objects(text: &str) -> Vec<String> {
-    let docs: Vec<Value> = serde_saphyr::from_multiple(text).unwrap_or_default();
+    let mut docs: Vec<Value> = serde_saphyr::from_multiple(text).unwrap_or_default();
+    docs.iter_mut().for_each(crate::shown::escape_document);
     docs.iter()
         .filter(|d| {
             d.get("kind").and_then(Value::as_str) == Some("Namespace")

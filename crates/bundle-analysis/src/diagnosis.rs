@@ -111,6 +111,11 @@ fn position(verdict: &Verdict) -> Option<Position> {
             stage: None,
             said: "recorded success, but the bootstrap is not complete".into(),
         }),
+        // The records could not be read, but the containers may still tell.
+        Verdict::UnreadableRecords { .. } => Some(Position {
+            stage: None,
+            said: "left service records that could not be read".into(),
+        }),
         // Old scripts: no records, but the containers may still tell.
         Verdict::NoServiceRecords => Some(Position {
             stage: None,

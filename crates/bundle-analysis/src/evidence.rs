@@ -95,7 +95,7 @@ pub struct MachineOsState {
 
 /// The objects of an `oc get -o json` dump: a List, a bare array, or a single object.
 pub(crate) fn items(text: &str) -> Result<Vec<Value>, serde_json::Error> {
-    let value: Value = serde_json::from_str(text)?;
+    let value = crate::shown::json_value(text)?;
     Ok(match value {
         Value::Array(items) => items,
         Value::Object(ref map) => match map.get("items") {

@@ -296,7 +296,10 @@ fn render_stage(stage: Option<&str>) -> Option<&str> {
     })
 }
 
-/// No line names a cause: the failed stage or the component does.
+/// No line names a cause: the failed stage or the component does, with a line of the
+/// bundle as its evidence (the failing container's last line, else a line of the problem's
+/// own unit); with none, no cause is named (the verdict and the component still say where
+/// it stopped).
 fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
     let (unit, stage) = problem_place(src.verdict);
     // The failing container's own last line says more than the script's message about it.
@@ -304,9 +307,11 @@ fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
         .component
         .and_then(|c| c.log_tail.iter().rev().find(|l| !l.trim().is_empty()))
         .map(|l| l.trim().to_string());
-    let evidence = own_line
-        .or_else(|| lines.first().map(|l| l.text.clone()))
-        .or_else(|| src.component.map(|c| c.summary.clone()));
+    let unit_line = lines
+        .iter()
+        .find(|l| unit.is_some() && l.unit == unit)
+        .map(|l| l.text.clone());
+    let evidence = own_line.or(unit_line)?;
     let cause = match (src.verdict, src.component.map(|c| c.component)) {
         (_, Some(Component::RenderStage)) => Cause::RenderStage,
         (_, Some(Component::Etcd)) => Cause::EtcdStart,
@@ -317,7 +322,6 @@ fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
         }
         _ => return None,
     };
-    let evidence = evidence.unwrap_or_else(|| cause.summary().to_string());
     let stage = stage.or_else(|| src.component.and_then(|c| c.stage.clone()));
     Some(Finding::new(cause, evidence).at(unit, stage))
 }

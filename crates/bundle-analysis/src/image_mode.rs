@@ -397,6 +397,13 @@ fn read_list<T: serde::de::DeserializeOwned>(
     }
 }
 
+/// A YAML document of the bundle read as a `T`, its strings escaped ([`crate::shown`]).
+fn yaml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut value: serde_json::Value = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
+    crate::shown::escape_document(&mut value);
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
 /// The told image of every pool, by pool: bootstrap.ign's copy of the OS-image MachineConfig,
 /// else the cluster's, else a MachineOSConfig's pre-built image. Differing copies get a note.
 fn told_images(
@@ -409,7 +416,7 @@ fn told_images(
     let bootstrap_copies: Vec<(MachineConfig, &str)> = files
         .iter()
         .filter(|f| f.kind == Wanted::OsImageConfig)
-        .filter_map(|f| match serde_saphyr::from_str::<MachineConfig>(&f.text) {
+        .filter_map(|f| match yaml::<MachineConfig>(&f.text) {
             Ok(mc) => Some((mc, f.path.as_str())),
             Err(e) => {
                 notes.push(format!("could not read {}: {e}", f.path));

@@ -27,13 +27,18 @@ mod diagnosis;
 mod error;
 mod evidence;
 mod finding;
+#[cfg(test)]
+mod fuzz;
 mod image_mode;
 mod image_ref;
 mod problem;
+mod reader;
 mod records;
 mod release_image_pivot;
 mod render;
 mod repeated;
+mod shown;
+mod unreadable;
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +57,7 @@ pub use image_mode::{
 pub use problem::Problem;
 pub use records::{Failure, ServiceStatus, ServiceSummary};
 pub use repeated::RepeatedError;
+pub use shown::{escape_controls, escape_json_strings};
 
 use bundle::{BundleFile, Wanted};
 pub use error::AnalysisError;
@@ -70,6 +76,15 @@ pub enum Verdict {
     NoServiceRecords,
     /// The ordered checks found nothing wrong.
     Healthy,
+    /// Service records are in the bundle, but some (or all) could not be read, and those
+    /// that could show no failure: never an all-clear, since an unread record may hold one.
+    /// [`Analysis::unreadable_records`] says which and why.
+    UnreadableRecords {
+        /// Whether no record at all could be read.
+        none_read: bool,
+        /// What shows the bootstrap not complete, when something does (each naming its file).
+        not_complete: Vec<String>,
+    },
     /// The ordered checks found nothing wrong, yet the bundle shows the bootstrap not
     /// complete: never an all-clear.
     Incomplete {
@@ -139,14 +154,40 @@ pub struct Analysis {
 /// Fails only when the file cannot be opened or is not a gzip-compressed tar archive at all;
 /// a damaged tail or an unparsable record file is reported inside the [`Analysis`].
 pub fn analyze_bundle(path: &Path) -> Result<Analysis, AnalysisError> {
-    let contents = bundle::read_bundle(path)?;
-    let mut analysis = analyze_files(path, &contents.files);
-    analysis.notes.extend(contents.damaged);
-    Ok(analysis)
+    let contents = reader::read_bundle(path)?;
+    Ok(analyze_contents(path, &contents))
 }
 
-fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
-    let mut unreadable_records = Vec::new();
+/// The analysis of what was read of a bundle: a service record the budget left out counts as
+/// unreadable, and every part left out is named in a note.
+fn analyze_contents(path: &Path, contents: &reader::BundleContents) -> Analysis {
+    let mut not_read: Vec<UnreadableRecord> = contents
+        .skipped
+        .iter()
+        .filter(|s| matches!(s.kind, Wanted::ServiceRecord(_)))
+        .map(|s| UnreadableRecord {
+            file: s.path.clone(),
+            error: format!("not read: {}", s.reason),
+        })
+        .collect();
+    if contents.records_unlisted > 0 {
+        not_read.push(UnreadableRecord {
+            file: format!(
+                "{} more bootstrap/services/*.json",
+                contents.records_unlisted
+            ),
+            error: "not read: the bundle holds more than the analysis reads".into(),
+        });
+    }
+    let mut analysis = analyze_files(path, &contents.files, not_read);
+    analysis.notes.extend(contents.budget_notes());
+    analysis.notes.extend(contents.stopped.clone());
+    analysis.notes.extend(contents.damaged.clone());
+    analysis
+}
+
+fn analyze_files(path: &Path, files: &[BundleFile], not_read: Vec<UnreadableRecord>) -> Analysis {
+    let mut unreadable_records = not_read;
     let mut services: Vec<ServiceSummary> = Vec::new();
     for file in files {
         let Wanted::ServiceRecord(name) = &file.kind else {
@@ -156,7 +197,7 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
             Ok(entries) => services.push(records::summarize(name, &file.path, &entries)),
             Err(e) => unreadable_records.push(UnreadableRecord {
                 file: file.path.clone(),
-                error: e.to_string(),
+                error: shown::escape_line(&e.to_string()).into_owned(),
             }),
         }
     }
@@ -175,6 +216,7 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         Verdict::NoServiceRecords
     };
     let verdict = judge_completion(verdict, &completion, &manifest_failures);
+    let verdict = judge_unreadable(verdict, services.is_empty(), &unreadable_records);
     let problem_service = match &verdict {
         Verdict::Problem(p) => Some(p.service.as_str()),
         _ => None,
@@ -223,9 +265,13 @@ fn analyze_files(path: &Path, files: &[BundleFile]) -> Analysis {
         manifests_seen,
     });
     let repeated_errors = match (&finding, &verdict) {
-        (None, Verdict::Problem(_) | Verdict::Incomplete { .. } | Verdict::NoServiceRecords) => {
-            repeated::most_repeated(files)
-        }
+        (
+            None,
+            Verdict::Problem(_)
+            | Verdict::Incomplete { .. }
+            | Verdict::NoServiceRecords
+            | Verdict::UnreadableRecords { .. },
+        ) => repeated::most_repeated(files),
         _ => Vec::new(),
     };
     let mut notes = Vec::new();
@@ -282,6 +328,25 @@ fn judge_completion(
         Verdict::Healthy
     } else {
         Verdict::Incomplete { reasons }
+    }
+}
+
+/// No problem found stands only when every service record was read: with one unread, the
+/// verdict says the records could not be read (keeping what shows the bootstrap unfinished).
+fn judge_unreadable(verdict: Verdict, none_read: bool, unreadable: &[UnreadableRecord]) -> Verdict {
+    if unreadable.is_empty() {
+        return verdict;
+    }
+    match verdict {
+        Verdict::Healthy => Verdict::UnreadableRecords {
+            none_read,
+            not_complete: Vec::new(),
+        },
+        Verdict::Incomplete { reasons } => Verdict::UnreadableRecords {
+            none_read,
+            not_complete: reasons,
+        },
+        other => other,
     }
 }
 

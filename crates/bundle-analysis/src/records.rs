@@ -101,9 +101,23 @@ impl ServiceSummary {
     }
 }
 
-/// Parses a record file. The error is serde_json's, which names line and column.
+/// Parses a record file, its strings escaped ([`crate::shown`]). The error is serde_json's,
+/// which names line and column.
 pub(crate) fn parse_records(text: &str) -> Result<Vec<RecordEntry>, serde_json::Error> {
-    serde_json::from_str(text)
+    let mut entries: Vec<RecordEntry> = crate::shown::json(text)?;
+    for e in &mut entries {
+        for field in [
+            &mut e.timestamp,
+            &mut e.stage,
+            &mut e.phase,
+            &mut e.result,
+            &mut e.error_line,
+        ] {
+            crate::shown::escape_line_in_place(field);
+        }
+        crate::shown::escape_lines_in_place(&mut e.error_message);
+    }
+    Ok(entries)
 }
 
 /// Summarises the entries of one service.
@@ -111,9 +125,14 @@ pub(crate) fn summarize(name: &str, file: &str, entries: &[RecordEntry]) -> Serv
     let last_run_start = entries
         .iter()
         .rposition(|e| e.phase_is("service start"))
-        .unwrap_or(0);
-    let last_run = &entries[last_run_start.min(entries.len())..];
-    let status = status_of(entries, last_run);
+        .unwrap_or(0)
+        .min(entries.len());
+    let settled = settled_failures(entries);
+    let last_run = Run {
+        entries: &entries[last_run_start..],
+        settled: &settled[last_run_start..],
+    };
+    let status = status_of(entries, &last_run);
     ServiceSummary {
         name: name.to_string(),
         file: file.to_string(),
@@ -123,29 +142,30 @@ pub(crate) fn summarize(name: &str, file: &str, entries: &[RecordEntry]) -> Serv
             .count(),
         status,
         current_stage: (status == ServiceStatus::Running)
-            .then(|| open_stage(last_run))
+            .then(|| open_stage(last_run.entries))
             .flatten(),
         failed_runs: entries
             .iter()
             .filter(|e| e.phase_is("service end") && e.failed())
             .count(),
-        last_failure: last_failure(entries),
-        last_run_recorded_failure: unsettled_failures(last_run).next().is_some(),
+        last_failure: last_failure(entries, &settled),
+        last_run_recorded_failure: last_run.unsettled_failures().next().is_some(),
         last_timestamp: entries.last().and_then(|e| e.timestamp.clone()),
     }
 }
 
 /// A run that recorded a failure and then started another stage went past it: a check the
 /// script tolerates (an API name that does not resolve yet) leaves the service running.
-fn status_of(entries: &[RecordEntry], last_run: &[RecordEntry]) -> ServiceStatus {
+fn status_of(entries: &[RecordEntry], last_run: &Run) -> ServiceStatus {
     let Some(last) = entries.last() else {
         return ServiceStatus::NotStarted;
     };
     let ends = last.phase_is("service end") || last.phase_is("post-command end");
-    let went_past = |i: usize| last_run[i..].iter().any(|e| e.phase_is("stage start"));
-    let stopped_at_failure = unsettled_failures(last_run)
-        .last()
-        .is_some_and(|i| !went_past(i));
+    let stopped_at_failure = last_run.unsettled_failures().last().is_some_and(|i| {
+        !last_run.entries[i..]
+            .iter()
+            .any(|e| e.phase_is("stage start"))
+    });
     if ends && last.succeeded() {
         ServiceStatus::Succeeded
     } else if stopped_at_failure {
@@ -155,21 +175,39 @@ fn status_of(entries: &[RecordEntry], last_run: &[RecordEntry]) -> ServiceStatus
     }
 }
 
-/// The positions of the run's failures that no later success of the same stage settled.
-fn unsettled_failures(run: &[RecordEntry]) -> impl Iterator<Item = usize> + '_ {
-    (0..run.len()).filter(|&i| run[i].failed() && !settled(run, i))
+/// The entries of one run, with whether each is a settled failure ([`settled_failures`]).
+struct Run<'a> {
+    entries: &'a [RecordEntry],
+    settled: &'a [bool],
 }
 
-/// Whether the failure at `i` was settled by a later success of the same stage in the same
-/// run: a check that failed before a name resolved and passed when run again.
-fn settled(entries: &[RecordEntry], i: usize) -> bool {
-    let Some(stage) = entries[i].stage_name() else {
-        return false;
-    };
-    entries[i + 1..]
-        .iter()
-        .take_while(|e| !e.phase_is("service start"))
-        .any(|e| e.succeeded() && e.stage_name().as_deref() == Some(stage.as_str()))
+impl Run<'_> {
+    /// The positions of the run's failures that no later success of the same stage settled.
+    fn unsettled_failures(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.entries.len()).filter(|&i| self.entries[i].failed() && !self.settled[i])
+    }
+}
+
+/// Per entry, whether it is a failure settled by a later success of the same stage in the
+/// same run: a check that failed before a name resolved and passed when run again. One pass
+/// from the end, so a record of any length costs its length (a hostile one of a million
+/// failures would take hours pair by pair).
+fn settled_failures(entries: &[RecordEntry]) -> Vec<bool> {
+    let mut succeeded_later: std::collections::HashSet<&str> = Default::default();
+    let mut settled = vec![false; entries.len()];
+    for (i, entry) in entries.iter().enumerate().rev() {
+        let stage = entry.stage.as_deref().filter(|s| !s.is_empty());
+        if let Some(stage) = stage {
+            settled[i] = entry.failed() && succeeded_later.contains(stage);
+        }
+        if entry.phase_is("service start") {
+            // An earlier run is settled by nothing of this one.
+            succeeded_later.clear();
+        } else if let Some(stage) = stage.filter(|_| entry.succeeded()) {
+            succeeded_later.insert(stage);
+        }
+    }
+    settled
 }
 
 /// The stage that was started in this run and not ended yet.
@@ -185,14 +223,15 @@ fn open_stage(run: &[RecordEntry]) -> Option<String> {
     open
 }
 
-/// The most recent failure that no later success of its stage settled ([`settled`]). A
+/// The most recent failure that no later success of its stage settled ([`settled_failures`]). A
 /// failed `service end` usually follows a failed `stage end` and carries no stage of its
 /// own: the stage of the earlier entry in the same run is kept, and so is its message. The
 /// two messages often differ (the stage's says what the script gave up on, the service
 /// end's holds the journal's last lines), so both are kept, the stage's first; a repeated
-/// message is kept once.
-fn last_failure(entries: &[RecordEntry]) -> Option<Failure> {
-    let mut failure: Option<Failure> = None;
+/// message is kept once, and of a run that failed over and over only the end is kept
+/// ([`MESSAGE_LINES`], [`MESSAGE_BYTES`]).
+fn last_failure(entries: &[RecordEntry], settled: &[bool]) -> Option<Failure> {
+    let mut failure: Option<Pending> = None;
     let mut stage_in_run: Option<String> = None;
     // Whether `failure` was recorded by the current run, whose messages it may join.
     let mut failed_in_run = false;
@@ -201,36 +240,82 @@ fn last_failure(entries: &[RecordEntry]) -> Option<Failure> {
             stage_in_run = None;
             failed_in_run = false;
         }
-        if !entry.failed() || settled(entries, i) {
+        if !entry.failed() || settled[i] {
             continue;
         }
         if let Some(stage) = entry.stage_name() {
             stage_in_run = Some(stage);
         }
-        let (old_line, old_message) = match failure.take() {
-            Some(p) if failed_in_run && p.stage == stage_in_run => (p.error_line, p.error_message),
-            _ => (None, None),
+        let mut pending = match failure.take() {
+            Some(p) if failed_in_run && p.stage == stage_in_run => p,
+            _ => Pending {
+                stage: stage_in_run.clone(),
+                ..Pending::default()
+            },
         };
-        let line = entry.error_line.clone().filter(|l| !l.is_empty());
-        failure = Some(Failure {
-            stage: stage_in_run.clone(),
-            error_line: line.or(old_line),
-            error_message: join_messages(old_message, entry.error_message.clone()),
-            timestamp: entry.timestamp.clone(),
-        });
+        if let Some(line) = entry.error_line.as_deref().filter(|l| !l.is_empty()) {
+            pending.error_line = Some(line);
+        }
+        if let Some(message) = entry.error_message.as_deref().filter(|m| !m.is_empty())
+            && pending.messages.last() != Some(&message)
+        {
+            pending.messages.push(message);
+        }
+        pending.timestamp = entry.timestamp.as_deref();
+        failure = Some(pending);
         failed_in_run = true;
     }
-    failure
+    failure.map(Pending::into_failure)
 }
 
-/// `earlier` then `later`, each when present and not empty; `later` alone when it repeats
-/// `earlier`.
-fn join_messages(earlier: Option<String>, later: Option<String>) -> Option<String> {
-    let earlier = earlier.filter(|m| !m.is_empty());
-    let later = later.filter(|m| !m.is_empty());
-    match (earlier, later) {
-        (Some(e), Some(l)) if e != l => Some(format!("{e}\n{l}")),
-        (e, l) => l.or(e),
+/// How many lines of a failure's messages are kept: their end (a record holds three journal
+/// lines a message).
+const MESSAGE_LINES: usize = 60;
+
+/// How many bytes of a failure's messages are kept: their end.
+const MESSAGE_BYTES: usize = 64 * 1024;
+
+/// The last `max` bytes of `line`, from a character boundary.
+fn line_end(line: &str, max: usize) -> &str {
+    let mut start = line.len().saturating_sub(max);
+    while !line.is_char_boundary(start) {
+        start += 1;
+    }
+    &line[start..]
+}
+
+/// A failure being read: its messages are joined once, at the end.
+#[derive(Default)]
+struct Pending<'a> {
+    stage: Option<String>,
+    error_line: Option<&'a str>,
+    messages: Vec<&'a str>,
+    timestamp: Option<&'a str>,
+}
+
+impl Pending<'_> {
+    fn into_failure(self) -> Failure {
+        let mut lines: Vec<&str> = Vec::new();
+        let mut bytes = 0usize;
+        'messages: for message in self.messages.iter().rev() {
+            for line in message.rsplit('\n') {
+                bytes += line.len() + 1;
+                if lines.len() == MESSAGE_LINES || bytes > MESSAGE_BYTES {
+                    if lines.is_empty() {
+                        lines.push(line_end(line, MESSAGE_BYTES));
+                    }
+                    break 'messages;
+                }
+                lines.push(line);
+            }
+        }
+        lines.reverse();
+        Failure {
+            stage: self.stage,
+            error_line: self.error_line.map(str::to_string),
+            error_message: (!lines.is_empty()).then(|| lines.join("\n")),
+            timestamp: self.timestamp.map(str::to_string),
+        }
     }
 }
 
@@ -380,6 +465,57 @@ mod tests {
                 proptest::prop_assert!(s.last_failure.is_some());
             }
         }
+    }
+
+    /// The definition [`settled_failures`] computes in one pass: a later success of the same
+    /// stage before the next service start.
+    fn settled_pairwise(entries: &[RecordEntry], i: usize) -> bool {
+        let Some(stage) = entries[i].stage_name() else {
+            return false;
+        };
+        entries[i].failed()
+            && entries[i + 1..]
+                .iter()
+                .take_while(|e| !e.phase_is("service start"))
+                .any(|e| e.succeeded() && e.stage_name().as_deref() == Some(stage.as_str()))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn settled_failures_match_their_pairwise_definition(raw in proptest::collection::vec((0usize..4, 0usize..3, 0usize..3), 0..40)) {
+            let phases = ["service start", "stage end", "service end", "stage start"];
+            let stages = ["", "a", "b"];
+            let results = ["", "success", "failure"];
+            let entries: Vec<RecordEntry> = raw
+                .iter()
+                .map(|(p, s, r)| entry(phases[*p], stages[*s], results[*r], "m"))
+                .collect();
+            let settled = settled_failures(&entries);
+            for (i, &one_pass) in settled.iter().enumerate() {
+                proptest::prop_assert_eq!(one_pass, settled_pairwise(&entries, i), "entry {}", i);
+            }
+        }
+    }
+
+    /// A hostile record: 200 000 failures of one stage in one run, each with its own message.
+    /// Summarised like any other, keeping the end of the messages.
+    #[test]
+    fn a_record_of_many_failures_keeps_the_end_of_its_messages() {
+        let mut entries = vec![entry("service start", "", "", "")];
+        entries.extend((0..200_000).map(|i| entry("stage end", "s", "failure", &format!("e{i}"))));
+        let s = summarize("svc", "f", &entries);
+        assert_eq!(s.status, ServiceStatus::Failed);
+        let message = s.last_failure.unwrap().error_message.unwrap();
+        assert_eq!(message.lines().count(), MESSAGE_LINES);
+        assert!(message.ends_with("e199998\ne199999"), "{message}");
+        let huge = "x".repeat(3 * MESSAGE_BYTES);
+        let one = [entry("service end", "", "failure", &format!("é{huge}"))];
+        let kept = summarize("svc", "f", &one)
+            .last_failure
+            .unwrap()
+            .error_message
+            .unwrap();
+        assert_eq!(kept.len(), MESSAGE_BYTES);
     }
 
     #[test]

@@ -6,6 +6,8 @@ use super::{Analysis, ImageModeState, PoolOsImage, ServiceStatus, ServiceSummary
 
 impl Analysis {
     /// Renders the analysis for a terminal: the verdict first, then the supporting evidence.
+    /// Nothing of the bundle in it can steer the terminal: every control character is shown
+    /// escaped ([`crate::escape_controls`]).
     pub fn render(&self) -> String {
         let mut out = String::new();
         if let Some(f) = &self.finding {
@@ -30,7 +32,7 @@ impl Analysis {
         for note in &self.notes {
             let _ = writeln!(out, "Note: {note}");
         }
-        out
+        crate::escape_controls(&out).into_owned()
     }
 
     fn render_verdict(&self, out: &mut String) {
@@ -51,6 +53,10 @@ impl Analysis {
                     "No problem found: the bootstrap services recorded in the bundle succeeded."
                 );
             }
+            Verdict::UnreadableRecords {
+                none_read,
+                not_complete,
+            } => self.render_unreadable_verdict(out, *none_read, not_complete),
             Verdict::Incomplete { reasons } => {
                 let _ = writeln!(
                     out,
@@ -176,6 +182,9 @@ impl Analysis {
     }
 
     fn render_unreadable(&self, out: &mut String) {
+        if matches!(self.verdict, Verdict::UnreadableRecords { .. }) {
+            return; // The verdict lists them.
+        }
         for u in &self.unreadable_records {
             let _ = writeln!(
                 out,

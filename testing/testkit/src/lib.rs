@@ -9,6 +9,7 @@
 //! - [`liveiso`]: a CoreOS live ISO in the real layout, built with xorriso, for boot media.
 //! - [`require`]: the one rule for tests that need a tool this machine may lack.
 //! - [`run`]: running a command and keeping the end of what it said, for the harnesses.
+//! - [`terminal`]: text that would steer a terminal, and the check that output holds none.
 //!
 //! Nothing here is shipped: only dev-dependencies and the render harness (a test tool) use
 //! this crate, so no feature of a shipped crate pulls test code into the installer. Helpers
@@ -21,5 +22,6 @@ pub mod gather;
 pub mod liveiso;
 pub mod require;
 pub mod run;
+pub mod terminal;
 
 pub use require::{require, require_tool};

@@ -96,8 +96,8 @@ impl Store {
         let graph = graph.into();
         let dir = dir.into();
         let lock = lock::acquire(&dir)?;
-        // Under the lock no other run writes here: a temporary file nothing touched for a
-        // while is the leftover of a write that was killed.
+        // A temporary file whose writer no longer holds its lock is the leftover of a write
+        // that was killed; one of a command still writing here (a boot ISO) is kept.
         for leftover in crate::fsutil::remove_stale_temp_files(&dir) {
             tracing::info!(
                 "removed {}, left over from an interrupted write",

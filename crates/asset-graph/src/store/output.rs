@@ -65,6 +65,9 @@ impl Store {
                 Plan::Unchanged | Plan::Kept => Ok(None),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        if staged.iter().any(Option::is_some) {
+            crash_hook::staged();
+        }
         let committed = self
             .journal(&files, &plans, &staged)
             .and_then(|()| self.commit_all(files, plans, staged, report));

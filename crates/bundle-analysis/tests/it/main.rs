@@ -4,6 +4,7 @@
 mod analysis;
 mod causes;
 mod diagnosis;
+mod hostile;
 mod image_mode;
 mod manifests;
 

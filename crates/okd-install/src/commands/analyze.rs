@@ -12,6 +12,6 @@ use crate::exit::Exit;
 pub(crate) fn run(bundle: &Path, output: OutputFormat) -> Result<(), Exit> {
     let analysis = bundle_analysis::analyze_bundle(bundle)
         .with_context(|| format!("analysing {}", bundle.display()))?;
-    print(&analysis, output);
+    print(&analysis, output)?;
     Ok(())
 }

@@ -41,7 +41,7 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
     if !args.skip_analysis {
         let analysis = bundle_analysis::analyze_bundle(&outcome.bundle_path)
             .with_context(|| format!("analysing {}", outcome.bundle_path.display()))?;
-        diagnosis_output::print(&analysis, args.output);
+        diagnosis_output::print(&analysis, args.output)?;
     }
     if args.output == OutputFormat::Text {
         tracing::info!("attach {} to a bug report", outcome.bundle_path.display());
@@ -49,10 +49,15 @@ pub(crate) fn run(dir: &Path, args: &GatherArgs) -> Result<(), Exit> {
     Ok(())
 }
 
+/// Logs one step of the gather; what the host wrote is shown escaped, as in the analysis
+/// (`bundle_analysis::escape_controls`): a host cannot steer the terminal through it.
 fn log_event(e: &GatherEvent) {
+    let shown = |text: String| bundle_analysis::escape_controls(&text).into_owned();
     match e {
-        GatherEvent::RemoteLine { line, .. } => tracing::debug!("remote: {line}"),
-        other => tracing::info!("{other}"),
+        GatherEvent::RemoteLine { line, .. } => {
+            tracing::debug!("remote: {}", shown(line.clone()))
+        }
+        other => tracing::info!("{}", shown(other.to_string())),
     }
 }
 

@@ -185,7 +185,14 @@ fn pxe_urls(assets: &AssetDir, role: Role, args: &PxeArgs) -> Result<PxeUrls> {
 
 /// Puts the cached file `from` at `to`: a hard link when both are on one file system (a
 /// gigabyte rootfs is not copied), else a copy; either appears whole under its name.
+///
+/// The link's temporary name is one of [`atomic_file::TEMP_PREFIX`]: the lock held on the
+/// cached file (the same file) while it has that name tells another run's cleaner it is no
+/// leftover.
 fn place(from: &Path, to: &Path) -> Result<()> {
+    let held = std::fs::File::open(from)
+        .and_then(|f| f.lock_shared().map(|()| f))
+        .with_context(|| format!("opening {}", from.display()))?;
     let name = to.file_name().unwrap_or_default().to_string_lossy();
     let link = to.with_file_name(format!(
         "{}{name}.{}",
@@ -201,6 +208,7 @@ fn place(from: &Path, to: &Path) -> Result<()> {
             std::io::copy(&mut std::fs::File::open(from)?, file).map(drop)
         }),
     };
+    drop(held);
     result.with_context(|| format!("putting {} at {}", from.display(), to.display()))?;
     tracing::info!("{}: the release's {}", to.display(), from.display());
     Ok(())

@@ -237,7 +237,9 @@ async fn host_finding(
     tracing::info!("reading the bootstrap host's service records over SSH ({host})");
     let gathered = tokio::time::timeout(
         HOST_GATHER_LIMIT,
-        gather::gather_bootstrap(&opts, &mut |e| tracing::debug!("{e}")),
+        gather::gather_bootstrap(&opts, &mut |e| {
+            tracing::debug!("{}", bundle_analysis::escape_controls(&e.to_string()))
+        }),
     )
     .await;
     let outcome = match gathered {
@@ -256,6 +258,16 @@ async fn host_finding(
     tracing::info!("log bundle written to {}", outcome.bundle_path.display());
     match bundle_analysis::analyze_bundle(&outcome.bundle_path) {
         Ok(analysis) => {
+            if matches!(
+                analysis.verdict,
+                bundle_analysis::Verdict::UnreadableRecords { .. }
+            ) {
+                tracing::warn!(
+                    "the bootstrap host's service records could not be read (see `okd-install \
+                     analyze {}`)",
+                    outcome.bundle_path.display()
+                );
+            }
             // No cause named: what the host repeated most is where to look, as analyze says.
             if analysis.finding.is_none()
                 && let Some(top) = analysis.repeated_errors.first()
@@ -265,7 +277,7 @@ async fn host_finding(
                      most ({} time(s), see `okd-install analyze {}`): {}",
                     top.count,
                     outcome.bundle_path.display(),
-                    top.line
+                    bundle_analysis::escape_controls(&top.line)
                 );
             }
             analysis.finding

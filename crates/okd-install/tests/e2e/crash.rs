@@ -155,6 +155,32 @@ fn a_kill_after_any_rename_converges_with_the_same_pki_and_no_hand_edit() {
     }
 }
 
+/// A run killed while staging (every output in its temporary file, nothing journaled yet)
+/// leaves `.okd-tmp-*` files no state lists: the next run removes them at once, since no
+/// process holds their locks, while the temporary file of a write still going on in another
+/// process (here this test's own, as a boot-media command would hold one) stays.
+#[test]
+fn a_run_killed_while_staging_leaves_nothing_for_the_next_one_but_a_live_write_stays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    ignition_configs(dir, Some(0)).expect_code(asset_graph::CRASH_EXIT, "kill after staging");
+    let left: Vec<String> = files_below(dir)
+        .into_iter()
+        .filter(|f| f.contains(atomic_file::TEMP_PREFIX))
+        .collect();
+    assert!(!left.is_empty(), "the kill left no temporary file to test");
+    let live = atomic_file::stage(&dir.join("worker.iso"), b"being copied", 0o644).unwrap();
+    let again = ignition_configs(dir, None).ok("run after a kill while staging");
+    assert!(
+        live.temp_path().exists(),
+        "a live write's temporary file was removed:\n{}",
+        again.stderr
+    );
+    live.commit().unwrap();
+    std::fs::remove_file(dir.join("worker.iso")).unwrap();
+    assert_consistent(dir, "after a kill while staging");
+}
+
 #[test]
 fn a_kill_while_replacing_outputs_keeps_our_files_ours() {
     // A directory with outputs, whose install-config changes: the next commit replaces

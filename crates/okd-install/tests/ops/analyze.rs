@@ -7,6 +7,8 @@ use testkit::gather::scenario::{
     rpm_ostree_status_json,
 };
 
+use testkit::terminal::{STEERING, steering, steering_in_json};
+
 use crate::bundle::{Bundle, record, succeeded};
 use crate::common::json_lines;
 use crate::support::{both, okd, stdout};
@@ -160,6 +162,79 @@ fn a_file_that_is_not_a_bundle_fails_naming_it() {
     let err = crate::support::stderr(&out);
     assert!(err.contains(&bogus.display().to_string()), "{err}");
     assert!(out.stdout.is_empty(), "{}", both(&out));
+}
+
+/// A bundle whose journals, records and entry names carry [`STEERING`]: a failed release
+/// image with its error line (so a cause is named), and a record that does not parse.
+fn steering_bundle(dir: &Path) -> PathBuf {
+    let failed = vec![
+        record("service start", "", "", ""),
+        record(
+            "service end",
+            &format!("pull{STEERING}"),
+            "failure",
+            &format!("Error: reading manifest in quay.io/okd/release: unauthorized {STEERING}"),
+        ),
+    ];
+    Bundle::new("steer")
+        .service("release-image", failed)
+        .file("bootstrap/journals/bootkube.log", format!("{STEERING}\n"))
+        .file(&format!("bootstrap/services/x{STEERING}.json"), STEERING)
+        .file(
+            &format!("control-plane/10.0.0.1{STEERING}/failed-units.txt"),
+            format!("kubelet.service loaded failed failed {STEERING}\n"),
+        )
+        .write(dir, "log-bundle-steer.tar.gz")
+}
+
+#[test]
+fn a_bundle_cannot_steer_the_terminal_in_text_or_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = steering_bundle(dir.path());
+    let text = analyze(&bundle, false);
+    for (stream, bytes) in [("stdout", &text.stdout), ("stderr", &text.stderr)] {
+        if let Some(c) = steering(&String::from_utf8_lossy(bytes)) {
+            panic!("{stream} steers the terminal with {c:?}:\n{}", both(&text));
+        }
+    }
+    let shown = stdout(&text);
+    assert!(
+        shown.contains("\\x1b]0;owned\\x07"),
+        "shown escaped:\n{shown}"
+    );
+    assert!(shown.contains("cause (release-image-pull)"), "{shown}");
+    let json = analyze(&bundle, true);
+    assert_eq!(steering(&stdout(&json)), None, "{}", both(&json));
+    for line in json_lines(&json) {
+        // A field printed raw (`jq -r`) must not steer either.
+        assert_eq!(steering_in_json(&line), None);
+    }
+}
+
+#[test]
+fn records_that_cannot_be_read_are_said_so_never_no_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = Bundle::new("garbled")
+        .file("bootstrap/services/release-image.json", "[{\"phase\": ")
+        .file("bootstrap/services/bootkube.json", "\u{0}\u{0}\u{0}")
+        .write(dir.path(), "log-bundle-garbled.tar.gz");
+    let text = stdout(&analyze(&bundle, false));
+    assert!(
+        text.starts_with("Not judged: the bundle's service records could not be read"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bootstrap/services/release-image.json: EOF"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bootstrap/services/bootkube.json: "),
+        "{text}"
+    );
+    assert!(!text.contains("No problem found"), "{text}");
+    let json = analyze_json(&bundle);
+    assert_eq!(json["verdict"]["kind"], "unreadable-records", "{json:#}");
+    assert_eq!(json["unreadable_records"].as_array().map(Vec::len), Some(2));
 }
 
 /// A bundle whose OS pivot gave up pulling the machine-OS image; bootkube ran anyway.
