@@ -397,15 +397,20 @@ impl Finding {
 
     /// A failed pull's finding: the summary names which image (what the unit and stage
     /// were pulling), and when the evidence reads as a registry error
-    /// ([`registry_error::read`]) the registry, why, and the fix for that fault; otherwise
+    /// ([`registry_error::read_pull`]) every registry tried (each mirror, then the image's
+    /// own), why each failed, and the fix for those faults; otherwise
     /// the cause's own remedy (the release image's when that is what was pulled).
     pub fn pull(cause: Cause, evidence: impl Into<String>, image: &PulledImage) -> Finding {
         let mut f = Finding::new(cause, evidence);
-        let error = registry_error::read(&f.evidence);
+        let error = registry_error::read_pull(&f.evidence);
         f.summary = image.summary(error.as_ref());
         f.remedy = match &error {
             Some(e) => e.remedy(),
-            None if *image == PulledImage::ReleaseForNodeImage => {
+            None if matches!(
+                image,
+                PulledImage::ReleaseForNodeImage | PulledImage::LookupComponent
+            ) =>
+            {
                 Cause::ReleaseImagePull.remedy().to_string()
             }
             None => f.remedy,
