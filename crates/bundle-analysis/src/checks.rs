@@ -130,14 +130,13 @@ fn never_started(check: &Check) -> Problem {
 }
 
 fn judge(check: &Check, s: &ServiceSummary) -> Option<Problem> {
-    let failure = s.last_failure.as_ref();
     let (summary, stage) = match s.status {
         ServiceStatus::Succeeded => return None,
         ServiceStatus::NotStarted => {
             return Some(never_started(check));
         }
         ServiceStatus::Failed => {
-            let stage = failure.and_then(|f| f.stage.clone());
+            let stage = s.last_failure.as_ref().and_then(|f| f.stage.clone());
             let at = stage
                 .as_ref()
                 .map(|st| format!(" at stage {st}"))
@@ -154,29 +153,67 @@ fn judge(check: &Check, s: &ServiceSummary) -> Option<Problem> {
     Some(Problem::of_service(s, summary, stage, hint))
 }
 
+/// Where a failed or running service stands, without what it could not do: the failed
+/// stage and how often it started, or the stage it was still in and its failed runs. The
+/// analysis puts what it could not do after it when the evidence says more than the check's
+/// task (which pull failed, and why).
+pub(crate) fn standing(s: &ServiceSummary) -> Option<String> {
+    match s.status {
+        ServiceStatus::Failed => {
+            let at = s
+                .last_failure
+                .as_ref()
+                .and_then(|f| f.stage.as_ref())
+                .map(|st| format!(" at stage {st}"))
+                .unwrap_or_default();
+            Some(format!(
+                "{}.service failed{at} (started {} time(s))",
+                s.name, s.starts
+            ))
+        }
+        ServiceStatus::Running => {
+            let at = s
+                .current_stage
+                .as_ref()
+                .map(|st| format!(" (in stage {st})"))
+                .unwrap_or_default();
+            Some(format!(
+                "{}.service had not finished{at} when the logs were gathered{}",
+                s.name,
+                earlier_failures(s)
+            ))
+        }
+        ServiceStatus::Succeeded | ServiceStatus::NotStarted => None,
+    }
+}
+
 fn running_summary(check: &Check, s: &ServiceSummary) -> (String, Option<String>) {
     let at = s
         .current_stage
         .as_ref()
         .map(|st| format!(" (in stage {st})"))
         .unwrap_or_default();
-    let mut text = format!(
-        "{}.service had not finished{at} when the logs were gathered; it did not yet {}",
-        s.name, check.task
+    let text = format!(
+        "{}.service had not finished{at} when the logs were gathered; it did not yet {}{}",
+        s.name,
+        check.task,
+        earlier_failures(s)
     );
-    if s.failed_runs > 0 {
-        let before = s
-            .last_failure
-            .as_ref()
-            .and_then(|f| f.stage.as_ref())
-            .map(|st| format!(", last at stage {st}"))
-            .unwrap_or_default();
-        text.push_str(&format!(
-            "; {} earlier run(s) failed{before}",
-            s.failed_runs
-        ));
-    }
     (text, running_stage(s))
+}
+
+/// `; N earlier run(s) failed, last at stage X` when runs before the current one failed.
+fn earlier_failures(s: &ServiceSummary) -> String {
+    if s.failed_runs == 0 {
+        return String::new();
+    }
+    let before = s
+        .last_failure
+        .as_ref()
+        .and_then(|f| f.stage.as_ref())
+        .map(|st| format!(", last at stage {st}"))
+        .unwrap_or_default();
+    format!("; {} earlier run(s) failed{before}", s.failed_runs)
 }
 
 /// The stage a running service is in; a run restarted after a failure that has not entered

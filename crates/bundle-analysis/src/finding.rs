@@ -67,13 +67,26 @@ pub(crate) struct Sources<'a> {
 /// often it was tried ([`create_failures::finding`]), whatever bootkube's record says.
 pub(crate) fn finding(src: &Sources) -> Option<Finding> {
     let refused = refused_manifest(src);
+    let release = lookup_release_image(src.files);
+    let release = release.as_deref();
     if matches!(src.verdict, Verdict::Healthy) && src.component.is_none() {
-        return recognised(&service_lines(src, true), refused.as_ref());
+        return recognised(&service_lines(src, true), refused.as_ref(), release);
     }
     let lines = candidate_lines(src);
-    recognised(&lines, refused.as_ref())
-        .or_else(|| recognised(&container_lines(src), None))
+    recognised(&lines, refused.as_ref(), release)
+        .or_else(|| recognised(&container_lines(src), None, release))
         .or_else(|| implied(src, &lines))
+}
+
+/// The release image node-image-pull looks the node image up in, as it said entering that
+/// stage last ([`contract::NODE_IMAGE_LOOKUP_SAYS`]).
+fn lookup_release_image(files: &[BundleFile]) -> Option<String> {
+    let journal = super::journal(files, "node-image-pull", None)?;
+    journal.text.lines().rev().find_map(|l| {
+        let at = l.find(contract::NODE_IMAGE_LOOKUP_SAYS)?;
+        let rest = &l[at + contract::NODE_IMAGE_LOOKUP_SAYS.len()..];
+        rest.split_whitespace().next().map(str::to_string)
+    })
 }
 
 /// The manifest that holds the bootstrap, placed at bootkube and the stage it was in.
@@ -175,7 +188,10 @@ fn candidate_lines(src: &Sources) -> Vec<Line> {
     out
 }
 
+/// `lines` newest first, a mirrored pull's error joined with its continuation lines
+/// ([`registry_error::join_continued`]).
 fn push_rev(out: &mut Vec<Line>, lines: &[String], unit: &Option<String>, stage: &Option<String>) {
+    let lines = registry_error::join_continued(lines);
     for l in lines.iter().rev().filter(|l| !l.trim().is_empty()) {
         out.push(Line {
             text: tidy(l.trim()),
@@ -203,8 +219,9 @@ fn problem_place(verdict: &Verdict) -> (Option<String>, Option<String>) {
 
 /// The highest-priority cause any line names, with its first such line; `refused`, a
 /// manifest cluster-bootstrap kept failing to create, takes its cause's place with what the
-/// whole journal says of it.
-fn recognised(lines: &[Line], refused: Option<&Finding>) -> Option<Finding> {
+/// whole journal says of it. `release` is the release image node-image-pull looks the node
+/// image up in, when it said.
+fn recognised(lines: &[Line], refused: Option<&Finding>, release: Option<&str>) -> Option<Finding> {
     let found: Vec<(Cause, &Line)> = lines
         .iter()
         .enumerate()
@@ -232,7 +249,7 @@ fn recognised(lines: &[Line], refused: Option<&Finding>) -> Option<Finding> {
                 f.summary = format!("{}: {}", Cause::RenderStage.summary(), f.summary);
                 f.at(place.0, place.1)
             }
-            _ => match pulled_image(*cause, line) {
+            _ => match pulled_image(*cause, line, release) {
                 Some(image) => Finding::pull(*cause, line.text.clone(), &image),
                 None => Finding::new(*cause, line.text.clone()),
             }
@@ -243,8 +260,10 @@ fn recognised(lines: &[Line], refused: Option<&Finding>) -> Option<Finding> {
 
 /// Which image a line of a pull cause (or of a certificate cause that is a registry's
 /// certificate) was about, by the unit and stage it showed in: node-image-pull pulls the
-/// release image first, in its `resolve-node-image` stage, to look the node image up.
-fn pulled_image(cause: Cause, line: &Line) -> Option<PulledImage> {
+/// release image first, in its `resolve-node-image` stage, to look the node image up, and
+/// there may run a component image of the release too: the image the line names tells
+/// which, against the release image the script named (`release`).
+fn pulled_image(cause: Cause, line: &Line, release: Option<&str>) -> Option<PulledImage> {
     let is_pull = matches!(cause, Cause::NodeImagePull | Cause::ReleaseImagePull);
     let registry_certificate = matches!(
         cause,
@@ -257,7 +276,7 @@ fn pulled_image(cause: Cause, line: &Line) -> Option<PulledImage> {
     let service = line.unit.as_deref().map(|u| u.trim_end_matches(".service"));
     Some(match (service, line.stage.as_deref()) {
         (Some("node-image-pull"), Some(contract::NODE_IMAGE_LOOKUP_STAGE)) => {
-            PulledImage::ReleaseForNodeImage
+            lookup_pull(&line.text, release)
         }
         (Some("node-image-pull" | "node-image-overlay" | "release-image-pivot"), _) => {
             PulledImage::Node
@@ -267,6 +286,27 @@ fn pulled_image(cause: Cause, line: &Line) -> Option<PulledImage> {
         (None, _) => PulledImage::Release,
         _ => PulledImage::Payload,
     })
+}
+
+/// Which image a pull of the node image lookup stage failed on: a component image when the
+/// line names an image other than the release image the script named, else the release
+/// image (the only pull of that stage in scripts that name no release image there).
+fn lookup_pull(line: &str, release: Option<&str>) -> PulledImage {
+    let image = registry_error::read_pull(line).and_then(|p| p.image);
+    match (image, release) {
+        (Some(image), Some(release)) if !same_image(&image, release) => {
+            PulledImage::LookupComponent
+        }
+        _ => PulledImage::ReleaseForNodeImage,
+    }
+}
+
+/// Whether two pull specs name the same image: the same digest, or the same spec.
+fn same_image(a: &str, b: &str) -> bool {
+    match (a.split_once('@'), b.split_once('@')) {
+        (Some((_, da)), Some((_, db))) => da == db,
+        _ => a == b,
+    }
 }
 
 /// Whether a newer line (`newer`, newest first) says cluster-bootstrap created the manifest
@@ -320,4 +360,52 @@ fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
     let evidence = evidence.unwrap_or_else(|| cause.summary().to_string());
     let stage = stage.or_else(|| src.component.and_then(|c| c.stage.clone()));
     Some(Finding::new(cause, evidence).at(unit, stage))
+}
+
+/// The ordered checks' problem and the component's cause worded as the finding when the
+/// finding is a failed pull of the same unit: the report then says in every place which
+/// image, in which unit and stage, from which registry, why, and what to do, instead of the
+/// check's general task ("pull the node image") next to the finding's precise words.
+pub(crate) fn align_pull(
+    verdict: &mut Verdict,
+    component: Option<&mut diagnosis::Cause>,
+    services: &[ServiceSummary],
+    f: &Finding,
+) {
+    if !is_pull(f) {
+        return;
+    }
+    let Verdict::Problem(p) = verdict else {
+        return;
+    };
+    if f.unit.as_deref() != Some(unit_name(&p.service).as_str()) {
+        return;
+    }
+    let Some(standing) = pick(services, &p.service).and_then(super::checks::standing) else {
+        return;
+    };
+    let was = std::mem::replace(&mut p.summary, format!("{standing}: {}", f.summary));
+    p.hint = f.remedy.clone();
+    let Some(c) = component else { return };
+    for fact in c.evidence.iter_mut().filter(|e| **e == was) {
+        fact.clone_from(&p.summary);
+    }
+    if c.component == Component::NodeImage && p.service == "node-image-pull" {
+        c.summary = format!("{} ({}{})", f.summary, unit_name(&p.service), stage_words(f));
+    }
+    c.hint = f.remedy.clone();
+}
+
+/// `, stage X` when the finding names its stage.
+fn stage_words(f: &Finding) -> String {
+    f.stage
+        .as_deref()
+        .map_or_else(String::new, |s| format!(", stage {s}"))
+}
+
+/// Whether a finding is a failed pull its evidence tells the image and the registry's answer
+/// of ([`Finding::pull`]); a pull still under way, or a retry line alone, says less than
+/// the check's own words.
+fn is_pull(f: &Finding) -> bool {
+    registry_error::read_pull(&f.evidence).is_some_and(|p| p.image.is_some())
 }

@@ -46,6 +46,11 @@ pub const BOOTKUBE_MANIFESTS_STAGE: &str = "openshift-manifests";
 /// a pull failing there is the release image's, not the node image's.
 pub const NODE_IMAGE_LOOKUP_STAGE: &str = "resolve-node-image";
 
+/// What node-image-pull.sh says as it enters [`NODE_IMAGE_LOOKUP_STAGE`], followed by the
+/// release image's pull spec: a pull failing in that stage is the release image's when it
+/// names that image, else a component's the lookup runs (the machine-config operator's).
+pub const NODE_IMAGE_LOOKUP_SAYS: &str = "Looking up the node image in the release image ";
+
 /// `bootkube.sh`'s stages before cluster-bootstrap, in run order: the manifests copy, then the
 /// renders of [`BOOTKUBE_RENDER_STAGES`]. What the real-render harness replays and the first
 /// part of what a gathered bootstrap host records.
@@ -270,6 +275,11 @@ mod tests {
             super::NODE_IMAGE_LOOKUP_STAGE
         );
         assert!(script.contains(&marker), "{marker}");
+        let says = format!(
+            "{marker}\necho \"{}${{RELEASE_IMAGE_DIGEST}}\"\n",
+            super::NODE_IMAGE_LOOKUP_SAYS
+        );
+        assert_eq!(script.matches(&says).count(), 2, "{says}");
     }
 
     #[test]
