@@ -67,15 +67,47 @@ pub(crate) struct Sources<'a> {
 /// often it was tried ([`create_failures::finding`]), whatever bootkube's record says.
 pub(crate) fn finding(src: &Sources) -> Option<Finding> {
     let refused = refused_manifest(src);
-    let release = lookup_release_image(src.files);
-    let release = release.as_deref();
+    let pulls = Pulls::of(src.files);
     if matches!(src.verdict, Verdict::Healthy) && src.component.is_none() {
-        return recognised(&service_lines(src, true), refused.as_ref(), release);
+        return recognised(&service_lines(src, true), refused.as_ref(), &pulls);
     }
     let lines = candidate_lines(src);
-    recognised(&lines, refused.as_ref(), release)
-        .or_else(|| recognised(&container_lines(src), None, release))
+    recognised(&lines, refused.as_ref(), &pulls)
+        .or_else(|| recognised(&container_lines(src), None, &pulls))
         .or_else(|| implied(src, &lines))
+}
+
+/// What the bundle says about the host's pulls beyond a failing line.
+struct Pulls {
+    /// The release image node-image-pull looks the node image up in.
+    release: Option<String>,
+    /// The registries the pull secret has credentials for, when the bundle names them.
+    credentials: Option<Vec<String>>,
+}
+
+impl Pulls {
+    fn of(files: &[BundleFile]) -> Pulls {
+        let credentials = files
+            .iter()
+            .find(|f| f.kind == Wanted::PullSecretRegistries)
+            .map(|f| {
+                f.text
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            });
+        Pulls {
+            release: lookup_release_image(files),
+            credentials,
+        }
+    }
+
+    /// The finding of a failed pull of `image`.
+    fn finding(&self, cause: Cause, line: &str, image: &PulledImage) -> Finding {
+        Finding::pull(cause, line, image, self.credentials.as_deref())
+    }
 }
 
 /// The release image node-image-pull looks the node image up in, as it said entering that
@@ -219,16 +251,17 @@ fn problem_place(verdict: &Verdict) -> (Option<String>, Option<String>) {
 
 /// The highest-priority cause any line names, with its first such line; `refused`, a
 /// manifest cluster-bootstrap kept failing to create, takes its cause's place with what the
-/// whole journal says of it. `release` is the release image node-image-pull looks the node
-/// image up in, when it said.
-fn recognised(lines: &[Line], refused: Option<&Finding>, release: Option<&str>) -> Option<Finding> {
+/// whole journal says of it. `pulls` tells which image a pull was and the pull secret's
+/// registries.
+fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls) -> Option<Finding> {
     let found: Vec<(Cause, &Line)> = lines
         .iter()
         .enumerate()
         .filter_map(|(i, l)| {
             let service = l.unit.as_deref().map(|u| u.trim_end_matches(".service"));
             let cause = Cause::recognise(&l.text, service)?;
-            let settled = cause == Cause::UserManifest && created_later(&lines[..i], &l.text);
+            let settled = (cause == Cause::UserManifest && created_later(&lines[..i], &l.text))
+                || pulled_again(&lines[..i], l);
             (!settled).then_some((cause, l))
         })
         .collect();
@@ -245,12 +278,12 @@ fn recognised(lines: &[Line], refused: Option<&Finding>, release: Option<&str>) 
                 let image = PulledImage::Component {
                     stage: stage.to_string(),
                 };
-                let mut f = Finding::pull(Cause::RenderStage, line.text.clone(), &image);
+                let mut f = pulls.finding(Cause::RenderStage, &line.text, &image);
                 f.summary = format!("{}: {}", Cause::RenderStage.summary(), f.summary);
                 f.at(place.0, place.1)
             }
-            _ => match pulled_image(*cause, line, release) {
-                Some(image) => Finding::pull(*cause, line.text.clone(), &image),
+            _ => match pulled_image(*cause, line, pulls.release.as_deref()) {
+                Some(image) => pulls.finding(*cause, &line.text, &image),
                 None => Finding::new(*cause, line.text.clone()),
             }
             .at(place.0, place.1),
@@ -286,6 +319,18 @@ fn pulled_image(cause: Cause, line: &Line, release: Option<&str>) -> Option<Pull
         (None, _) => PulledImage::Release,
         _ => PulledImage::Payload,
     })
+}
+
+/// Whether `line` is a registry's answer to a pull that its unit tried again since and got
+/// another answer to (a newer line of `newer`, newest first): the pull's last answer is the
+/// current fault, an earlier one (a certificate since replaced) is not, whatever its cause's
+/// rank.
+fn pulled_again(newer: &[Line], line: &Line) -> bool {
+    let answered = |l: &Line| registry_error::read_pull(&l.text).is_some_and(|p| p.image.is_some());
+    answered(line)
+        && newer
+            .iter()
+            .any(|l| l.unit == line.unit && l.text != line.text && answered(l))
 }
 
 /// Which image a pull of the node image lookup stage failed on: a component image when the
@@ -391,7 +436,12 @@ pub(crate) fn align_pull(
         fact.clone_from(&p.summary);
     }
     if c.component == Component::NodeImage && p.service == "node-image-pull" {
-        c.summary = format!("{} ({}{})", f.summary, unit_name(&p.service), stage_words(f));
+        c.summary = format!(
+            "{} ({}{})",
+            f.summary,
+            unit_name(&p.service),
+            stage_words(f)
+        );
     }
     c.hint = f.remedy.clone();
 }

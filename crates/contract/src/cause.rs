@@ -400,9 +400,20 @@ impl Finding {
     /// ([`registry_error::read_pull`]) every registry tried (each mirror, then the image's
     /// own), why each failed, and the fix for those faults; otherwise
     /// the cause's own remedy (the release image's when that is what was pulled).
-    pub fn pull(cause: Cause, evidence: impl Into<String>, image: &PulledImage) -> Finding {
+    ///
+    /// `credentials`, the registries the host's pull secret has credentials for when known,
+    /// tells a registry's 401 for missing credentials from one for refused credentials.
+    pub fn pull(
+        cause: Cause,
+        evidence: impl Into<String>,
+        image: &PulledImage,
+        credentials: Option<&[String]>,
+    ) -> Finding {
         let mut f = Finding::new(cause, evidence);
-        let error = registry_error::read_pull(&f.evidence);
+        let error = registry_error::read_pull(&f.evidence).map(|p| match credentials {
+            Some(registries) => p.with_credentials_for(registries),
+            None => p,
+        });
         f.summary = image.summary(error.as_ref());
         f.remedy = match &error {
             Some(e) => e.remedy(),

@@ -77,6 +77,11 @@ pub const ENABLED_UNITS: [&str; 7] = [
 /// Where the bootstrap config puts the log-bundle script; `gather` runs it over SSH.
 pub const GATHER_SCRIPT: &str = "/usr/local/bin/installer-gather.sh";
 
+/// The file of a log bundle naming the registries the bootstrap host's pull secret has
+/// credentials for, one a line (names only): the gather script writes it, the analysis
+/// tells with it a registry's 401 for missing credentials from one for refused ones.
+pub const PULL_SECRET_REGISTRIES_FILE: &str = "bootstrap/network/pull-secret-registries.txt";
+
 /// The admin kubeconfig in the asset directory: written by `create` (the PKI's kubeconfig
 /// table), read by `wait-for` when no `--kubeconfig` is given.
 pub const ADMIN_KUBECONFIG_FILE: &str = "auth/kubeconfig";
@@ -383,6 +388,13 @@ mod tests {
 
     /// The gather script is a template file at that node path, and the single-node bootstrap
     /// runs it from there.
+    #[test]
+    fn the_gather_script_writes_the_pull_secrets_registries() {
+        let script = read(&format!("common/files{}.j2", super::GATHER_SCRIPT));
+        let target = format!("\"${{ARTIFACTS}}/{}\"", super::PULL_SECRET_REGISTRIES_FILE);
+        assert!(script.contains(&target), "{target}");
+    }
+
     #[test]
     fn the_gather_script_is_where_the_templates_put_it() {
         let rel = format!("common/files{}.j2", super::GATHER_SCRIPT);

@@ -38,8 +38,14 @@ pub enum RegistryFault {
     CertificateExpired,
     /// The registry's certificate is not valid yet on the host's clock.
     CertificateNotYetValid,
-    /// The registry wants credentials the pull secret lacks, or refused them (401).
+    /// The registry wants credentials the pull secret lacks, or refused them (401): the
+    /// registry answers both alike, so the line alone cannot tell which.
     Unauthorized,
+    /// The registry wants credentials and the pull secret has none for it (401), as the
+    /// pull secret's registries tell ([`FailedPull::with_credentials_for`]).
+    NoCredentials,
+    /// The registry refused the credentials the pull secret has for it (401).
+    CredentialsRefused,
     /// The registry knows the credentials but denies access to the repository (403).
     Denied,
     /// The repository or the manifest (tag or digest) is not in the registry.
@@ -62,6 +68,8 @@ impl RegistryFault {
             RegistryFault::CertificateExpired => "certificate-expired",
             RegistryFault::CertificateNotYetValid => "certificate-not-yet-valid",
             RegistryFault::Unauthorized => "unauthorized",
+            RegistryFault::NoCredentials => "no-credentials",
+            RegistryFault::CredentialsRefused => "credentials-refused",
             RegistryFault::Denied => "denied",
             RegistryFault::ManifestUnknown => "manifest-unknown",
             RegistryFault::Blocked => "blocked",
@@ -126,6 +134,12 @@ impl PullError {
             RegistryFault::Unauthorized => format!(
                 "{reg} wants credentials: the pull secret has none for it, or it refused them (401)"
             ),
+            RegistryFault::NoCredentials => {
+                format!("{reg} wants credentials: the pull secret has none for it (401)")
+            }
+            RegistryFault::CredentialsRefused => {
+                format!("{reg} refused the pull secret's credentials for it (401)")
+            }
             RegistryFault::Denied => {
                 format!("{reg} denied access to the repository with these credentials (403)")
             }
@@ -183,6 +197,14 @@ impl PullError {
                 "add credentials for {reg} to the pull secret (or correct them), then create \
                  the Ignition configs again"
             ),
+            RegistryFault::NoCredentials => format!(
+                "add credentials for {reg} to the pull secret in install-config.yaml, then \
+                 create the Ignition configs again"
+            ),
+            RegistryFault::CredentialsRefused => format!(
+                "correct the credentials for {reg} in the pull secret (a user and password or \
+                 a token {reg} accepts), then create the Ignition configs again"
+            ),
             RegistryFault::Denied => format!(
                 "give the pull secret's account for {reg} read access to the repository, or \
                  use an account that has it"
@@ -218,6 +240,22 @@ pub struct FailedPull {
 }
 
 impl FailedPull {
+    /// The pull with each 401 told apart by the registries the pull secret has credentials
+    /// for (`registries`, as its `auths` keys name them): none for the registry, or refused.
+    pub fn with_credentials_for(mut self, registries: &[String]) -> FailedPull {
+        let has = |registry: &str| registries.iter().any(|key| key_host(key) == registry);
+        for e in self.mirrors.iter_mut().chain(self.source.as_mut()) {
+            if e.fault != RegistryFault::Unauthorized {
+                continue;
+            }
+            e.fault = match e.registry.as_deref().is_some_and(has) {
+                true => RegistryFault::CredentialsRefused,
+                false => RegistryFault::NoCredentials,
+            };
+        }
+        self
+    }
+
     /// Every failure, the mirrors' first.
     pub fn attempts(&self) -> impl Iterator<Item = &PullError> {
         self.mirrors.iter().chain(self.source.as_ref())
@@ -349,6 +387,16 @@ impl PulledImage {
         s.push_str(&format!(" because {}", e.reason()));
         s
     }
+}
+
+/// The registry an `auths` key of a pull secret is for: `host[:port]`, without a scheme or
+/// a repository path.
+fn key_host(key: &str) -> &str {
+    let key = key
+        .trim()
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
+    key.split('/').next().unwrap_or(key)
 }
 
 /// The opening of the part of podman's error that lists the mirrors that failed.
@@ -889,9 +937,7 @@ mod tests {
             (
                 mirrored(
                     CONTENT,
-                    &ping(
-                        "dial tcp: lookup registry.example.com on 198.18.0.1:53: no such host",
-                    ),
+                    &ping("dial tcp: lookup registry.example.com on 198.18.0.1:53: no such host"),
                     QUAY_NXDOMAIN,
                 ),
                 RegistryFault::NameNotResolved,
@@ -940,13 +986,19 @@ mod tests {
         let line = format!("Error: initializing source docker://{CONTENT}: {QUAY_NXDOMAIN}");
         let pull = read_pull(&line).expect("read");
         assert!(pull.mirrors.is_empty());
-        assert_eq!(pull.source.as_ref().map(|s| s.fault), Some(RegistryFault::NameNotResolved));
+        assert_eq!(
+            pull.source.as_ref().map(|s| s.fault),
+            Some(RegistryFault::NameNotResolved)
+        );
         assert_eq!(
             pull.reason(),
             "`quay.io` does not resolve on the host (asked the resolver 198.18.0.1:53); no \
              mirror was tried for it"
         );
-        assert!(pull.remedy().contains("add one for its repository to imageDigestSources"));
+        assert!(
+            pull.remedy()
+                .contains("add one for its repository to imageDigestSources")
+        );
     }
 
     /// Two mirrors: podman puts a line break between the mirrors' parts, so the journal
@@ -992,13 +1044,19 @@ mod tests {
             Some(RegistryFault::NameNotResolved)
         );
         let reason = pull.reason();
-        assert!(reason.contains(&format!("its mirror `{MIRROR}` refused")), "{reason}");
+        assert!(
+            reason.contains(&format!("its mirror `{MIRROR}` refused")),
+            "{reason}"
+        );
         assert!(
             reason.contains("its mirror `mirror2.example.com` wants credentials"),
             "{reason}"
         );
         let remedy = pull.remedy();
-        assert!(remedy.contains(&format!("start the registry `{MIRROR}`")), "{remedy}");
+        assert!(
+            remedy.contains(&format!("start the registry `{MIRROR}`")),
+            "{remedy}"
+        );
         assert!(
             remedy.contains("add credentials for `mirror2.example.com`"),
             "{remedy}"
@@ -1026,5 +1084,42 @@ mod tests {
             pull.mirrors[1].image.as_deref(),
             Some("mirror2.example.com/okd/scos-release@sha256:0f5a0ecfc822")
         );
+    }
+
+    /// A 401 reads the same with no credentials and with wrong ones (the Distribution
+    /// registry's answer to both); the pull secret's registries tell them apart, each with
+    /// its own words and fix.
+    #[test]
+    fn the_pull_secrets_registries_tell_a_401_apart() {
+        let line = mirrored(
+            CONTENT,
+            "reading manifest sha256:ead662e1ea91 in registry.example.com:5000/okd/scos-content: \
+             unauthorized: authentication required",
+            QUAY_NXDOMAIN,
+        );
+        let pull = read_pull(&line).expect("read");
+        assert_eq!(pull.mirrors[0].fault, RegistryFault::Unauthorized);
+        let none = pull.clone().with_credentials_for(&["quay.io".to_string()]);
+        let refused = pull
+            .clone()
+            .with_credentials_for(&["https://registry.example.com:5000/okd".to_string()]);
+        assert_eq!(none.mirrors[0].fault, RegistryFault::NoCredentials);
+        assert_eq!(refused.mirrors[0].fault, RegistryFault::CredentialsRefused);
+        assert!(
+            none.reason()
+                .contains("the pull secret has none for it (401)")
+        );
+        assert!(
+            refused
+                .reason()
+                .contains("refused the pull secret's credentials for it")
+        );
+        let all = [&pull, &none, &refused];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(a.reason(), b.reason());
+                assert_ne!(a.remedy(), b.remedy());
+            }
+        }
     }
 }

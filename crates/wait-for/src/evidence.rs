@@ -58,7 +58,7 @@ fn worded(cause: Cause, message: &str) -> Finding {
         | Cause::CertificatesNotYetValid
             if registry_answer =>
         {
-            Finding::pull(cause, message, &PulledImage::Payload)
+            Finding::pull(cause, message, &PulledImage::Payload, None)
         }
         _ => Finding::new(cause, message),
     }
@@ -121,11 +121,15 @@ mod tests {
             "the analysis' words"
         );
         assert!(
-            f.summary.contains("its mirror `registry.example.com:5000` does not hold"),
+            f.summary
+                .contains("its mirror `registry.example.com:5000` does not hold"),
             "{}",
             f.summary
         );
         assert_eq!(f.remedy, pull.remedy());
-        assert!(f.remedy.starts_with("mirror the image to `registry.example.com:5000`"));
+        assert!(
+            f.remedy
+                .starts_with("mirror the image to `registry.example.com:5000`")
+        );
     }
 }

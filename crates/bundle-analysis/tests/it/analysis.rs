@@ -587,7 +587,11 @@ fn a_failed_os_pivot_rebase_names_stage_error_lines_and_where_to_look() {
         .lines()
         .find(|l| l.starts_with("  Next: "))
         .unwrap_or_else(|| panic!("no hint in {text}"));
-    for needle in ["add credentials for `quay.io`", "pull secret", "imageDigestSources"] {
+    for needle in [
+        "add credentials for `quay.io`",
+        "pull secret",
+        "imageDigestSources",
+    ] {
         assert!(next.contains(needle), "{needle} in {next}");
     }
     let journal: Vec<&str> = PIVOT_JOURNAL.lines().collect();

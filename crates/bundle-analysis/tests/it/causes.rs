@@ -838,15 +838,19 @@ fn lookup_host(id: &str, line: &str) -> Bundle {
 #[test]
 fn the_real_hosts_faults_name_the_image_the_mirror_and_why_in_every_line() {
     let ping = |tail: &str| {
-        format!("pinging container registry {HOST_MIRROR}: Get \"https://{HOST_MIRROR}/v2/\": {tail}")
+        format!(
+            "pinging container registry {HOST_MIRROR}: Get \"https://{HOST_MIRROR}/v2/\": {tail}"
+        )
     };
     let unauthorized = "reading manifest sha256:ead662e1ea91 in \
          registry.example.com:5000/okd/scos-content: unauthorized: authentication required";
     let cases = [
         (
             HOST_RELEASE,
-            ping("dial tcp: lookup registry.example.com on 198.18.0.1:53: read udp \
-                  198.18.0.10:47544->198.18.0.1:53: read: connection refused"),
+            ping(
+                "dial tcp: lookup registry.example.com on 198.18.0.1:53: read udp \
+                  198.18.0.10:47544->198.18.0.1:53: read: connection refused",
+            ),
             "the release image",
             "name could not be looked up: the host's resolver (198.18.0.1:53) refused the query",
         ),
@@ -898,7 +902,8 @@ fn the_real_hosts_faults_name_the_image_the_mirror_and_why_in_every_line() {
             "{report}"
         );
         assert!(
-            f.summary.contains("its own registry `quay.io` does not resolve"),
+            f.summary
+                .contains("its own registry `quay.io` does not resolve"),
             "{report}"
         );
         assert!(f.remedy.contains(&format!("`{HOST_MIRROR}`")), "{report}");
@@ -915,7 +920,10 @@ fn the_real_hosts_faults_name_the_image_the_mirror_and_why_in_every_line() {
         );
         let next = format!("  Next: {}.", f.remedy);
         for want in [&problem, &cause, &next] {
-            assert!(report.lines().any(|l| l == want), "{want}\nnot in\n{report}");
+            assert!(
+                report.lines().any(|l| l == want),
+                "{want}\nnot in\n{report}"
+            );
         }
         assert_eq!(
             report.lines().filter(|l| *l == next).count(),
@@ -947,7 +955,10 @@ fn each_mirror_of_a_two_line_error_is_named() {
     let a = analyse(lookup_host("two-mirrors", &line));
     let report = a.render();
     let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
-    assert!(f.evidence.ends_with(&format!("{first}\n{second}")), "{report}");
+    assert!(
+        f.evidence.ends_with(&format!("{first}\n{second}")),
+        "{report}"
+    );
     for words in [
         format!("its mirror `{HOST_MIRROR}` refused the connection"),
         "its mirror `backup.example.com` does not hold".to_string(),
@@ -956,9 +967,96 @@ fn each_mirror_of_a_two_line_error_is_named() {
         assert!(f.summary.contains(&words), "{words} in {}", f.summary);
     }
     assert!(
-        f.remedy.contains(&format!("start the registry `{HOST_MIRROR}`"))
-            && f.remedy.contains("mirror the image to `backup.example.com`"),
+        f.remedy
+            .contains(&format!("start the registry `{HOST_MIRROR}`"))
+            && f.remedy
+                .contains("mirror the image to `backup.example.com`"),
         "{}",
         f.remedy
     );
+}
+
+/// A mirror's 401 reads the same whether the pull secret has no credentials for it or
+/// wrong ones; the registries the gathered pull secret names (never its credentials) tell
+/// them apart, each with its own words and fix, and without that file the words say both.
+#[test]
+fn a_mirrors_401_is_told_apart_by_the_pull_secrets_registries() {
+    let line = via_mirror(
+        HOST_COMPONENT,
+        "reading manifest sha256:ead662e1ea91 in registry.example.com:5000/okd/scos-content: \
+         unauthorized: authentication required",
+    );
+    let with = |registries: Option<&str>| {
+        let mut bundle = lookup_host("401", &line);
+        if let Some(r) = registries {
+            bundle = bundle.file(contract::PULL_SECRET_REGISTRIES_FILE, r);
+        }
+        let a = analyse(bundle);
+        a.finding
+            .clone()
+            .unwrap_or_else(|| panic!("{}", a.render()))
+    };
+    let none = with(Some("quay.io\n"));
+    let refused = with(Some("quay.io\nregistry.example.com:5000\n"));
+    let unknown = with(None);
+    assert!(
+        none.summary.contains(&format!(
+            "its mirror `{HOST_MIRROR}` wants credentials: the pull secret has none for it (401)"
+        )),
+        "{}",
+        none.summary
+    );
+    assert!(
+        refused.summary.contains(&format!(
+            "its mirror `{HOST_MIRROR}` refused the pull secret's credentials for it (401)"
+        )),
+        "{}",
+        refused.summary
+    );
+    assert!(
+        unknown
+            .summary
+            .contains("the pull secret has none for it, or it refused them"),
+        "{}",
+        unknown.summary
+    );
+    assert!(
+        none.remedy
+            .starts_with(&format!("add credentials for `{HOST_MIRROR}`"))
+    );
+    assert!(
+        refused
+            .remedy
+            .starts_with(&format!("correct the credentials for `{HOST_MIRROR}`"))
+    );
+    assert_ne!(none.remedy, unknown.remedy);
+}
+
+/// The pull's last answer is the current fault: on the real host a mirror's certificate
+/// not valid yet was fixed, and the next pull got another answer; the certificate's older
+/// line, though its cause ranks above a pull's, is no longer the cause.
+#[test]
+fn a_pull_answered_again_is_named_by_its_last_answer() {
+    let old = via_mirror(
+        HOST_COMPONENT,
+        &format!(
+            "pinging container registry {HOST_MIRROR}: Get \"https://{HOST_MIRROR}/v2/\": \
+             x509: certificate has expired or is not yet valid: current time \
+             2026-11-28T12:30:05Z is before 2026-11-29T12:28:12Z"
+        ),
+    );
+    let new = via_mirror(
+        HOST_COMPONENT,
+        "reading manifest sha256:ead662e1ea91 in registry.example.com:5000/okd/scos-content: \
+         manifest unknown: manifest unknown",
+    );
+    let line = format!("{old}\nNov 28 11:58:00 okdrh node-image-pull.sh[1200]: {new}");
+    let a = analyse(lookup_host("answered-again", &line));
+    let f = a
+        .finding
+        .clone()
+        .unwrap_or_else(|| panic!("{}", a.render()));
+    assert_eq!(f.cause, Cause::NodeImagePull, "{}", a.render());
+    assert!(f.evidence.ends_with(&new), "{}", f.evidence);
+    assert!(f.summary.contains("does not hold"), "{}", f.summary);
 }
