@@ -476,6 +476,16 @@ fn a_render_stage_that_cannot_pull_its_image_is_the_render_stage() {
         "{}",
         f.summary
     );
+    // The Problem line says the same pull, and its Next the same fix.
+    let report = a.render();
+    let problem = format!(
+        "Problem: bootkube.service failed at stage kube-scheduler-bootstrap (started 1 \
+         time(s)): {}.",
+        f.summary
+    );
+    assert!(report.lines().any(|l| l == problem), "{problem}\nnot in\n{report}");
+    let next = format!("  Next: {}.", f.remedy);
+    assert!(report.lines().any(|l| l == next), "{next}\nnot in\n{report}");
 }
 
 /// The registry `mirror.example.com:5000` and the release image pulled through it.
