@@ -483,9 +483,15 @@ fn a_render_stage_that_cannot_pull_its_image_is_the_render_stage() {
          time(s)): {}.",
         f.summary
     );
-    assert!(report.lines().any(|l| l == problem), "{problem}\nnot in\n{report}");
+    assert!(
+        report.lines().any(|l| l == problem),
+        "{problem}\nnot in\n{report}"
+    );
     let next = format!("  Next: {}.", f.remedy);
-    assert!(report.lines().any(|l| l == next), "{next}\nnot in\n{report}");
+    assert!(
+        report.lines().any(|l| l == next),
+        "{next}\nnot in\n{report}"
+    );
 }
 
 /// The registry `mirror.example.com:5000` and the release image pulled through it.
@@ -1069,4 +1075,23 @@ fn a_pull_answered_again_is_named_by_its_last_answer() {
     assert_eq!(f.cause, Cause::NodeImagePull, "{}", a.render());
     assert!(f.evidence.ends_with(&new), "{}", f.evidence);
     assert!(f.summary.contains("does not hold"), "{}", f.summary);
+}
+
+/// Still looking the node image up, with no registry answer in the bundle: the component's
+/// cause says the lookup is what did not finish, not that the node image failed to pull.
+#[test]
+fn a_lookup_without_a_registry_answer_is_named_as_the_lookup() {
+    let a = analyse(lookup_host("lookup-quiet", "Pulling the release image"));
+    let report = a.render();
+    let cause = a.cause.clone().unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        cause
+            .summary
+            .starts_with("node-image-pull.service could not look the release's node image up"),
+        "{report}"
+    );
+    assert!(
+        !report.contains("node image could not be pulled"),
+        "{report}"
+    );
 }
