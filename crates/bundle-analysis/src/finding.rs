@@ -283,7 +283,7 @@ fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls) -> Optio
                 f.at(place.0, place.1)
             }
             _ => match pulled_image(*cause, line, pulls.release.as_deref()) {
-                Some(image) => pulls.finding(*cause, &line.text, &image),
+                Some(image) => pulls.finding(pull_cause(*cause, &image), &line.text, &image),
                 None => Finding::new(*cause, line.text.clone()),
             }
             .at(place.0, place.1),
@@ -319,6 +319,21 @@ fn pulled_image(cause: Cause, line: &Line, release: Option<&str>) -> Option<Pull
         (None, _) => PulledImage::Release,
         _ => PulledImage::Payload,
     })
+}
+
+/// The cause of a failed pull by the image it was: node-image-pull's lookup pulls the
+/// release image and its component images, which is the release image's pull
+/// ([`Cause::ReleaseImagePull`], "the release image or a payload image"), whatever unit
+/// pulled it.
+fn pull_cause(cause: Cause, image: &PulledImage) -> Cause {
+    match image {
+        PulledImage::ReleaseForNodeImage | PulledImage::LookupComponent
+            if cause == Cause::NodeImagePull =>
+        {
+            Cause::ReleaseImagePull
+        }
+        _ => cause,
+    }
 }
 
 /// Whether `line` is a registry's answer to a pull that its unit tried again since and got
@@ -395,6 +410,12 @@ fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
     let cause = match (src.verdict, src.component.map(|c| c.component)) {
         (_, Some(Component::RenderStage)) => Cause::RenderStage,
         (_, Some(Component::Etcd)) => Cause::EtcdStart,
+        (Verdict::Problem(p), _)
+            if p.service == "node-image-pull"
+                && p.stage.as_deref() == Some(contract::NODE_IMAGE_LOOKUP_STAGE) =>
+        {
+            Cause::ReleaseImagePull
+        }
         (Verdict::Problem(p), _) if p.service.starts_with("node-image") => Cause::NodeImagePull,
         (Verdict::Problem(p), _) if p.service == "release-image" => Cause::ReleaseImagePull,
         (Verdict::Problem(p), _) if render_stage(p.stage.as_deref()).is_some() => {

@@ -584,7 +584,7 @@ fn each_registry_fault_names_the_release_image_the_mirror_and_why() {
         let a = analyse(bundle);
         let f = expect(
             &a,
-            Cause::NodeImagePull,
+            Cause::ReleaseImagePull,
             "node-image-pull.service",
             Some(contract::NODE_IMAGE_LOOKUP_STAGE),
             line,
@@ -789,7 +789,7 @@ fn a_node_image_lookup_waiting_on_a_refusing_mirror_names_the_release_image() {
     let a = analyse(bundle);
     let f = expect(
         &a,
-        Cause::NodeImagePull,
+        Cause::ReleaseImagePull,
         "node-image-pull.service",
         Some(contract::NODE_IMAGE_LOOKUP_STAGE),
         &pull,
@@ -909,7 +909,7 @@ fn the_real_hosts_faults_name_the_image_the_mirror_and_why_in_every_line() {
         let a = analyse(lookup_host(&format!("host-{i}"), &line));
         let report = a.render();
         let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
-        assert_eq!(f.cause, Cause::NodeImagePull, "{report}");
+        assert_eq!(f.cause, Cause::ReleaseImagePull, "{report}");
         assert!(f.evidence.ends_with(&line), "{report}");
         let pull = format!("the bootstrap host could not pull {noun} `{image}`");
         assert!(f.summary.starts_with(&pull), "{report}");
@@ -1072,7 +1072,7 @@ fn a_pull_answered_again_is_named_by_its_last_answer() {
         .finding
         .clone()
         .unwrap_or_else(|| panic!("{}", a.render()));
-    assert_eq!(f.cause, Cause::NodeImagePull, "{}", a.render());
+    assert_eq!(f.cause, Cause::ReleaseImagePull, "{}", a.render());
     assert!(f.evidence.ends_with(&new), "{}", f.evidence);
     assert!(f.summary.contains("does not hold"), "{}", f.summary);
 }

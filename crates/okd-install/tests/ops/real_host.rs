@@ -642,7 +642,7 @@ const FAULTS: &[Fault] = &[
             serve_trusted(site);
         },
         journal: UNREACHABLE,
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: RELEASE_PULL,
         // The resolver the line names is the host's (or, before its network is set up, Go's
         // fallback on the loopback address).
@@ -654,7 +654,7 @@ const FAULTS: &[Fault] = &[
         inject: |site| site.registry.stop_serving(),
         remove: serve_trusted,
         journal: &["registry.example.com:5000", "connect: connection refused"],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` refused the connection: nothing listens on \
               its port (dialled 198.18.0.1:5000)",
@@ -668,7 +668,7 @@ const FAULTS: &[Fault] = &[
         },
         remove: serve_trusted,
         journal: &["x509: certificate signed by unknown authority"],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000`'s certificate is signed by a CA the host \
               does not trust",
@@ -686,7 +686,7 @@ const FAULTS: &[Fault] = &[
                 .expect("restart the name server");
         },
         journal: &["registry.example.com", "no such host"],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` does not resolve on the host (asked the \
               resolver 198.18.0.1:53)",
@@ -696,7 +696,7 @@ const FAULTS: &[Fault] = &[
         inject: |site| site.mirror_rule(false),
         remove: |site| site.mirror_rule(true),
         journal: &["quay.io", "no such host"],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: COMPONENT_PULL,
         why: "because `quay.io` does not resolve on the host (asked the resolver \
               198.18.0.1:53); no mirror was tried for it",
@@ -724,7 +724,7 @@ const FAULTS: &[Fault] = &[
         },
         remove: serve_trusted,
         journal: &["x509: certificate is valid for"],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000`'s certificate is for other names (it is \
               valid for other.example.com, not registry.example.com)",
@@ -734,7 +734,7 @@ const FAULTS: &[Fault] = &[
         inject: |site| site.pull_secret(PullSecret::WithoutMirror),
         remove: |site| site.pull_secret(PullSecret::AsCreated),
         journal: &["registry.example.com:5000/okd/scos-content", "unauthorized"],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` wants credentials: the pull secret has \
               none for it (401)",
@@ -744,7 +744,7 @@ const FAULTS: &[Fault] = &[
         inject: |site| site.pull_secret(PullSecret::WrongPassword),
         remove: |site| site.pull_secret(PullSecret::AsCreated),
         journal: &["registry.example.com:5000/okd/scos-content", "unauthorized"],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` refused the pull secret's credentials for \
               it (401)",
@@ -754,7 +754,7 @@ const FAULTS: &[Fault] = &[
         inject: |site| site.release_mirrored(false),
         remove: |site| site.release_mirrored(true),
         journal: &["registry.example.com:5000/okd/scos-release", "unknown"],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: RELEASE_PULL,
         why: "its mirror `registry.example.com:5000` does not hold \
               `registry.example.com:5000/okd/scos-release@sha256:",
@@ -767,7 +767,7 @@ const FAULTS: &[Fault] = &[
             "registry.example.com:5000/okd/scos-content",
             "manifest unknown",
         ],
-        cause: Cause::NodeImagePull,
+        cause: Cause::ReleaseImagePull,
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` does not hold \
               `registry.example.com:5000/okd/scos-content@sha256:",
