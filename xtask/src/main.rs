@@ -9,6 +9,8 @@
 //!   same number of keys, two processes at a time, in the same process and run.
 //! * `bench-iso [ROUNDS] [--size MIB]`: `okd-install create live-iso` (release build) against
 //!   `coreos-installer iso ignition embed -o` on the same live ISO: wall time, peak memory.
+//! * `bench-pulls [IMAGES] [ROUNDS]`: `okd-install verify --online=pulls` against a `skopeo
+//!   inspect --raw` loop over the same IMAGES (200) images of the lab's real registry: ratio.
 //! * `real-render [EXAMPLE...]`: for each example, runs the generated `bootkube.sh` for real
 //!   against the payload stand-in `$OKD_PAYLOAD_DIR` names (none ships with the project; the
 //!   payload tasks fail at once without it): first its renders and the node configs, then
@@ -27,6 +29,7 @@
 //!   P-384 or RSA-4096 signers (made for 5.0, loaded with `--load-cluster-certs`).
 
 mod bench_iso;
+mod bench_pulls;
 mod signers;
 
 use std::path::{Path, PathBuf};
@@ -34,7 +37,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask bench-iso [ROUNDS] [--size MIB] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...] | cargo xtask signers [ecdsa-p384] [rsa-4096]";
+const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask bench-iso [ROUNDS] [--size MIB] | cargo xtask bench-pulls [IMAGES] [ROUNDS] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...] | cargo xtask signers [ecdsa-p384] [rsa-4096]";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -45,6 +48,7 @@ fn main() -> Result<()> {
         ["bench"] => bench(3),
         ["bench", rounds] => bench(rounds.parse().context("ROUNDS must be a number")?),
         ["bench-iso", rest @ ..] => bench_iso::run(rest),
+        ["bench-pulls", rest @ ..] => bench_pulls::run(rest),
         ["real-render", "--stop", netns] => stop_bootstrap(netns),
         ["real-render", "--example", ..] | ["real-render", "--dir", ..] => {
             one_bootstrap(&OneRun::parse(&args[1..])?)

@@ -229,7 +229,10 @@ pub fn template_context(
 
 /// registries.conf's entries: the install-config's mirror entries merged as `release` merges
 /// them (see [`ignition::registries`]).
-fn registries(ic: &InstallConfig, release: &releases::Release) -> Vec<ignition::RegistryContext> {
+pub fn registries(
+    ic: &InstallConfig,
+    release: &releases::Release,
+) -> Vec<ignition::RegistryContext> {
     let sources = mirror_sources(ic);
     let entries: Vec<ignition::MirrorEntry<'_>> = sources
         .iter()

@@ -206,6 +206,14 @@ pub(crate) fn read_bundle(path: &Path) -> Result<BundleContents, AnalysisError> 
         reason,
     };
     let file = File::open(path).map_err(|e| bundle_err(format!("cannot open it: {e}")))?;
+    // What a gather leaves when the host could not write its bundle (tar's empty file on a
+    // full disk, downloaded as it was): no archive, and no reason to read it as a broken one.
+    if file.metadata().is_ok_and(|m| m.len() == 0) {
+        return Err(bundle_err(
+            "it is empty (0 bytes), so no log bundle: the bootstrap host could not write it              (a full disk leaves an empty file); gather again, and read what the gather              command on the host said"
+                .to_string(),
+        ));
+    }
     let mut archive = tar::Archive::new(GzDecoder::new(BufReader::new(file)));
     let entries = archive
         .entries()
@@ -340,6 +348,19 @@ mod tests {
             )),
             None
         );
+    }
+
+    #[test]
+    fn an_empty_file_is_said_to_be_no_bundle_not_a_broken_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log-bundle-1.tar.gz");
+        std::fs::write(&path, b"").unwrap();
+        let said = read_bundle(&path).unwrap_err().to_string();
+        assert!(
+            said.contains("it is empty (0 bytes), so no log bundle"),
+            "{said}"
+        );
+        assert!(!said.contains("tar.gz archive"), "{said}");
     }
 
     #[test]

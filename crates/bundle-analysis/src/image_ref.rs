@@ -35,24 +35,11 @@ impl ImageRef {
     /// Reads a reference in any of the forms above.
     pub(super) fn parse(reference: &str) -> ImageRef {
         let bare = without_transport(reference.trim());
-        let (rest, digest) = match bare.split_once('@') {
-            Some((rest, digest)) => (rest, Some(digest.to_string())),
-            None => (bare, None),
-        };
-        // A tag follows the last colon after the last slash; a colon before that slash
-        // belongs to the registry's port.
-        let last_part = rest.rfind('/').map_or(0, |i| i + 1);
-        let (name, tag) = match rest[last_part..].rfind(':') {
-            Some(i) => (
-                &rest[..last_part + i],
-                Some(rest[last_part + i + 1..].to_string()),
-            ),
-            None => (rest, None),
-        };
+        let (name, tag, digest) = contract::registry_error::split_reference(bare);
         ImageRef {
             name: name.to_string(),
-            tag,
-            digest,
+            tag: tag.map(str::to_string),
+            digest: digest.map(str::to_string),
         }
     }
 

@@ -232,6 +232,60 @@ impl Cause {
     }
 }
 
+/// The causes CI proves on the real bootstrap host (`testing/real-host`: a Debian host booted
+/// under systemd-nspawn with real Ignition, systemd, podman, registry and sshd): each injected
+/// at its real cause, named with the host's own line by `wait-for --bootstrap`, `gather` and
+/// `analyze`, then fixed and recovered from. The real-host faults test fails when the causes
+/// its faults name are not exactly these. Every cause of [`Cause::ALL`] was proven on the
+/// real 4.19 payload (sessions 6 to 12; the README's real-render harness section), which no
+/// longer ships.
+pub const PROVEN_ON_REAL_HOST: [Cause; 3] = [
+    Cause::ReleaseImagePull,
+    Cause::CertificatesNotYetValid,
+    Cause::DiskFull,
+];
+
+/// The name `verify --online`'s pull preflight goes by in the troubleshooting table.
+const PULL_PREFLIGHT: &str = "`verify --online` (pull preflight)";
+
+impl Cause {
+    /// Where okd-install's naming of this cause was proven against real programs: the
+    /// troubleshooting table's "proven on" column ([`PROVEN_ON_REAL_HOST`]).
+    pub fn proven_on(self) -> &'static str {
+        if PROVEN_ON_REAL_HOST.contains(&self) {
+            "real host, 4.19 payload"
+        } else {
+            "4.19 payload"
+        }
+    }
+
+    /// Which check run before booting catches this cause, and how far: the troubleshooting
+    /// table's "caught before boot" column. Said of the checks as they are: `verify --online`
+    /// checks names and registries where it runs, not on the bootstrap host; `verify` judges
+    /// certificates by the clock of the machine it runs on.
+    pub fn caught_before_boot(self) -> &'static str {
+        match self {
+            Cause::ReleaseImagePull | Cause::NodeImagePull => PULL_PREFLIGHT,
+            Cause::ApiIntDns => {
+                "partly: `verify --online` resolves it where verify runs, not on the host"
+            }
+            Cause::ApiDns => "`verify --online` (online.dns), where verify runs",
+            Cause::CertificatesNotYetValid | Cause::CertificatesExpired => {
+                "partly: `verify` (cert.expiry), by its own machine's clock, not the host's"
+            }
+            Cause::UserManifest => "no (`verify` only parses manifests)",
+            Cause::ManifestNamespace => {
+                "`create` and `verify` warn (manifests.namespace), except for `openshift-*` and \
+                 `kube-*` namespaces"
+            }
+            Cause::EtcdStart
+            | Cause::RenderStage
+            | Cause::MachineConfigServerPort
+            | Cause::DiskFull => "no",
+        }
+    }
+}
+
 /// Go's crypto/x509 validity error, told apart by its direction.
 fn certificate_time(l: &str) -> Option<Cause> {
     if l.contains("certificate has expired or is not yet valid") {
@@ -453,17 +507,23 @@ impl Finding {
     }
 }
 
+/// The troubleshooting table's header row.
+const TABLE_HEADER: &str =
+    "| fault | what okd-install says | what to do | proven on | caught before boot |";
+
 /// The README's troubleshooting table, generated from [`Cause::ALL`]: one row per cause,
-/// `| fault | what okd-install says | what to do |`.
+/// [`TABLE_HEADER`]'s columns.
 pub fn troubleshooting_table() -> String {
-    let mut out = String::from("| fault | what okd-install says | what to do |\n|---|---|---|\n");
+    let mut out = format!("{TABLE_HEADER}\n|---|---|---|---|---|\n");
     for c in Cause::ALL {
         out.push_str(&format!(
-            "| `{}` | {} (`{}`) | {} |\n",
+            "| `{}` | {} (`{}`) | {} | {} | {} |\n",
             c.fault(),
             c.summary(),
             c.id(),
-            c.remedy()
+            c.remedy(),
+            c.proven_on(),
+            c.caught_before_boot()
         ));
     }
     out

@@ -82,6 +82,17 @@ pub const GATHER_SCRIPT: &str = "/usr/local/bin/installer-gather.sh";
 /// tells with it a registry's 401 for missing credentials from one for refused ones.
 pub const PULL_SECRET_REGISTRIES_FILE: &str = "bootstrap/network/pull-secret-registries.txt";
 
+/// The start of the gather script's last line, `The bundle is at PATH`: the login directory,
+/// or a memory file system when the disk had no room for the bundle; `gather` downloads the
+/// file it names.
+pub const GATHER_BUNDLE_AT: &str = "The bundle is at ";
+
+/// The start of the gather script's line for a place it could not write the bundle to, the
+/// words of tar or gzip after it (`Cannot write the bundle to PATH: gzip: stdout: No space
+/// left on device`);
+/// `gather` shows these lines when the bundle was written elsewhere, or not at all.
+pub const GATHER_BUNDLE_UNWRITABLE: &str = "Cannot write the bundle to ";
+
 /// The admin kubeconfig in the asset directory: written by `create` (the PKI's kubeconfig
 /// table), read by `wait-for` when no `--kubeconfig` is given.
 pub const ADMIN_KUBECONFIG_FILE: &str = "auth/kubeconfig";
@@ -402,6 +413,23 @@ mod tests {
         let name = Path::new(super::GATHER_SCRIPT).file_name().unwrap();
         let in_place = read("single-node/files/usr/local/bin/bootstrap-in-place.sh");
         assert!(in_place.contains(&format!("${{BIN_DIR}}/{}", name.to_str().unwrap())));
+    }
+
+    /// The gather script says where it wrote the bundle, and where it could not, in the
+    /// words `gather` reads.
+    #[test]
+    fn the_gather_script_names_the_bundle_in_the_words_gather_reads() {
+        let script = read(&format!("common/files{}.j2", super::GATHER_SCRIPT));
+        let at = format!("echo \"{}${{WRITTEN}}\"", super::GATHER_BUNDLE_AT);
+        assert!(
+            script.trim_end().ends_with(&at),
+            "the script's last line is not {at}"
+        );
+        let unwritable = format!(
+            "echo \"{}${{file}}: ${{line}}\"",
+            super::GATHER_BUNDLE_UNWRITABLE
+        );
+        assert!(script.contains(&unwritable), "{unwritable}");
     }
 
     #[test]

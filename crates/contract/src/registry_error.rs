@@ -680,12 +680,49 @@ pub fn registry_of_image(image: &str) -> String {
     }
 }
 
+/// The parts of `name[:tag][@digest]` as written, without judging them: a tag follows the
+/// last colon after the last slash (a colon before that slash belongs to the registry's
+/// port). The one split both readers of references use: the analysis comparing what a host
+/// booted with what it was told, and the pull preflight parsing what it will pull.
+pub fn split_reference(reference: &str) -> (&str, Option<&str>, Option<&str>) {
+    let (rest, digest) = match reference.split_once('@') {
+        Some((rest, digest)) => (rest, Some(digest)),
+        None => (reference, None),
+    };
+    let last_part = rest.rfind('/').map_or(0, |i| i + 1);
+    match rest[last_part..].rfind(':') {
+        Some(i) => (
+            &rest[..last_part + i],
+            Some(&rest[last_part + i + 1..]),
+            digest,
+        ),
+        None => (rest, None, digest),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const REG: &str = "registry.example.com:5000";
     const IMAGE: &str = "registry.example.com:5000/okd/release@sha256:4f8a0d1e2b3c";
+
+    #[test]
+    fn a_reference_splits_into_name_tag_and_digest_with_the_port_kept_in_the_name() {
+        assert_eq!(
+            split_reference("registry.example.com:5000/okd/release:4.19@sha256:ab"),
+            (
+                "registry.example.com:5000/okd/release",
+                Some("4.19"),
+                Some("sha256:ab")
+            )
+        );
+        assert_eq!(
+            split_reference("registry.example.com:5000/okd/release"),
+            ("registry.example.com:5000/okd/release", None, None)
+        );
+        assert_eq!(split_reference("busybox:1"), ("busybox", Some("1"), None));
+    }
 
     fn source(tail: &str) -> String {
         format!(

@@ -14,14 +14,26 @@ use crate::{GatherError, GatherEvent, GatherOptions};
 
 const CHUNK: usize = 256 * 1024;
 
-/// Downloads `log-bundle-<ID>.tar.gz` from the login directory into `opts.out_dir`.
+/// Downloads `log-bundle-<ID>.tar.gz` into `opts.out_dir`: from where the gather script's
+/// last lines say it wrote it, else from the login directory (a script that does not say).
 pub(crate) async fn fetch_bundle(
     handle: &Handle<Client>,
     opts: &GatherOptions,
     last_lines: &[String],
     log: &mut dyn FnMut(GatherEvent),
 ) -> Result<PathBuf, GatherError> {
-    let remote = opts.bundle_name();
+    let remote = announced(opts, last_lines).unwrap_or_else(|| opts.bundle_name());
+    let unwritable: Vec<String> = last_lines
+        .iter()
+        .filter(|l| l.starts_with(contract::GATHER_BUNDLE_UNWRITABLE))
+        .cloned()
+        .collect();
+    if !unwritable.is_empty() {
+        log(GatherEvent::BundleElsewhere {
+            remote: remote.clone(),
+            unwritable,
+        });
+    }
     let sftp = open_sftp(handle, opts).await?;
     let download_error = |reason: String, partial: Option<PathBuf>| GatherError::Download {
         remote: remote.clone(),
@@ -39,6 +51,13 @@ pub(crate) async fn fetch_bundle(
         }
         Err(e) => return Err(download_error(format!("cannot stat it: {e}"), None)),
     };
+    if size == Some(0) {
+        return Err(GatherError::BundleEmpty {
+            remote: remote.clone(),
+            user: opts.user.clone(),
+            last_lines: last_lines.to_vec(),
+        });
+    }
     log(GatherEvent::Downloading {
         remote: remote.clone(),
         size,
@@ -47,7 +66,7 @@ pub(crate) async fn fetch_bundle(
         .open(remote.as_str())
         .await
         .map_err(|e| download_error(format!("cannot open it: {e}"), None))?;
-    let target = opts.out_dir.join(&remote);
+    let target = opts.out_dir.join(opts.bundle_name());
     let io_error = |path: &Path, error| GatherError::Io {
         path: path.to_path_buf(),
         error,
@@ -76,6 +95,18 @@ pub(crate) async fn fetch_bundle(
         }
         Err((bytes, reason)) => Err(download_error(reason, keep_partial(temp, &target, bytes))),
     }
+}
+
+/// Where the gather script's last lines say it wrote the bundle asked for (`The bundle is at
+/// PATH`); `None` when they do not say, or name another file.
+fn announced(opts: &GatherOptions, last_lines: &[String]) -> Option<String> {
+    let path = last_lines
+        .iter()
+        .rev()
+        .find_map(|l| l.strip_prefix(contract::GATHER_BUNDLE_AT))?
+        .trim();
+    let name = path.rsplit('/').next()?;
+    (name == opts.bundle_name()).then(|| path.to_string())
 }
 
 async fn open_sftp(
@@ -134,4 +165,39 @@ fn keep_partial(temp: NamedTempFile, target: &Path, bytes: u64) -> Option<PathBu
     name.push(".partial");
     let partial = PathBuf::from(name);
     temp.persist(&partial).ok().map(|_| partial)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &[&str]) -> Vec<String> {
+        text.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn the_bundle_is_fetched_from_where_the_script_says_it_is() {
+        let opts = GatherOptions::new("h", "/tmp", "20261128120000");
+        let home = lines(&[
+            "Leaving out secrets",
+            "The bundle is at /home/core/log-bundle-20261128120000.tar.gz",
+        ]);
+        assert_eq!(
+            announced(&opts, &home).as_deref(),
+            Some("/home/core/log-bundle-20261128120000.tar.gz")
+        );
+        let moved = lines(&[
+            "Cannot write the bundle to /home/core/log-bundle-20261128120000.tar.gz: gzip: \
+             stdout: No space left on device",
+            "The bundle is at /tmp/log-bundle-20261128120000.tar.gz",
+        ]);
+        assert_eq!(
+            announced(&opts, &moved).as_deref(),
+            Some("/tmp/log-bundle-20261128120000.tar.gz")
+        );
+        // A script that does not say, or names another file: the login directory's bundle.
+        assert_eq!(announced(&opts, &lines(&["Leaving out secrets"])), None);
+        let other = lines(&["The bundle is at /tmp/log-bundle-1.tar.gz"]);
+        assert_eq!(announced(&opts, &other), None);
+    }
 }

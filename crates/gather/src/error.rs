@@ -95,13 +95,27 @@ pub enum GatherError {
     },
     /// The command finished but left no bundle.
     #[error(
-        "the gather command finished but {remote} does not exist on the bootstrap host (in {user}'s home directory); its output above says why, or the script on the host is not the one expected"
+        "the gather command finished but {remote} does not exist on the bootstrap host{}; its output above says why, or the script on the host is not the one expected", in_home(.remote, .user)
     )]
     BundleMissing {
         /// Remote path.
         remote: String,
         /// Remote user.
         user: String,
+    },
+    /// The command finished but the bundle it left is empty: the host could not write it
+    /// (tar leaves an empty file on a full disk), and the gather script said nothing of it
+    /// (one okd-install did not write, or an older one).
+    #[error(
+        "{remote} on the bootstrap host{} is empty: the gather command could not write its bundle there (a full disk leaves an empty file); its last output:\n{}", in_home(.remote, .user), indent(.last_lines)
+    )]
+    BundleEmpty {
+        /// Remote path.
+        remote: String,
+        /// Remote user.
+        user: String,
+        /// The last lines of the gather command's output.
+        last_lines: Vec<String>,
     },
     /// The download broke off.
     #[error("download of {remote} failed: {reason}{}", partial_note(.partial))]
@@ -121,6 +135,15 @@ pub enum GatherError {
         /// The I/O error, part of the message rather than a source.
         error: std::io::Error,
     },
+}
+
+/// Where a remote path relative to the login directory is.
+fn in_home(remote: &str, user: &str) -> String {
+    if remote.starts_with('/') {
+        String::new()
+    } else {
+        format!(" (in {user}'s home directory)")
+    }
 }
 
 fn private_hint(expected: &Option<PathBuf>, exists: bool) -> String {

@@ -62,9 +62,19 @@ pub enum GatherEvent {
         /// The line without its newline.
         line: String,
     },
+    /// The host could not write its bundle where it first tried (its login directory, on the
+    /// disk) and wrote it elsewhere, a memory file system: a full disk, in the host's words.
+    BundleElsewhere {
+        /// Where the bundle is.
+        remote: String,
+        /// The gather script's line for each place it could not write to, the words of tar
+        /// or gzip in it.
+        unwritable: Vec<String>,
+    },
     /// The bundle download is starting.
     Downloading {
-        /// Remote path, relative to the login directory.
+        /// Remote path: where the gather script said it wrote the bundle, or the bundle's
+        /// name in the login directory.
         remote: String,
         /// Size reported by the server.
         size: Option<u64>,
@@ -103,6 +113,11 @@ impl fmt::Display for GatherEvent {
                 };
                 write!(f, "{tag}: {line}")
             }
+            GatherEvent::BundleElsewhere { remote, unwritable } => write!(
+                f,
+                "the bootstrap host could not write its bundle to {}; it wrote it to {remote}",
+                places(unwritable)
+            ),
             GatherEvent::Downloading { remote, size } => match size {
                 Some(size) => write!(f, "downloading {remote} ({size} bytes)"),
                 None => write!(f, "downloading {remote}"),
@@ -111,5 +126,61 @@ impl fmt::Display for GatherEvent {
                 write!(f, "saved {} ({bytes} bytes)", path.display())
             }
         }
+    }
+}
+
+/// The gather script's lines for the places it could not write the bundle to, one clause per
+/// place with what tar and gzip said there: `P1 (w1; w2) nor to P2 (w3)`.
+fn places(unwritable: &[String]) -> String {
+    let mut grouped: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in unwritable {
+        let rest = line
+            .strip_prefix(contract::GATHER_BUNDLE_UNWRITABLE)
+            .unwrap_or(line);
+        let (place, words) = rest.split_once(": ").unwrap_or((rest, ""));
+        match grouped.last_mut() {
+            Some((last, said)) if *last == place => said.push(words),
+            _ => grouped.push((place, vec![words])),
+        }
+    }
+    grouped
+        .iter()
+        .map(|(place, said)| format!("{place} ({})", said.join("; ")))
+        .collect::<Vec<_>>()
+        .join(" nor to ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bundle_written_elsewhere_says_where_and_why_once_per_place() {
+        let line =
+            |place: &str, words: &str| format!("Cannot write the bundle to {place}: {words}");
+        let event = GatherEvent::BundleElsewhere {
+            remote: "/dev/shm/log-bundle-1.tar.gz".into(),
+            unwritable: vec![
+                line(
+                    "/home/core/log-bundle-1.tar.gz",
+                    "gzip: stdout: No space left on device",
+                ),
+                line(
+                    "/home/core/log-bundle-1.tar.gz",
+                    "tar: Child returned status 1",
+                ),
+                line(
+                    "/tmp/log-bundle-1.tar.gz",
+                    "gzip: stdout: No space left on device",
+                ),
+            ],
+        };
+        assert_eq!(
+            event.to_string(),
+            "the bootstrap host could not write its bundle to /home/core/log-bundle-1.tar.gz \
+             (gzip: stdout: No space left on device; tar: Child returned status 1) nor to \
+             /tmp/log-bundle-1.tar.gz (gzip: stdout: No space left on device); it wrote it to \
+             /dev/shm/log-bundle-1.tar.gz"
+        );
     }
 }

@@ -484,10 +484,18 @@ pub(crate) struct GatherArgs {
 /// Flags of `okd-install verify`.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct VerifyArgs {
-    /// Also resolve api., api-int. and *.apps names and check the certificates served on
-    /// api:6443, api-int:6443 and api-int:22623 against this directory's CAs.
-    #[arg(long)]
-    pub online: bool,
+    /// Also check over the network. `pulls` (before you boot): ask the registries whether
+    /// the bootstrap host can pull the release image and every image it names, through its
+    /// mirror rules, trust bundle, proxy and pull secret. `endpoints` (after boot): resolve
+    /// api., api-int. and *.apps names and check the certificates served on api:6443,
+    /// api-int:6443 and api-int:22623 against this directory's CAs. `--online` alone: both.
+    #[arg(long, value_enum, value_name = "CHECKS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "all")]
+    pub online: Option<OnlineChecks>,
+    /// With --online: registry requests in flight at once in the pull checks.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "online",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub pull_connections: u16,
     /// With --online: connect to ADDRESS instead of what DNS says for NAME, e.g. to check the
     /// bootstrap host before the load balancer or DNS exist. NAME is a host
     /// (api-int.mycluster.example.com=192.0.2.10) or host:port for one endpoint
@@ -510,6 +518,17 @@ pub(crate) struct VerifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub output: OutputFormat,
+}
+
+/// What `verify --online` checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum OnlineChecks {
+    /// Both.
+    All,
+    /// The certificates the cluster's endpoints serve.
+    Endpoints,
+    /// The bootstrap host's pulls.
+    Pulls,
 }
 
 /// `NAME=ADDRESS` of `--resolve`. A bare IP address keeps the port of the endpoint being

@@ -39,6 +39,7 @@ const OUR_CRATES: &[&str] = &[
     "manifests",
     "okd_install",
     "pki",
+    "registry_probe",
     "releases",
     "tls_peer",
     "verify",

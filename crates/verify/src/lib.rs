@@ -6,7 +6,7 @@
 //! embedded in `bootstrap.ign`), the pointer configs, the kubeconfigs, the manifests and the
 //! install-config they all came from. This crate cross-checks them and says, per file, what
 //! is wrong and how to fix it. With [`Options::online`] it also asks the live endpoints which
-//! certificates they serve.
+//! certificates they serve, and the registries whether the bootstrap host's pulls will work.
 //!
 //! The clock is a parameter ([`Options::now`]) so expiry findings are reproducible.
 
@@ -22,6 +22,7 @@ mod media;
 mod online;
 mod platform;
 mod pointer;
+mod pulls;
 mod report;
 mod x509;
 
@@ -41,8 +42,12 @@ pub struct Options {
     /// lifetime is shorter than twice the window, half its lifetime is used instead, so a
     /// freshly generated 24-hour certificate does not warn with the default 24-hour window.
     pub expiry_warning: Duration,
-    /// Also resolve the cluster's names and look at the certificates the endpoints serve.
+    /// Touch the network: the checks `online_checks` selects.
     pub online: bool,
+    /// With `online`: which online checks run.
+    pub online_checks: OnlineChecks,
+    /// With `online`: registry requests in flight at once in the pull checks.
+    pub pull_connections: usize,
     /// Overrides of the system resolver, for tests and for checking through a tunnel: a key
     /// `host` resolves that name to the address's IP (a listed name counts as resolved); a
     /// key `host:port` sends the connection for that endpoint to the address as given.
@@ -62,11 +67,25 @@ impl Options {
             now,
             expiry_warning: Duration::hours(24),
             online: false,
+            online_checks: OnlineChecks::All,
+            pull_connections: 16,
             endpoints: BTreeMap::new(),
             connect_timeout: std::time::Duration::from_secs(3),
             platform: None,
         }
     }
+}
+
+/// Which online checks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnlineChecks {
+    /// Both kinds.
+    All,
+    /// The cluster's names and the certificates its endpoints serve (after boot).
+    Endpoints,
+    /// The pulls of the bootstrap host: the release image and every image it names, from
+    /// the registries its mirror rules, trust, proxy and pull secret lead to (before boot).
+    Pulls,
 }
 
 /// Checks the asset directory `dir` and returns every finding. Never fails: an unreadable
@@ -86,8 +105,11 @@ pub fn verify(dir: &Path, opts: &Options) -> Report {
     consistency::check_all(&m, &mut report);
     platform::check_all(&m, &mut report);
     media::check_all(&m, &mut report);
-    if opts.online {
+    if opts.online && opts.online_checks != OnlineChecks::Pulls {
         online::check_all(&m, opts, &mut report);
+    }
+    if opts.online && opts.online_checks != OnlineChecks::Endpoints {
+        pulls::check_all(&m, opts, &mut report);
     }
     report
 }

@@ -32,6 +32,14 @@ pub enum Error {
         /// Why.
         error: std::io::Error,
     },
+    /// A server of the lab answered what it should not have.
+    #[error("{what}: {detail}")]
+    Answer {
+        /// What was asked.
+        what: String,
+        /// What came back.
+        detail: String,
+    },
     /// The host did not get where it should within the time allowed.
     #[error("{what} within {seconds} s; {detail}")]
     Timeout {

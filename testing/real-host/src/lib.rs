@@ -16,7 +16,9 @@
 pub mod coreos;
 pub mod error;
 pub mod firstboot;
+pub mod images;
 pub mod machine;
+pub mod mirror;
 pub mod pointer;
 pub mod registry;
 pub mod release;
@@ -38,25 +40,14 @@ pub fn missing() -> Vec<String> {
     if !is_root() {
         missing.push("root (systemd-nspawn and network namespaces need it)".to_string());
     }
-    for (program, package) in [
+    let host = [
         ("systemd-nspawn", "systemd-container"),
         ("mmdebstrap", "mmdebstrap"),
         ("setfiles", "policycoreutils"),
-        ("nsenter", "util-linux"),
-        ("ip", "iproute2"),
         ("chcon", "coreutils"),
-        ("openssl", "openssl"),
-        ("podman", "podman"),
-        ("docker-registry", "docker-registry"),
-        ("htpasswd", "apache2-utils"),
-        ("dnsmasq", "dnsmasq-base"),
-        ("busybox", "busybox-static"),
-        ("curl", "curl"),
-    ] {
-        if !on_path(program) {
-            missing.push(format!("{program} (apt-get install {package})"));
-        }
-    }
+    ];
+    missing.extend(missing_programs(&host));
+    missing.extend(missing_programs(registry::PROGRAMS));
     if !Path::new(firstboot::IGNITION).is_file() {
         missing.push(format!(
             "{} (apt-get install ignition)",
@@ -71,6 +62,15 @@ pub fn missing() -> Vec<String> {
         );
     }
     missing
+}
+
+/// Each of `programs` (name, Debian package) not on `PATH`, with how to get it.
+fn missing_programs(programs: &[(&str, &str)]) -> Vec<String> {
+    programs
+        .iter()
+        .filter(|(program, _)| !on_path(program))
+        .map(|(program, package)| format!("{program} (apt-get install {package})"))
+        .collect()
 }
 
 fn is_root() -> bool {

@@ -143,6 +143,13 @@ impl std::fmt::Display for UnitStatus {
     }
 }
 
+/// The size of a host's root file system: room for the root and what the boot writes.
+const ROOT_SIZE: &str = "4g";
+/// The file [`Machine::fill_disk`] fills the host's disk with, in its /var.
+const FILL: &str = "var/okd-real-host-fill";
+/// What a full disk keeps free for the moment it is filled (MiB): the host writes on.
+const FILL_MARGIN_MIB: u64 = 4;
+
 /// The host's root: a tmpfs mounted for it, unmounted when dropped.
 #[derive(Debug)]
 pub struct RootMount {
@@ -156,7 +163,9 @@ impl RootMount {
         std::fs::create_dir_all(path).map_err(Error::io(path))?;
         output_of(
             Command::new("mount")
-                .args(["-t", "tmpfs", "-o", "size=4g,mode=0755", "okd-real-host"])
+                .args(["-t", "tmpfs", "-o"])
+                .arg(format!("size={ROOT_SIZE},mode=0755"))
+                .arg("okd-real-host")
                 .arg(path),
         )?;
         Ok(RootMount {
@@ -374,6 +383,70 @@ impl Machine {
                 last
             },
         })
+    }
+
+    /// Fills the host's disk as a disk fills on a real machine: everything on the root's
+    /// file system (/var, /home, /etc; /tmp, /run and /dev/shm are memory file systems of
+    /// their own, as on CoreOS) finds no room left. The file system is shrunk to what it
+    /// holds plus a few MiB (so that filling it takes no gigabytes of memory), and those are
+    /// filled by one file in /var. [`Machine::free_disk`] undoes it.
+    pub fn fill_disk(&self) -> Result<()> {
+        let root = self.root.display().to_string();
+        let used = self.root_bytes("used")?;
+        let size = used + FILL_MARGIN_MIB * 1024 * 1024;
+        output_of(Command::new("mount").args(["-o", &format!("remount,size={size}"), &root]))?;
+        let fill = self.root.join(FILL);
+        // The host writes while the file grows: a few rounds until no byte is left.
+        for _ in 0..8 {
+            let avail = self.root_bytes("avail")?;
+            if avail == 0 {
+                return Ok(());
+            }
+            let current = std::fs::metadata(&fill).map_or(0, |m| m.len());
+            let _ = output_of(
+                Command::new("fallocate")
+                    .args(["--length", &(current + avail).to_string()])
+                    .arg(&fill),
+            );
+        }
+        match self.root_bytes("avail")? {
+            0 => Ok(()),
+            left => Err(Error::Command {
+                command: format!("fallocate --length ... {}", fill.display()),
+                status: "8 rounds".into(),
+                output: format!("{left} bytes stay free on {root}"),
+            }),
+        }
+    }
+
+    /// Frees the disk [`Machine::fill_disk`] filled: the file removed, the file system its
+    /// full size again.
+    pub fn free_disk(&self) -> Result<()> {
+        let fill = self.root.join(FILL);
+        std::fs::remove_file(&fill).map_err(Error::io(&fill))?;
+        output_of(
+            Command::new("mount")
+                .args(["-o", &format!("remount,size={ROOT_SIZE}")])
+                .arg(&self.root),
+        )
+        .map(drop)
+    }
+
+    /// The bytes `field` (`used`, `avail`) of the root's file system, as df counts them.
+    fn root_bytes(&self, field: &str) -> Result<u64> {
+        let said = output_of(
+            Command::new("df")
+                .args([&format!("--output={field}"), "--block-size=1"])
+                .arg(&self.root),
+        )?;
+        said.lines()
+            .nth(1)
+            .and_then(|l| l.trim().parse().ok())
+            .ok_or_else(|| Error::Command {
+                command: format!("df --output={field} {}", self.root.display()),
+                status: "exit status 0".into(),
+                output: said.clone(),
+            })
     }
 
     /// Powers the host off (nspawn asks its systemd to halt on SIGTERM), killing it after

@@ -12,6 +12,33 @@ use crate::error::{Error, Result};
 use crate::machine::{LAB_ADDRESS, Lab};
 use crate::run::{command_line, output_of};
 
+/// What this machine lacks to run the lab's registry (and push images to it), each with
+/// how to get it; empty when it has everything. Less than a booted host needs
+/// ([`crate::missing`]).
+pub fn missing() -> Vec<String> {
+    let mut missing = Vec::new();
+    if !crate::is_root() {
+        missing.push("root (network namespaces need it)".to_string());
+    }
+    missing.extend(crate::missing_programs(PROGRAMS));
+    missing
+}
+
+/// The programs the registry, its name server and the image pushes run, with their Debian
+/// packages.
+pub(crate) const PROGRAMS: &[(&str, &str)] = &[
+    ("nsenter", "util-linux"),
+    ("ip", "iproute2"),
+    ("openssl", "openssl"),
+    ("podman", "podman"),
+    ("docker-registry", "docker-registry"),
+    ("htpasswd", "apache2-utils"),
+    ("dnsmasq", "dnsmasq-base"),
+    ("busybox", "busybox-static"),
+    ("curl", "curl"),
+    ("gzip", "gzip"),
+];
+
 /// The registry port.
 pub const PORT: u16 = 5000;
 

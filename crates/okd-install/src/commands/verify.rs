@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::anyhow;
 use time::{Duration, OffsetDateTime};
 
-use crate::cli::{OutputFormat, VerifyArgs};
+use crate::cli::{OnlineChecks, OutputFormat, VerifyArgs};
 use crate::exit::{self, Exit};
 
 /// Verifies `dir`, prints the report, and fails with exit code 9 when any check is an error.
@@ -23,7 +23,13 @@ pub(crate) fn run(dir: &Path, args: &VerifyArgs) -> Result<(), Exit> {
     let mut opts = verify::Options::at(OffsetDateTime::now_utc());
     // The range check above keeps this far from overflow.
     opts.expiry_warning = Duration::hours(args.expiry_warning_hours as i64);
-    opts.online = args.online;
+    opts.online = args.online.is_some();
+    opts.online_checks = match args.online {
+        Some(OnlineChecks::Endpoints) => verify::OnlineChecks::Endpoints,
+        Some(OnlineChecks::Pulls) => verify::OnlineChecks::Pulls,
+        Some(OnlineChecks::All) | None => verify::OnlineChecks::All,
+    };
+    opts.pull_connections = usize::from(args.pull_connections);
     opts.endpoints = args.resolve.iter().cloned().collect();
     opts.platform = args.user_data_platform.clone();
     let report = verify::verify(dir, &opts);

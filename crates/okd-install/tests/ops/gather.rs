@@ -197,6 +197,83 @@ fn json_output_prints_the_analysis_as_one_object() {
     assert_eq!(verdict["stage"], "cb-bootstrap");
 }
 
+/// The stand-in at `lab`'s script with its last lines, where it writes the bundle into the
+/// login directory, replaced by `tail` (a shell fragment with `$id` and `$stage` set); the
+/// new script's path.
+fn stand_in_ending(lab: &Lab, name: &str, tail: &str) -> String {
+    let text = std::fs::read_to_string(&lab.script).unwrap();
+    let cut = text
+        .find("tar -czf")
+        .expect("the stand-in writes its bundle with tar");
+    let path = lab.server.dir.path().join(name);
+    std::fs::write(&path, format!("{}{tail}", &text[..cut])).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// A host whose disk is full: its gather script cannot write the bundle into the login
+/// directory, says so in the words of tar and gzip, writes it elsewhere and names that place; gather
+/// downloads it from there and says why it was there.
+#[test]
+fn a_bundle_the_host_wrote_elsewhere_is_fetched_from_where_it_says() {
+    let Some(mut lab) = Lab::start() else { return };
+    let elsewhere = lab.server.dir.path().join("memory");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let tail = format!(
+        r#"echo "Cannot write the bundle to $HOME/log-bundle-$id.tar.gz: gzip: stdout: No space left on device"
+echo "Cannot write the bundle to $HOME/log-bundle-$id.tar.gz: tar: Child returned status 1"
+tar -czf "{dir}/log-bundle-$id.tar.gz" -C "$stage" "log-bundle-$id"
+rm -rf "$stage"
+echo "The bundle is at {dir}/log-bundle-$id.tar.gz"
+"#,
+        dir = elsewhere.display()
+    );
+    lab.script = stand_in_ending(&lab, "elsewhere.sh", &tail);
+    let (out, _) = lab.gather_with_authorized_key(&[]);
+    let err = stderr(&out);
+    let said = format!(
+        "(gzip: stdout: No space left on device; tar: Child returned status 1); it wrote it to \
+         {}/log-bundle-",
+        elsewhere.display()
+    );
+    assert!(
+        err.lines().any(|l| l.contains(&said)
+            && l.contains("the bootstrap host could not write its bundle to ")),
+        "{err}"
+    );
+    assert!(stdout(&out).starts_with(PROBLEM), "{}", both(&out));
+}
+
+/// A host whose gather script leaves an empty bundle without a word (tar's file on a full
+/// disk, as upstream's script leaves it): gather says the bundle is empty, not that it is a
+/// broken archive, and keeps no file.
+#[test]
+fn an_empty_bundle_is_named_as_one_the_host_could_not_write() {
+    let Some(mut lab) = Lab::start() else { return };
+    let tail = r#": > "$HOME/log-bundle-$id.tar.gz"
+rm -rf "$stage"
+"#;
+    lab.script = stand_in_ending(&lab, "empty.sh", tail);
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+    let dir = tempfile::tempdir().unwrap();
+    let out = lab.gather(
+        dir.path(),
+        lab.server.port,
+        &["--key", &key.display().to_string()],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".tar.gz on the bootstrap host (in ")
+            && err.contains("is empty: the gather command could not write its bundle there"),
+        "{err}"
+    );
+    assert!(!err.contains("tar.gz archive"), "{err}");
+    assert!(bundles(dir.path()).is_empty(), "{:?}", bundles(dir.path()));
+}
+
 /// The public half of the generated bootstrap key, from the state file of `dir`.
 fn bootstrap_public_key(dir: &Path) -> String {
     let state = asset_graph::State::open(dir).expect("state file");

@@ -16,6 +16,7 @@ mod gather;
 mod gather_host;
 mod interrupt;
 mod pki;
+mod preflight;
 mod real_bootstrap;
 mod real_host;
 mod real_render;

@@ -602,10 +602,11 @@ struct Fault {
     journal: &'static [&'static str],
     /// The cause they name it as.
     cause: Cause,
-    /// The image whose pull failed, as their words name it ([`RELEASE_PULL`] or
-    /// [`COMPONENT_PULL`]).
+    /// How their cause line begins: the image whose pull failed ([`RELEASE_PULL`] or
+    /// [`COMPONENT_PULL`]), or the cause's summary.
     image: &'static str,
     /// Why, in their words: the registry and its answer. No other fault's diagnosis says it.
+    /// Empty for a fault that is no pull's (the full /var): the cause's own words are all.
     why: &'static str,
 }
 
@@ -772,6 +773,17 @@ const FAULTS: &[Fault] = &[
         why: "its mirror `registry.example.com:5000` does not hold \
               `registry.example.com:5000/okd/scos-content@sha256:",
     },
+    Fault {
+        name: "/var full",
+        // The host's whole disk, as a full /var leaves it on CoreOS (/var/home included):
+        // the gather script writes its bundle to a memory file system instead.
+        inject: |site| site.machine.fill_disk().expect("fill the host's disk"),
+        remove: |site| site.machine.free_disk().expect("free the host's disk"),
+        journal: &["no space left on device"],
+        cause: Cause::DiskFull,
+        image: "the bootstrap host ran out of disk space",
+        why: "",
+    },
 ];
 
 /// The host's pull secret: as okd-install wrote it, without the mirror's entry, or with the
@@ -781,6 +793,18 @@ enum PullSecret {
     AsCreated,
     WithoutMirror,
     WrongPassword,
+}
+
+/// The troubleshooting table says which causes are proven on the real host
+/// ([`contract::cause::PROVEN_ON_REAL_HOST`]): exactly those the faults here are named as, so
+/// that the table claims no fault this test does not inject (and the faults test fails when
+/// one is not named).
+#[test]
+fn the_troubleshooting_tables_real_host_causes_are_the_faults_named_here() {
+    let named: std::collections::BTreeSet<Cause> = FAULTS.iter().map(|fault| fault.cause).collect();
+    let table: std::collections::BTreeSet<Cause> =
+        contract::cause::PROVEN_ON_REAL_HOST.into_iter().collect();
+    assert_eq!(named, table);
 }
 
 /// The host's registries.conf, where okd-install's mirror rules are.
@@ -1020,9 +1044,14 @@ fn misworded(
         contract::NODE_IMAGE_LOOKUP_STAGE
     );
     let head = format!("cause ({}): ", fault.cause.id());
+    // A pull's is placed at the lookup stage; another fault's wherever its line showed.
+    let pull = !fault.why.is_empty();
     let summary = cause
         .strip_prefix(&head)
-        .and_then(|c| c.strip_suffix(&place))
+        .and_then(|c| match pull {
+            true => c.strip_suffix(&place),
+            false => Some(c.rsplit_once(" [").map_or(c, |(s, _)| s)),
+        })
         .map(str::to_string);
     match &summary {
         Some(s) if s.starts_with(fault.image) && s.contains(fault.why) => {}
@@ -1045,7 +1074,10 @@ fn misworded(
         .find_map(|l| l.strip_prefix("what to do: "))
         .unwrap_or_default();
     let words = own_words(text);
-    if report && let Some(summary) = &summary {
+    if report
+        && pull
+        && let Some(summary) = &summary
+    {
         let problem = format!(
             "Problem: node-image-pull.service had not finished (in stage {}) when the logs \
              were gathered: {summary}.",
@@ -1067,7 +1099,7 @@ fn misworded(
             ));
         }
     }
-    for other in others {
+    for other in others.iter().filter(|o| !o.why.is_empty()) {
         if words.iter().any(|l| l.contains(other.why)) {
             wrong.push(format!(
                 "says {:?} of another fault ({})",
@@ -1076,6 +1108,21 @@ fn misworded(
         }
     }
     (summary, wrong)
+}
+
+/// What is wrong with gather's account of where the bundle was under `fault`: with the disk
+/// full, the host cannot write the bundle into core's home directory; gather must say that it
+/// wrote it to /tmp (a memory file system) instead, in the words of tar and gzip.
+fn bundle_not_moved(fault: &Fault, gather: &std::process::Output) -> Option<String> {
+    if fault.cause != Cause::DiskFull {
+        return None;
+    }
+    let moved = crate::support::stderr(gather).lines().any(|l| {
+        l.contains("the bootstrap host could not write its bundle to /home/core/log-bundle-")
+            && l.contains("No space left on device")
+            && l.contains("; it wrote it to /tmp/log-bundle-")
+    });
+    (!moved).then(|| "does not say the host wrote its bundle to /tmp for want of room".into())
 }
 
 /// Faults on the real host, diagnosed the way an administrator diagnoses them, and fixed.
@@ -1093,9 +1140,9 @@ fn misworded(
 /// and component cause say the same, with the same fix; no two faults read the same (what
 /// they say of every fault is printed). Then the fault is removed and the same host
 /// recovers: its pull gets as far as the good run gets (the operator image the mirror does
-/// not hold). Last, a gather key the host refuses ([`refused_gather_key`]). A full /var is
-/// not among them: the host writes its line, but gather downloads an empty bundle, so
-/// nothing can be analysed (the README says so).
+/// not hold). A full /var is named disk-full by all three, and gather says it wrote the
+/// bundle to a memory file system for want of room. Last, a gather key the host refuses
+/// ([`refused_gather_key`]).
 #[test]
 fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from() {
     let missing = real_host::missing();
@@ -1218,6 +1265,9 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
             if let Some(said) = said {
                 summaries.entry(said).or_default().push(fault.name);
             }
+        }
+        if let Some(wrong) = bundle_not_moved(fault, gather) {
+            problems.push(format!("{}: gather {wrong}\n{text}", fault.name));
         }
         let skip = site.pull_lines(0).len();
         (fault.remove)(&mut site);

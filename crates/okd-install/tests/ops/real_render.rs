@@ -345,13 +345,13 @@ fn a_wrong_ca_or_a_server_certificate_without_api_int_is_diagnosed_not_hung() {
     );
 }
 
-/// `okd-install verify --online` of `install` with the cluster's names sent to 127.0.0.1:
+/// `okd-install verify --online=endpoints` of `install` with the cluster's names sent to 127.0.0.1:
 /// its finding for the Machine Config Server endpoint (api-int:22623).
 fn online_mcs_check(install: &Path, api_int: &str) -> serde_json::Value {
     let api = api_int.replacen("api-int.", "api.", 1);
     let apps = api_int.replacen("api-int.", "console-openshift-console.apps.", 1);
     let mut cmd = std::process::Command::new(bin_path());
-    cmd.args(["verify", "--online", "--output", "json", "--dir"])
+    cmd.args(["verify", "--online=endpoints", "--output", "json", "--dir"])
         .arg(install);
     for name in [api_int, &api, &apps] {
         cmd.arg("--resolve").arg(format!("{name}=127.0.0.1"));

@@ -84,6 +84,7 @@ fn served_certificates_are_judged_against_the_directory() {
     let mcs = serve(base(0), CertId::MachineConfigServer);
     let mut opts = now_opts();
     opts.online = true;
+    opts.online_checks = verify::OnlineChecks::Endpoints;
     opts.endpoints = overrides(api, foreign, mcs);
     let report = verify::verify(base(0), &opts);
     assert_eq!(
@@ -126,6 +127,7 @@ fn a_name_overridden_with_ip_and_port_is_reached_on_that_port() {
     let api = serve(base(0), CertId::KubeApiserverLbServer);
     let mut opts = now_opts();
     opts.online = true;
+    opts.online_checks = verify::OnlineChecks::Endpoints;
     opts.connect_timeout = std::time::Duration::from_secs(1);
     // `--resolve api.<domain>=127.0.0.1:<port>`: no per-port entry, the address's port counts.
     opts.endpoints = BTreeMap::from([(API.to_string(), api)]);
@@ -143,6 +145,7 @@ fn a_certificate_for_another_name_is_named_and_a_closed_port_is_an_error() {
     let mcs = serve(base(0), CertId::MachineConfigServer);
     let mut opts = now_opts();
     opts.online = true;
+    opts.online_checks = verify::OnlineChecks::Endpoints;
     opts.connect_timeout = std::time::Duration::from_secs(1);
     opts.endpoints = overrides(wrong_name, closed, mcs);
     let report = verify::verify(base(0), &opts);

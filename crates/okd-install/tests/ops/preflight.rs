@@ -1,0 +1,462 @@
+//! `verify --online=pulls` against a real mirror registry: Debian's docker-registry with TLS
+//! from a CA the test made and htpasswd logins, and dnsmasq answering its name, all in a
+//! network namespace of the test's own (`real_host::registry`). It holds a release image the
+//! test builds (`real_host::release`) and the release's component images
+//! (`real_host::images`); okd-install's configs are the disconnected-mirror example's with
+//! that CA as the trust bundle. `verify` runs in the same namespace with the lab's name
+//! server as its resolver, as the bootstrap host would resolve.
+//!
+//! Each fault is injected at its real cause (the install-config, the pull secret, the
+//! release's content, the registry or the name server), and the preflight must name
+//! exactly that fault and nothing else.
+//!
+//! Needs root and the registry's programs (`real_host::registry::missing`); skips without
+//! them, fails without them under CI=true.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Output;
+
+use real_host::mirror::{CONTENT_SOURCE, Login, Mirror, RELEASE_VERSION, SiteConfig};
+use real_host::registry::{Certificate, RegistrySpec};
+use real_host::release::Component;
+
+use crate::support::{bin_path, both, okd, repo_root};
+
+/// The release's components the registry holds.
+const COMPONENTS: &[&str] = &[
+    "machine-config-operator",
+    "cluster-version-operator",
+    "etcd",
+];
+/// A component a second release names and nobody mirrored.
+const NOT_MIRRORED: &str = "cluster-network-operator";
+/// Another name of the registry's address, which its certificate does not have.
+const ALIAS: &str = "mirror.example.com";
+
+/// The mirror with both releases.
+struct Site {
+    mirror: Mirror,
+    /// The release whose components are all mirrored, by digest.
+    release: String,
+    /// The release that also names [`NOT_MIRRORED`].
+    gap_release: String,
+}
+
+impl Site {
+    /// The mirror in a lab of its own called `lab` (tests run in parallel).
+    fn start(lab: &str, work: &Path) -> Site {
+        let spec = RegistrySpec {
+            name: "registry.example.com".into(),
+            user: "preflight".into(),
+            password: "mirror-password".into(),
+        };
+        let names: Vec<String> = COMPONENTS.iter().map(|s| s.to_string()).collect();
+        let mirror = Mirror::start(lab, spec, &names, work)
+            .unwrap_or_else(|e| panic!("starting the mirror: {e}"));
+        let mut components = mirror.components.clone();
+        let release = mirror
+            .push_release(&components, &work.join("release"))
+            .unwrap_or_else(|e| panic!("pushing the release: {e}"));
+        components.push(Component::absent(NOT_MIRRORED, CONTENT_SOURCE));
+        let gap_release = mirror
+            .push_release(&components, &work.join("gap-release"))
+            .unwrap_or_else(|e| panic!("pushing the release: {e}"));
+        Site {
+            mirror,
+            release,
+            gap_release,
+        }
+    }
+
+    /// `okd-install verify --online=pulls --output json` in the lab's network; `extra` are
+    /// more flags.
+    fn verify(&self, install: &Path, extra: &[&str]) -> Output {
+        self.mirror
+            .command(bin_path())
+            .arg("--dir")
+            .arg(install)
+            .args(["verify", "--online=pulls", "--output", "json"])
+            .args(extra)
+            .output()
+            .expect("run verify")
+    }
+}
+
+/// What a fault changes in the install-config.
+#[derive(Clone)]
+struct Config {
+    site: fn() -> SiteConfig,
+    gap_release: bool,
+}
+
+const GOOD: Config = Config {
+    site: SiteConfig::default,
+    gap_release: false,
+};
+
+impl Config {
+    /// The site config with install-config's `proxy`.
+    fn with_proxy(&self, https: String, no_proxy: &str) -> SiteConfig {
+        SiteConfig {
+            proxy: Some((https, no_proxy.to_string())),
+            ..(self.site)()
+        }
+    }
+}
+
+/// Writes `config`'s install-config into `install` and creates the Ignition configs.
+fn configure(site: &Site, install: &Path, config: &Config) {
+    let release = if config.gap_release {
+        &site.gap_release
+    } else {
+        &site.release
+    };
+    write_and_create(site, install, &(config.site)(), release);
+}
+
+/// [`configure`] for a site config of its own, with the all-mirrored release.
+fn configure_with(site: &Site, install: &Path, config: &SiteConfig) {
+    write_and_create(site, install, config, &site.release);
+}
+
+fn write_and_create(site: &Site, install: &Path, config: &SiteConfig, release: &str) {
+    let example = std::fs::read_to_string(repo_root().join("examples/disconnected-mirror.yaml"))
+        .expect("the example");
+    std::fs::create_dir_all(install).expect("install dir");
+    let text = site.mirror.install_config(&example, config);
+    std::fs::write(install.join("install-config.yaml"), text).expect("install-config");
+    okd(install)
+        .args(["create", "ignition-configs", "--release-image", release])
+        .args(["--release-version", RELEASE_VERSION])
+        .assert()
+        .success();
+}
+
+/// The pull findings of a JSON report: (id, status, subject, message).
+fn pull_checks(out: &Output) -> Vec<(String, String, String, String)> {
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("verify's JSON: {e}\n{}", both(out)));
+    json["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["id"].as_str().is_some_and(|id| id.starts_with("pull.")))
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+            (s("id"), s("status"), s("subject"), s("message"))
+        })
+        .collect()
+}
+
+/// One fault: how it is injected and what the preflight must say.
+struct Fault {
+    name: &'static str,
+    config: Config,
+    /// Done to the lab before verify runs, undone after.
+    inject: fn(&mut Site),
+    remove: fn(&mut Site),
+    /// More verify flags.
+    flags: &'static [&'static str],
+    /// The one error id the preflight must report.
+    id: &'static str,
+    /// Words its message must hold.
+    words: &'static [&'static str],
+}
+
+fn nothing(_: &mut Site) {}
+
+/// The registry back with its trusted certificate.
+fn serve_trusted(site: &mut Site) {
+    let m = &mut site.mirror;
+    m.registry
+        .serve(&m.lab, Certificate::Trusted)
+        .expect("start the registry");
+}
+
+const FAULTS: &[Fault] = &[
+    Fault {
+        name: "CA missing from additionalTrustBundle",
+        config: Config {
+            site: || SiteConfig {
+                trust_ca: false,
+                ..SiteConfig::default()
+            },
+            ..GOOD
+        },
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.untrusted-certificate",
+        words: &["registry.example.com:5000", "additionalTrustBundle"],
+    },
+    Fault {
+        name: "pull secret without the mirror's credentials",
+        config: Config {
+            site: || SiteConfig {
+                login: Login::Missing,
+                ..SiteConfig::default()
+            },
+            ..GOOD
+        },
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.unauthorized",
+        words: &["the pull secret has no credentials for registry.example.com:5000"],
+    },
+    Fault {
+        name: "wrong credentials",
+        config: Config {
+            site: || SiteConfig {
+                login: Login::WrongPassword,
+                ..SiteConfig::default()
+            },
+            ..GOOD
+        },
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.unauthorized",
+        words: &["refused the pull secret's credentials"],
+    },
+    Fault {
+        name: "a component image not mirrored",
+        config: Config {
+            gap_release: true,
+            ..GOOD
+        },
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.manifest-unknown",
+        words: &[
+            "`registry.example.com:5000` does not hold `registry.example.com:5000/okd/scos-content@sha256:",
+            "oc adm release mirror",
+        ],
+    },
+    Fault {
+        name: "a mirror rule missing",
+        config: Config {
+            site: || SiteConfig {
+                content_mirror: false,
+                ..SiteConfig::default()
+            },
+            ..GOOD
+        },
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.no-mirror-rule",
+        words: &[
+            "covers quay.io/okd/scos-content",
+            "`quay.io` does not resolve",
+        ],
+    },
+    Fault {
+        name: "registry down",
+        config: GOOD,
+        inject: |site| site.mirror.registry.stop_serving(),
+        remove: serve_trusted,
+        flags: &[],
+        id: "pull.connection-refused",
+        words: &["`registry.example.com:5000` refused the connection"],
+    },
+    Fault {
+        name: "registry's name not resolvable",
+        config: GOOD,
+        inject: |site| {
+            let m = &mut site.mirror;
+            m.registry.answer_name(&m.lab, false).expect("name server");
+        },
+        remove: |site| {
+            let m = &mut site.mirror;
+            m.registry.answer_name(&m.lab, true).expect("name server");
+        },
+        flags: &[],
+        id: "pull.name-not-resolved",
+        words: &["`registry.example.com:5000` does not resolve"],
+    },
+    Fault {
+        name: "a certificate not valid yet",
+        config: GOOD,
+        inject: |site| {
+            let m = &mut site.mirror;
+            m.registry
+                .serve(&m.lab, Certificate::NotYetValid)
+                .expect("serve tomorrow's certificate");
+        },
+        remove: serve_trusted,
+        flags: &[],
+        id: "pull.certificate-not-yet-valid",
+        words: &[
+            "`registry.example.com:5000`'s certificate is not valid yet",
+            "it is valid from",
+        ],
+    },
+    Fault {
+        name: "a certificate for another name",
+        config: Config {
+            site: || SiteConfig {
+                mirror_name: Some(ALIAS.into()),
+                ..SiteConfig::default()
+            },
+            ..GOOD
+        },
+        inject: nothing,
+        remove: nothing,
+        flags: &["--resolve", "mirror.example.com=198.18.0.1"],
+        id: "pull.certificate-for-other-name",
+        words: &["valid for registry.example.com", "not mirror.example.com"],
+    },
+];
+
+/// The all-good case passes with every image served by the mirror; then each fault, on the
+/// same registry and release, is named by its own id and words, and nothing else is named;
+/// verify exits 9 on each.
+#[test]
+fn the_preflight_names_each_registry_fault_at_its_cause() {
+    let missing = real_host::registry::missing();
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let mut site = Site::start("preflight", work.path());
+    let install = work.path().join("install");
+
+    configure(&site, &install, &GOOD);
+    let out = site.verify(&install, &[]);
+    let checks = pull_checks(&out);
+    assert!(out.status.success(), "{}", both(&out));
+    let served: Vec<&(String, String, String, String)> =
+        checks.iter().filter(|c| c.0 == "pull.served").collect();
+    assert_eq!(
+        served.len(),
+        checks.len(),
+        "only served images: {checks:#?}"
+    );
+    assert!(
+        served[0]
+            .2
+            .starts_with("release image quay.io/okd/scos-release@sha256:"),
+        "{checks:#?}"
+    );
+    assert!(
+        served[1].2 == format!("{} images", COMPONENTS.len())
+            && served
+                .iter()
+                .all(|c| c.3.starts_with("served by `registry.example.com:5000`")),
+        "{checks:#?}"
+    );
+
+    let mut report = Vec::new();
+    for fault in FAULTS {
+        configure(&site, &install, &fault.config);
+        (fault.inject)(&mut site);
+        let out = site.verify(&install, fault.flags);
+        (fault.remove)(&mut site);
+        let checks = pull_checks(&out);
+        let named: BTreeSet<&str> = checks
+            .iter()
+            .filter(|c| c.1 != "ok")
+            .map(|c| c.0.as_str())
+            .collect();
+        let text: String = checks
+            .iter()
+            .map(|c| format!("{}: {}\n", c.2, c.3))
+            .collect();
+        report.push(format!("{}:\n{text}", fault.name));
+        assert_eq!(
+            named,
+            BTreeSet::from([fault.id]),
+            "{}: {checks:#?}",
+            fault.name
+        );
+        for words in fault.words {
+            assert!(
+                text.contains(words),
+                "{}: no `{words}` in\n{text}",
+                fault.name
+            );
+        }
+        assert_eq!(out.status.code(), Some(9), "{}: {}", fault.name, both(&out));
+    }
+    eprintln!("{}", report.join("\n"));
+}
+
+/// The proxy's port on the lab address, and one where nothing listens.
+const PROXY_PORT: u16 = 3128;
+const NO_PROXY_PORT: u16 = 3129;
+
+/// With `proxy` in install-config the pulls go through it as the host's would (tinyproxy,
+/// whose log shows each CONNECT), `noProxy` naming the registry sends them past it, and a
+/// proxy that does not answer is named as the proxy, not as the registry.
+#[test]
+fn the_preflight_goes_through_the_hosts_proxy_honouring_no_proxy() {
+    let mut missing = real_host::registry::missing();
+    if testkit::require::find_program("tinyproxy").is_none() {
+        missing.push("tinyproxy (apt-get install tinyproxy-bin)".into());
+    }
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let site = Site::start("preflight-proxy", work.path());
+    let proxy = site
+        .mirror
+        .start_proxy(PROXY_PORT, &work.path().join("proxy"))
+        .unwrap_or_else(|e| panic!("starting tinyproxy: {e}"));
+    let install = work.path().join("install");
+    let through = |port: u16, no_proxy: &str| {
+        GOOD.with_proxy(
+            format!("http://{}:{port}", real_host::LAB_ADDRESS),
+            no_proxy,
+        )
+    };
+    let connects = || {
+        std::fs::read_to_string(&proxy.log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("CONNECT") && l.contains("registry.example.com:5000"))
+            .count()
+    };
+
+    configure_with(&site, &install, &through(PROXY_PORT, "example.net"));
+    let out = site.verify(&install, &[]);
+    let checks = pull_checks(&out);
+    assert!(out.status.success(), "{checks:#?}\n{}", both(&out));
+    assert!(
+        connects() > 0,
+        "no CONNECT in the proxy's log:\n{}",
+        std::fs::read_to_string(&proxy.log).unwrap_or_default()
+    );
+
+    let before = connects();
+    configure_with(&site, &install, &through(PROXY_PORT, ".example.com"));
+    let out = site.verify(&install, &[]);
+    assert!(out.status.success(), "{}", both(&out));
+    assert_eq!(
+        connects(),
+        before,
+        "noProxy .example.com still went through the proxy"
+    );
+
+    configure_with(&site, &install, &through(NO_PROXY_PORT, "example.net"));
+    let out = site.verify(&install, &[]);
+    let checks = pull_checks(&out);
+    let named: BTreeSet<&str> = checks
+        .iter()
+        .filter(|c| c.1 != "ok")
+        .map(|c| c.0.as_str())
+        .collect();
+    assert_eq!(named, BTreeSet::from(["pull.proxy"]), "{checks:#?}");
+    let text: String = checks.iter().map(|c| c.3.clone()).collect();
+    assert!(
+        text.contains(&format!(
+            "the HTTPS proxy `{}:{NO_PROXY_PORT}`",
+            real_host::LAB_ADDRESS
+        )) && text.contains("refused the connection"),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(9), "{}", both(&out));
+}
