@@ -71,6 +71,9 @@ pub(crate) enum Wanted {
     AssetManifest,
     /// `.../rendered-assets/openshift/.bootkube.done`: bootkube.sh's last act.
     BootkubeDone,
+    /// [`contract::PULL_SECRET_REGISTRIES_FILE`]: the registries the pull secret has
+    /// credentials for.
+    PullSecretRegistries,
 }
 
 /// One interesting file, with its path inside the archive.
@@ -89,6 +92,12 @@ pub(crate) fn classify(path: &str) -> Option<Wanted> {
         .filter(|p| !p.is_empty() && *p != ".")
         .collect();
     let tail = |n: usize| parts.len().checked_sub(n).map(|start| &parts[start..]);
+    if parts
+        .join("/")
+        .ends_with(contract::PULL_SECRET_REGISTRIES_FILE)
+    {
+        return Some(Wanted::PullSecretRegistries);
+    }
     if let Some(["bootstrap", dir, file]) = tail(3) {
         match *dir {
             "services" => {

@@ -130,23 +130,20 @@ fn never_started(check: &Check) -> Problem {
 }
 
 fn judge(check: &Check, s: &ServiceSummary) -> Option<Problem> {
-    let failure = s.last_failure.as_ref();
     let (summary, stage) = match s.status {
         ServiceStatus::Succeeded => return None,
         ServiceStatus::NotStarted => {
             return Some(never_started(check));
         }
         ServiceStatus::Failed => {
-            let stage = failure.and_then(|f| f.stage.clone());
-            let at = stage
-                .as_ref()
-                .map(|st| format!(" at stage {st}"))
-                .unwrap_or_default();
             let text = format!(
-                "{}.service failed{at} and could not {} (started {} time(s))",
-                s.name, check.task, s.starts
+                "{}.service failed{} and could not {} (started {} time(s))",
+                s.name,
+                failed_at(s),
+                check.task,
+                s.starts
             );
-            (text, stage)
+            (text, last_failed_stage(s).cloned())
         }
         ServiceStatus::Running => running_summary(check, s),
     };
@@ -154,29 +151,64 @@ fn judge(check: &Check, s: &ServiceSummary) -> Option<Problem> {
     Some(Problem::of_service(s, summary, stage, hint))
 }
 
-fn running_summary(check: &Check, s: &ServiceSummary) -> (String, Option<String>) {
-    let at = s
-        .current_stage
-        .as_ref()
-        .map(|st| format!(" (in stage {st})"))
-        .unwrap_or_default();
-    let mut text = format!(
-        "{}.service had not finished{at} when the logs were gathered; it did not yet {}",
-        s.name, check.task
-    );
-    if s.failed_runs > 0 {
-        let before = s
-            .last_failure
-            .as_ref()
-            .and_then(|f| f.stage.as_ref())
-            .map(|st| format!(", last at stage {st}"))
-            .unwrap_or_default();
-        text.push_str(&format!(
-            "; {} earlier run(s) failed{before}",
-            s.failed_runs
-        ));
+/// Where a failed or running service stands, without what it could not do: the failed
+/// stage and how often it started, or the stage it was still in and its failed runs. The
+/// analysis puts what it could not do after it when the evidence says more than the check's
+/// task (which pull failed, and why).
+pub(crate) fn standing(s: &ServiceSummary) -> Option<String> {
+    match s.status {
+        ServiceStatus::Failed => Some(format!(
+            "{}.service failed{} (started {} time(s))",
+            s.name,
+            failed_at(s),
+            s.starts
+        )),
+        ServiceStatus::Running => Some(format!(
+            "{}.service had not finished{} when the logs were gathered{}",
+            s.name,
+            running_at(s),
+            earlier_failures(s)
+        )),
+        ServiceStatus::Succeeded | ServiceStatus::NotStarted => None,
     }
+}
+
+/// ` at stage X` of the last failure, when it was in a stage.
+fn failed_at(s: &ServiceSummary) -> String {
+    last_failed_stage(s).map_or_else(String::new, |st| format!(" at stage {st}"))
+}
+
+/// ` (in stage X)` of a running service, when it is in a stage.
+fn running_at(s: &ServiceSummary) -> String {
+    s.current_stage
+        .as_ref()
+        .map_or_else(String::new, |st| format!(" (in stage {st})"))
+}
+
+/// The stage of the service's last failure.
+fn last_failed_stage(s: &ServiceSummary) -> Option<&String> {
+    s.last_failure.as_ref().and_then(|f| f.stage.as_ref())
+}
+
+fn running_summary(check: &Check, s: &ServiceSummary) -> (String, Option<String>) {
+    let text = format!(
+        "{}.service had not finished{} when the logs were gathered; it did not yet {}{}",
+        s.name,
+        running_at(s),
+        check.task,
+        earlier_failures(s)
+    );
     (text, running_stage(s))
+}
+
+/// `; N earlier run(s) failed, last at stage X` when runs before the current one failed.
+fn earlier_failures(s: &ServiceSummary) -> String {
+    if s.failed_runs == 0 {
+        return String::new();
+    }
+    let before =
+        last_failed_stage(s).map_or_else(String::new, |st| format!(", last at stage {st}"));
+    format!("; {} earlier run(s) failed{before}", s.failed_runs)
 }
 
 /// The stage a running service is in; a run restarted after a failure that has not entered

@@ -160,7 +160,18 @@ fn node_image(ev: &Evidence, verdict: &Verdict) -> Option<Cause> {
     if journal.is_none() {
         evidence.push(format!("the bundle has no bootstrap/journals/{unit}.log"));
     }
-    let (summary, hint) = if unit == "node-image-pull" {
+    let looking_up = stage.as_deref() == Some(contract::NODE_IMAGE_LOOKUP_STAGE);
+    let (summary, hint) = if unit == "node-image-pull" && looking_up {
+        (
+            "node-image-pull.service could not look the release's node image up (stage \
+             resolve-node-image): it pulls the release image, and may run a component image \
+             of it, to learn which node image to pull, so the host never got the OS content \
+             the bootstrap control plane needs",
+            "check that the bootstrap host reaches the registries of the release image and of \
+             its component images (through their mirrors in a disconnected install) and that \
+             the pull secret covers them",
+        )
+    } else if unit == "node-image-pull" {
         (
             "the release's node image could not be pulled onto the bootstrap host \
              (node-image-pull.service), so the host never got the OS content the bootstrap \

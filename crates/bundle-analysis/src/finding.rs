@@ -67,13 +67,58 @@ pub(crate) struct Sources<'a> {
 /// often it was tried ([`create_failures::finding`]), whatever bootkube's record says.
 pub(crate) fn finding(src: &Sources) -> Option<Finding> {
     let refused = refused_manifest(src);
+    let pulls = Pulls::of(src.files);
     if matches!(src.verdict, Verdict::Healthy) && src.component.is_none() {
-        return recognised(&service_lines(src, true), refused.as_ref());
+        return recognised(&service_lines(src, true), refused.as_ref(), &pulls);
     }
     let lines = candidate_lines(src);
-    recognised(&lines, refused.as_ref())
-        .or_else(|| recognised(&container_lines(src), None))
+    recognised(&lines, refused.as_ref(), &pulls)
+        .or_else(|| recognised(&container_lines(src), None, &pulls))
         .or_else(|| implied(src, &lines))
+}
+
+/// What the bundle says about the host's pulls beyond a failing line.
+struct Pulls {
+    /// The release image node-image-pull looks the node image up in.
+    release: Option<String>,
+    /// The registries the pull secret has credentials for, when the bundle names them.
+    credentials: Option<Vec<String>>,
+}
+
+impl Pulls {
+    fn of(files: &[BundleFile]) -> Pulls {
+        let credentials = files
+            .iter()
+            .find(|f| f.kind == Wanted::PullSecretRegistries)
+            .map(|f| {
+                f.text
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            });
+        Pulls {
+            release: lookup_release_image(files),
+            credentials,
+        }
+    }
+
+    /// The finding of a failed pull of `image`.
+    fn finding(&self, cause: Cause, line: &str, image: &PulledImage) -> Finding {
+        Finding::pull(cause, line, image, self.credentials.as_deref())
+    }
+}
+
+/// The release image node-image-pull looks the node image up in, as it said entering that
+/// stage last ([`contract::NODE_IMAGE_LOOKUP_SAYS`]).
+fn lookup_release_image(files: &[BundleFile]) -> Option<String> {
+    let journal = super::journal(files, "node-image-pull", None)?;
+    journal.text.lines().rev().find_map(|l| {
+        let at = l.find(contract::NODE_IMAGE_LOOKUP_SAYS)?;
+        let rest = &l[at + contract::NODE_IMAGE_LOOKUP_SAYS.len()..];
+        rest.split_whitespace().next().map(str::to_string)
+    })
 }
 
 /// The manifest that holds the bootstrap, placed at bootkube and the stage it was in.
@@ -175,7 +220,10 @@ fn candidate_lines(src: &Sources) -> Vec<Line> {
     out
 }
 
+/// `lines` newest first, a mirrored pull's error joined with its continuation lines
+/// ([`registry_error::join_continued`]).
 fn push_rev(out: &mut Vec<Line>, lines: &[String], unit: &Option<String>, stage: &Option<String>) {
+    let lines = registry_error::join_continued(lines);
     for l in lines.iter().rev().filter(|l| !l.trim().is_empty()) {
         out.push(Line {
             text: tidy(l.trim()),
@@ -203,15 +251,17 @@ fn problem_place(verdict: &Verdict) -> (Option<String>, Option<String>) {
 
 /// The highest-priority cause any line names, with its first such line; `refused`, a
 /// manifest cluster-bootstrap kept failing to create, takes its cause's place with what the
-/// whole journal says of it.
-fn recognised(lines: &[Line], refused: Option<&Finding>) -> Option<Finding> {
+/// whole journal says of it. `pulls` tells which image a pull was and the pull secret's
+/// registries.
+fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls) -> Option<Finding> {
     let found: Vec<(Cause, &Line)> = lines
         .iter()
         .enumerate()
         .filter_map(|(i, l)| {
             let service = l.unit.as_deref().map(|u| u.trim_end_matches(".service"));
             let cause = Cause::recognise(&l.text, service)?;
-            let settled = cause == Cause::UserManifest && created_later(&lines[..i], &l.text);
+            let settled = (cause == Cause::UserManifest && created_later(&lines[..i], &l.text))
+                || pulled_again(&lines[..i], l);
             (!settled).then_some((cause, l))
         })
         .collect();
@@ -228,12 +278,12 @@ fn recognised(lines: &[Line], refused: Option<&Finding>) -> Option<Finding> {
                 let image = PulledImage::Component {
                     stage: stage.to_string(),
                 };
-                let mut f = Finding::pull(Cause::RenderStage, line.text.clone(), &image);
+                let mut f = pulls.finding(Cause::RenderStage, &line.text, &image);
                 f.summary = format!("{}: {}", Cause::RenderStage.summary(), f.summary);
                 f.at(place.0, place.1)
             }
-            _ => match pulled_image(*cause, line) {
-                Some(image) => Finding::pull(*cause, line.text.clone(), &image),
+            _ => match pulled_image(*cause, line, pulls.release.as_deref()) {
+                Some(image) => pulls.finding(pull_cause(*cause, &image), &line.text, &image),
                 None => Finding::new(*cause, line.text.clone()),
             }
             .at(place.0, place.1),
@@ -243,8 +293,10 @@ fn recognised(lines: &[Line], refused: Option<&Finding>) -> Option<Finding> {
 
 /// Which image a line of a pull cause (or of a certificate cause that is a registry's
 /// certificate) was about, by the unit and stage it showed in: node-image-pull pulls the
-/// release image first, in its `resolve-node-image` stage, to look the node image up.
-fn pulled_image(cause: Cause, line: &Line) -> Option<PulledImage> {
+/// release image first, in its `resolve-node-image` stage, to look the node image up, and
+/// there may run a component image of the release too: the image the line names tells
+/// which, against the release image the script named (`release`).
+fn pulled_image(cause: Cause, line: &Line, release: Option<&str>) -> Option<PulledImage> {
     let is_pull = matches!(cause, Cause::NodeImagePull | Cause::ReleaseImagePull);
     let registry_certificate = matches!(
         cause,
@@ -257,7 +309,7 @@ fn pulled_image(cause: Cause, line: &Line) -> Option<PulledImage> {
     let service = line.unit.as_deref().map(|u| u.trim_end_matches(".service"));
     Some(match (service, line.stage.as_deref()) {
         (Some("node-image-pull"), Some(contract::NODE_IMAGE_LOOKUP_STAGE)) => {
-            PulledImage::ReleaseForNodeImage
+            lookup_pull(&line.text, release)
         }
         (Some("node-image-pull" | "node-image-overlay" | "release-image-pivot"), _) => {
             PulledImage::Node
@@ -267,6 +319,54 @@ fn pulled_image(cause: Cause, line: &Line) -> Option<PulledImage> {
         (None, _) => PulledImage::Release,
         _ => PulledImage::Payload,
     })
+}
+
+/// The cause of a failed pull by the image it was: node-image-pull's lookup pulls the
+/// release image and its component images, which is the release image's pull
+/// ([`Cause::ReleaseImagePull`], "the release image or a payload image"), whatever unit
+/// pulled it.
+fn pull_cause(cause: Cause, image: &PulledImage) -> Cause {
+    match image {
+        PulledImage::ReleaseForNodeImage | PulledImage::LookupComponent
+            if cause == Cause::NodeImagePull =>
+        {
+            Cause::ReleaseImagePull
+        }
+        _ => cause,
+    }
+}
+
+/// Whether `line` is a registry's answer to a pull that its unit tried again since and got
+/// another answer to (a newer line of `newer`, newest first): the pull's last answer is the
+/// current fault, an earlier one (a certificate since replaced) is not, whatever its cause's
+/// rank.
+fn pulled_again(newer: &[Line], line: &Line) -> bool {
+    let answered = |l: &Line| registry_error::read_pull(&l.text).is_some_and(|p| p.image.is_some());
+    answered(line)
+        && newer
+            .iter()
+            .any(|l| l.unit == line.unit && l.text != line.text && answered(l))
+}
+
+/// Which image a pull of the node image lookup stage failed on: a component image when the
+/// line names an image other than the release image the script named, else the release
+/// image (the only pull of that stage in scripts that name no release image there).
+fn lookup_pull(line: &str, release: Option<&str>) -> PulledImage {
+    let image = registry_error::read_pull(line).and_then(|p| p.image);
+    match (image, release) {
+        (Some(image), Some(release)) if !same_image(&image, release) => {
+            PulledImage::LookupComponent
+        }
+        _ => PulledImage::ReleaseForNodeImage,
+    }
+}
+
+/// Whether two pull specs name the same image: the same digest, or the same spec.
+fn same_image(a: &str, b: &str) -> bool {
+    match (a.split_once('@'), b.split_once('@')) {
+        (Some((_, da)), Some((_, db))) => da == db,
+        _ => a == b,
+    }
 }
 
 /// Whether a newer line (`newer`, newest first) says cluster-bootstrap created the manifest
@@ -315,6 +415,12 @@ fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
     let cause = match (src.verdict, src.component.map(|c| c.component)) {
         (_, Some(Component::RenderStage)) => Cause::RenderStage,
         (_, Some(Component::Etcd)) => Cause::EtcdStart,
+        (Verdict::Problem(p), _)
+            if p.service == "node-image-pull"
+                && p.stage.as_deref() == Some(contract::NODE_IMAGE_LOOKUP_STAGE) =>
+        {
+            Cause::ReleaseImagePull
+        }
         (Verdict::Problem(p), _) if p.service.starts_with("node-image") => Cause::NodeImagePull,
         (Verdict::Problem(p), _) if p.service == "release-image" => Cause::ReleaseImagePull,
         (Verdict::Problem(p), _) if render_stage(p.stage.as_deref()).is_some() => {
@@ -324,4 +430,57 @@ fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
     };
     let stage = stage.or_else(|| src.component.and_then(|c| c.stage.clone()));
     Some(Finding::new(cause, evidence).at(unit, stage))
+}
+
+/// The ordered checks' problem and the component's cause worded as the finding when the
+/// finding is a failed pull of the same unit: the report then says in every place which
+/// image, in which unit and stage, from which registry, why, and what to do, instead of the
+/// check's general task ("pull the node image") next to the finding's precise words.
+pub(crate) fn align_pull(
+    verdict: &mut Verdict,
+    component: Option<&mut diagnosis::Cause>,
+    services: &[ServiceSummary],
+    f: &Finding,
+) {
+    if !is_pull(f) {
+        return;
+    }
+    let Verdict::Problem(p) = verdict else {
+        return;
+    };
+    if f.unit.as_deref() != Some(unit_name(&p.service).as_str()) {
+        return;
+    }
+    let Some(standing) = pick(services, &p.service).and_then(super::checks::standing) else {
+        return;
+    };
+    let was = std::mem::replace(&mut p.summary, format!("{standing}: {}", f.summary));
+    p.hint = f.remedy.clone();
+    let Some(c) = component else { return };
+    for fact in c.evidence.iter_mut().filter(|e| **e == was) {
+        fact.clone_from(&p.summary);
+    }
+    if c.component == Component::NodeImage && p.service == "node-image-pull" {
+        c.summary = format!(
+            "{} ({}{})",
+            f.summary,
+            unit_name(&p.service),
+            stage_words(f)
+        );
+    }
+    c.hint = f.remedy.clone();
+}
+
+/// `, stage X` when the finding names its stage.
+fn stage_words(f: &Finding) -> String {
+    f.stage
+        .as_deref()
+        .map_or_else(String::new, |s| format!(", stage {s}"))
+}
+
+/// Whether a finding is a failed pull its evidence tells the image and the registry's answer
+/// of ([`Finding::pull`]); a pull still under way, or a retry line alone, says less than
+/// the check's own words.
+fn is_pull(f: &Finding) -> bool {
+    registry_error::read_pull(&f.evidence).is_some_and(|p| p.image.is_some())
 }

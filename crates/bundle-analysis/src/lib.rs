@@ -251,7 +251,7 @@ fn analyze_files(path: &Path, files: &[BundleFile], not_read: Vec<UnreadableReco
         crash_loops: &crash_loops,
         failed_units: &failed_units,
     };
-    let cause = diagnosis::diagnose(&evidence, &verdict);
+    let mut cause = diagnosis::diagnose(&evidence, &verdict);
     // The loop the cause shows already is not listed again.
     if let Some(shown) = cause.as_ref().and_then(|c| c.log_file.as_ref()) {
         crash_loops.retain(|l| l.log_file.as_ref() != Some(shown));
@@ -264,6 +264,10 @@ fn analyze_files(path: &Path, files: &[BundleFile], not_read: Vec<UnreadableReco
         manifest_failures: &manifest_failures,
         manifests_seen,
     });
+    let mut verdict = verdict;
+    if let Some(f) = &finding {
+        finding::align_pull(&mut verdict, cause.as_mut(), &services, f);
+    }
     let repeated_errors = match (&finding, &verdict) {
         (
             None,

@@ -240,7 +240,7 @@ impl Cause {
 /// real 4.19 payload (sessions 6 to 12; the README's real-render harness section), which no
 /// longer ships.
 pub const PROVEN_ON_REAL_HOST: [Cause; 3] = [
-    Cause::NodeImagePull,
+    Cause::ReleaseImagePull,
     Cause::CertificatesNotYetValid,
     Cause::DiskFull,
 ];
@@ -451,15 +451,31 @@ impl Finding {
 
     /// A failed pull's finding: the summary names which image (what the unit and stage
     /// were pulling), and when the evidence reads as a registry error
-    /// ([`registry_error::read`]) the registry, why, and the fix for that fault; otherwise
+    /// ([`registry_error::read_pull`]) every registry tried (each mirror, then the image's
+    /// own), why each failed, and the fix for those faults; otherwise
     /// the cause's own remedy (the release image's when that is what was pulled).
-    pub fn pull(cause: Cause, evidence: impl Into<String>, image: &PulledImage) -> Finding {
+    ///
+    /// `credentials`, the registries the host's pull secret has credentials for when known,
+    /// tells a registry's 401 for missing credentials from one for refused credentials.
+    pub fn pull(
+        cause: Cause,
+        evidence: impl Into<String>,
+        image: &PulledImage,
+        credentials: Option<&[String]>,
+    ) -> Finding {
         let mut f = Finding::new(cause, evidence);
-        let error = registry_error::read(&f.evidence);
+        let error = registry_error::read_pull(&f.evidence).map(|p| match credentials {
+            Some(registries) => p.with_credentials_for(registries),
+            None => p,
+        });
         f.summary = image.summary(error.as_ref());
         f.remedy = match &error {
             Some(e) => e.remedy(),
-            None if *image == PulledImage::ReleaseForNodeImage => {
+            None if matches!(
+                image,
+                PulledImage::ReleaseForNodeImage | PulledImage::LookupComponent
+            ) =>
+            {
                 Cause::ReleaseImagePull.remedy().to_string()
             }
             None => f.remedy,

@@ -46,6 +46,11 @@ pub const BOOTKUBE_MANIFESTS_STAGE: &str = "openshift-manifests";
 /// a pull failing there is the release image's, not the node image's.
 pub const NODE_IMAGE_LOOKUP_STAGE: &str = "resolve-node-image";
 
+/// What node-image-pull.sh says as it enters [`NODE_IMAGE_LOOKUP_STAGE`], followed by the
+/// release image's pull spec: a pull failing in that stage is the release image's when it
+/// names that image, else a component's the lookup runs (the machine-config operator's).
+pub const NODE_IMAGE_LOOKUP_SAYS: &str = "Looking up the node image in the release image ";
+
 /// `bootkube.sh`'s stages before cluster-bootstrap, in run order: the manifests copy, then the
 /// renders of [`BOOTKUBE_RENDER_STAGES`]. What the real-render harness replays and the first
 /// part of what a gathered bootstrap host records.
@@ -71,6 +76,11 @@ pub const ENABLED_UNITS: [&str; 7] = [
 
 /// Where the bootstrap config puts the log-bundle script; `gather` runs it over SSH.
 pub const GATHER_SCRIPT: &str = "/usr/local/bin/installer-gather.sh";
+
+/// The file of a log bundle naming the registries the bootstrap host's pull secret has
+/// credentials for, one a line (names only): the gather script writes it, the analysis
+/// tells with it a registry's 401 for missing credentials from one for refused ones.
+pub const PULL_SECRET_REGISTRIES_FILE: &str = "bootstrap/network/pull-secret-registries.txt";
 
 /// The start of the gather script's last line, `The bundle is at PATH`: the login directory,
 /// or a memory file system when the disk had no room for the bundle; `gather` downloads the
@@ -281,6 +291,11 @@ mod tests {
             super::NODE_IMAGE_LOOKUP_STAGE
         );
         assert!(script.contains(&marker), "{marker}");
+        let says = format!(
+            "{marker}\necho \"{}${{RELEASE_IMAGE_DIGEST}}\"\n",
+            super::NODE_IMAGE_LOOKUP_SAYS
+        );
+        assert_eq!(script.matches(&says).count(), 2, "{says}");
     }
 
     #[test]
@@ -384,6 +399,13 @@ mod tests {
 
     /// The gather script is a template file at that node path, and the single-node bootstrap
     /// runs it from there.
+    #[test]
+    fn the_gather_script_writes_the_pull_secrets_registries() {
+        let script = read(&format!("common/files{}.j2", super::GATHER_SCRIPT));
+        let target = format!("\"${{ARTIFACTS}}/{}\"", super::PULL_SECRET_REGISTRIES_FILE);
+        assert!(script.contains(&target), "{target}");
+    }
+
     #[test]
     fn the_gather_script_is_where_the_templates_put_it() {
         let rel = format!("common/files{}.j2", super::GATHER_SCRIPT);

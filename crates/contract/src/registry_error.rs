@@ -22,6 +22,10 @@ pub enum RegistryFault {
     ConnectionRefused,
     /// The registry's host name does not resolve: `lookup NAME ...: no such host`.
     NameNotResolved,
+    /// The host's resolver did not answer the lookup of the registry's name (`lookup NAME on
+    /// DNS: read udp ...: connection refused`, or a timeout): the name server is down or
+    /// unreachable, which is not the same as a record nobody made.
+    ResolverUnreachable,
     /// No route to the registry's address (`no route to host`, `network is unreachable`).
     Unreachable,
     /// The registry did not answer in time (`i/o timeout`, a TLS handshake timeout).
@@ -34,8 +38,14 @@ pub enum RegistryFault {
     CertificateExpired,
     /// The registry's certificate is not valid yet on the host's clock.
     CertificateNotYetValid,
-    /// The registry wants credentials the pull secret lacks, or refused them (401).
+    /// The registry wants credentials the pull secret lacks, or refused them (401): the
+    /// registry answers both alike, so the line alone cannot tell which.
     Unauthorized,
+    /// The registry wants credentials and the pull secret has none for it (401), as the
+    /// pull secret's registries tell ([`FailedPull::with_credentials_for`]).
+    NoCredentials,
+    /// The registry refused the credentials the pull secret has for it (401).
+    CredentialsRefused,
     /// The registry knows the credentials but denies access to the repository (403).
     Denied,
     /// The repository or the manifest (tag or digest) is not in the registry.
@@ -50,6 +60,7 @@ impl RegistryFault {
         match self {
             RegistryFault::ConnectionRefused => "connection-refused",
             RegistryFault::NameNotResolved => "name-not-resolved",
+            RegistryFault::ResolverUnreachable => "resolver-unreachable",
             RegistryFault::Unreachable => "unreachable",
             RegistryFault::Timeout => "timeout",
             RegistryFault::UntrustedCertificate => "untrusted-certificate",
@@ -57,6 +68,8 @@ impl RegistryFault {
             RegistryFault::CertificateExpired => "certificate-expired",
             RegistryFault::CertificateNotYetValid => "certificate-not-yet-valid",
             RegistryFault::Unauthorized => "unauthorized",
+            RegistryFault::NoCredentials => "no-credentials",
+            RegistryFault::CredentialsRefused => "credentials-refused",
             RegistryFault::Denied => "denied",
             RegistryFault::ManifestUnknown => "manifest-unknown",
             RegistryFault::Blocked => "blocked",
@@ -86,7 +99,11 @@ fn or_registry(registry: Option<&str>) -> String {
 impl PullError {
     /// Why the pull failed, in the user's words, naming the registry.
     pub fn reason(&self) -> String {
-        let reg = or_registry(self.registry.as_deref());
+        self.reason_of(&or_registry(self.registry.as_deref()))
+    }
+
+    /// Why the pull failed, the registry called `reg` (its name, or its role and name).
+    fn reason_of(&self, reg: &str) -> String {
         let detail = self
             .detail
             .as_deref()
@@ -96,6 +113,10 @@ impl PullError {
                 format!("{reg} refused the connection: nothing listens on its port{detail}")
             }
             RegistryFault::NameNotResolved => format!("{reg} does not resolve on the host{detail}"),
+            RegistryFault::ResolverUnreachable => format!(
+                "{reg}'s name could not be looked up: the host's resolver {}",
+                self.detail.as_deref().unwrap_or("did not answer")
+            ),
             RegistryFault::Unreachable => format!("the host has no route to {reg}{detail}"),
             RegistryFault::Timeout => format!("{reg} did not answer in time{detail}"),
             RegistryFault::UntrustedCertificate => {
@@ -113,6 +134,12 @@ impl PullError {
             RegistryFault::Unauthorized => format!(
                 "{reg} wants credentials: the pull secret has none for it, or it refused them (401)"
             ),
+            RegistryFault::NoCredentials => {
+                format!("{reg} wants credentials: the pull secret has none for it (401)")
+            }
+            RegistryFault::CredentialsRefused => {
+                format!("{reg} refused the pull secret's credentials for it (401)")
+            }
             RegistryFault::Denied => {
                 format!("{reg} denied access to the repository with these credentials (403)")
             }
@@ -140,6 +167,10 @@ impl PullError {
                 "create the DNS record for {reg}'s host name, or correct the name in \
                  imageDigestSources, and check the bootstrap host's resolver"
             ),
+            RegistryFault::ResolverUnreachable => format!(
+                "start the name server the bootstrap host asks, or give the host one that \
+                 answers (its network settings), so that {reg}'s name can be looked up"
+            ),
             RegistryFault::Unreachable => format!(
                 "give the bootstrap host a route to {reg} (network, firewall, proxy settings)"
             ),
@@ -166,6 +197,14 @@ impl PullError {
                 "add credentials for {reg} to the pull secret (or correct them), then create \
                  the Ignition configs again"
             ),
+            RegistryFault::NoCredentials => format!(
+                "add credentials for {reg} to the pull secret in install-config.yaml, then \
+                 create the Ignition configs again"
+            ),
+            RegistryFault::CredentialsRefused => format!(
+                "correct the credentials for {reg} in the pull secret (a user and password or \
+                 a token {reg} accepts), then create the Ignition configs again"
+            ),
             RegistryFault::Denied => format!(
                 "give the pull secret's account for {reg} read access to the repository, or \
                  use an account that has it"
@@ -182,6 +221,101 @@ impl PullError {
     }
 }
 
+/// One failed pull as podman tells it: the image, every mirror tried (in the host's order)
+/// and the image's own registry, each with why it failed.
+///
+/// containers/image tries a mirror rule's mirrors before the source and, when all fail,
+/// names each: `initializing source docker://IMAGE: (Mirrors also failed: [MIRROR-REF:
+/// ERROR]` then, one line each, `[MIRROR-REF: ERROR]` and `): SOURCE-REF: ERROR` after the
+/// last (the source's part is the last mirror's when the source is blocked). Without a
+/// mirror rule it names one registry only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedPull {
+    /// The image as pulled (`docker://IMAGE`), when named.
+    pub image: Option<String>,
+    /// Each mirror that failed, in the order the host tried them.
+    pub mirrors: Vec<PullError>,
+    /// The image's own registry, when it was tried and failed.
+    pub source: Option<PullError>,
+}
+
+impl FailedPull {
+    /// The pull with each 401 told apart by the registries the pull secret has credentials
+    /// for (`registries`, as its `auths` keys name them): none for the registry, or refused.
+    pub fn with_credentials_for(mut self, registries: &[String]) -> FailedPull {
+        let has = |registry: &str| registries.iter().any(|key| key_host(key) == registry);
+        for e in self.mirrors.iter_mut().chain(self.source.as_mut()) {
+            if e.fault != RegistryFault::Unauthorized {
+                continue;
+            }
+            e.fault = match e.registry.as_deref().is_some_and(has) {
+                true => RegistryFault::CredentialsRefused,
+                false => RegistryFault::NoCredentials,
+            };
+        }
+        self
+    }
+
+    /// Every failure, the mirrors' first.
+    pub fn attempts(&self) -> impl Iterator<Item = &PullError> {
+        self.mirrors.iter().chain(self.source.as_ref())
+    }
+
+    /// The failure to act on first: the first mirror's (where the image should have come
+    /// from), else the source's.
+    pub fn first(&self) -> Option<&PullError> {
+        self.attempts().next()
+    }
+
+    /// The one mirror the image came through, when no other registry was tried: the image
+    /// then names its source, yet only the mirror failed.
+    fn only_mirror(&self) -> Option<&str> {
+        match (self.mirrors.as_slice(), &self.source) {
+            ([m], None) => m.registry.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Why, each registry named with its role when more than one was tried.
+    pub fn reason(&self) -> String {
+        let named = |e: &PullError, role: &str| {
+            e.reason_of(&format!("{role} {}", or_registry(e.registry.as_deref())))
+        };
+        match (self.mirrors.as_slice(), &self.source) {
+            ([], Some(s)) => format!("{}; no mirror was tried for it", s.reason()),
+            ([m], None) => m.reason(),
+            (mirrors, source) => mirrors
+                .iter()
+                .map(|m| named(m, "its mirror"))
+                .chain(source.iter().map(|s| named(s, "its own registry")))
+                .collect::<Vec<_>>()
+                .join("; "),
+        }
+    }
+
+    /// What to do: each failing mirror's fix (the image is to come from there); without a
+    /// mirror, the source's, and that a mirror rule would send the pull elsewhere.
+    pub fn remedy(&self) -> String {
+        let mut fixes: Vec<String> = Vec::new();
+        for m in &self.mirrors {
+            let fix = m.remedy();
+            if !fixes.contains(&fix) {
+                fixes.push(fix);
+            }
+        }
+        if fixes.is_empty()
+            && let Some(s) = &self.source
+        {
+            fixes.push(format!(
+                "{}; if the image is to come from a mirror, add one for its repository to \
+                 imageDigestSources (no mirror was tried)",
+                s.remedy()
+            ));
+        }
+        fixes.join("; ")
+    }
+}
+
 /// Which pull of the bootstrap host failed: what the unit and stage it failed in say it was
 /// pulling. The line alone cannot say it: the release image and the node image come from the
 /// same registries, and node-image-pull pulls the release image first to look the node
@@ -193,6 +327,10 @@ pub enum PulledImage {
     /// The release image, pulled to look the node image up in it (node-image-pull's
     /// `resolve-node-image` stage).
     ReleaseForNodeImage,
+    /// A component image of the release that node-image-pull runs to look the node image up
+    /// (the machine-config operator's, whose helper names the node image of an OS image
+    /// stream), in the same stage.
+    LookupComponent,
     /// The node (OS) image.
     Node,
     /// The payload image a render stage of bootkube.sh runs.
@@ -209,52 +347,184 @@ impl PulledImage {
     pub fn noun(&self) -> String {
         match self {
             PulledImage::Release | PulledImage::ReleaseForNodeImage => "the release image".into(),
+            PulledImage::LookupComponent => "the release's component image".into(),
             PulledImage::Node => "the node (OS) image".into(),
             PulledImage::Component { stage } => format!("the image of render stage {stage}"),
             PulledImage::Payload => "a payload image of the release".into(),
         }
     }
 
-    /// One line naming the pull and, when `error` was read, the registry and why: the
+    /// What the pull was for, after the image, when that is not plain from the noun.
+    fn purpose(&self) -> Option<&'static str> {
+        match self {
+            PulledImage::ReleaseForNodeImage => Some("in which it looks up the node image"),
+            PulledImage::LookupComponent => Some("which it runs to look up the node image"),
+            _ => None,
+        }
+    }
+
+    /// One line naming the pull and, when `error` was read, the registries and why: the
     /// mirror is named as such when the registry that failed is not the image's own.
-    pub fn summary(&self, error: Option<&PullError>) -> String {
+    pub fn summary(&self, error: Option<&FailedPull>) -> String {
         let mut s = format!("the bootstrap host could not pull {}", self.noun());
         let Some(e) = error else {
-            if *self == PulledImage::ReleaseForNodeImage {
-                s.push_str(", in which it looks up the node image");
+            if let Some(p) = self.purpose() {
+                s.push_str(&format!(", {p}"));
             }
             return s;
         };
         if let Some(image) = &e.image {
             s.push_str(&format!(" `{image}`"));
-            if let Some(reg) = e.registry.as_deref()
+            if let Some(reg) = e.only_mirror()
                 && registry_of_image(image) != reg
             {
                 s.push_str(&format!(" through the mirror `{reg}`"));
             }
         }
-        if *self == PulledImage::ReleaseForNodeImage {
-            s.push_str(", in which it looks up the node image,");
+        if let Some(p) = self.purpose() {
+            s.push_str(&format!(", {p},"));
         }
         s.push_str(&format!(" because {}", e.reason()));
         s
     }
 }
 
-/// The registry error one line holds, if it holds one.
+/// The registry an `auths` key of a pull secret is for: `host[:port]`, without a scheme or
+/// a repository path.
+fn key_host(key: &str) -> &str {
+    let key = key
+        .trim()
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
+    key.split('/').next().unwrap_or(key)
+}
+
+/// The opening of the part of podman's error that lists the mirrors that failed.
+const MIRRORS_FAILED: &str = "(Mirrors also failed: ";
+/// Where the mirrors' list ends and the source's part begins.
+const MIRRORS_END: &str = "]): ";
+
+/// The registry error one line holds, if it holds one: the first failure to act on
+/// ([`FailedPull::first`]).
 ///
 /// A line that names a pull (the image, the registry) but no known fault, and a line that
 /// names no pull, read as nothing: the reader never guesses.
 pub fn read(line: &str) -> Option<PullError> {
+    read_pull(line).and_then(|p| p.first().cloned())
+}
+
+/// The failed pull one line (its continuation lines joined, see [`join_continued`]) tells,
+/// with each registry tried and why it failed.
+pub fn read_pull(line: &str) -> Option<FailedPull> {
+    let Some(at) = find_ci(line, MIRRORS_FAILED) else {
+        return one_registry(line);
+    };
+    let image = image_of(&line[..at]);
+    let rest = &line[at + MIRRORS_FAILED.len()..];
+    let end = rest.find(MIRRORS_END)?;
+    let mut mirrors: Vec<PullError> = rest[..end]
+        .trim_start_matches('[')
+        .split("]\n[")
+        .flat_map(|part| part.split("] ["))
+        .filter_map(attempt)
+        .collect();
+    let mut source = None;
+    if let Some(last) = attempt(&rest[end + MIRRORS_END.len()..]) {
+        match &image {
+            Some(i) if last.registry.as_deref() != Some(registry_of_image(i).as_str()) => {
+                mirrors.push(last)
+            }
+            _ => source = Some(last),
+        }
+    }
+    let pull = FailedPull {
+        image,
+        mirrors,
+        source,
+    };
+    pull.first().is_some().then_some(pull)
+}
+
+/// A pull podman reports with one registry: the image's own, or its only mirror.
+fn one_registry(line: &str) -> Option<FailedPull> {
     let (fault, detail) = fault_of(line)?;
     let image = image_of(line);
     let registry = registry_of(line, fault).or_else(|| image.as_deref().map(registry_of_image));
-    Some(PullError {
+    let own = match (&image, &registry) {
+        (Some(i), Some(r)) => registry_of_image(i) == *r,
+        _ => true,
+    };
+    let error = PullError {
         fault,
-        image,
+        image: image.clone(),
         registry,
         detail,
+    };
+    Some(match own {
+        true => FailedPull {
+            image,
+            mirrors: Vec::new(),
+            source: Some(error),
+        },
+        false => FailedPull {
+            image,
+            mirrors: vec![error],
+            source: None,
+        },
     })
+}
+
+/// One registry's part of a mirrored pull's error, `REF: ERROR`: the fault ERROR names, at
+/// the registry it names or REF's.
+fn attempt(part: &str) -> Option<PullError> {
+    let (reference, error) = part.split_once(": ")?;
+    let (fault, detail) = fault_of(error)?;
+    let reference = reference.trim();
+    let registry = registry_of(error, fault).unwrap_or_else(|| registry_of_image(reference));
+    Some(PullError {
+        fault,
+        image: Some(reference.to_string()),
+        registry: Some(registry),
+        detail,
+    })
+}
+
+/// `lines` with the continuation lines of a mirrored pull's error joined to the line they
+/// continue: podman separates the mirrors' parts with line breaks, so a journal (and a
+/// service record's message) holds one line per mirror after the first. A continuation is
+/// the line's text from its `[`, after the journal's prefix; the parts are joined with a
+/// line break, as podman wrote them.
+pub fn join_continued(lines: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in lines {
+        let open = out.last().is_some_and(|prev| {
+            find_ci(prev, MIRRORS_FAILED).is_some_and(|at| !prev[at..].contains(MIRRORS_END))
+        });
+        match continuation(line) {
+            Some(part) if open => {
+                let prev = out.last_mut().expect("open means a line before");
+                prev.push('\n');
+                prev.push_str(part);
+            }
+            _ => out.push(line.clone()),
+        }
+    }
+    out
+}
+
+/// The text of a continuation line from its `[`: the whole line, or what follows a
+/// journal line's `PROCESS[PID]: ` prefix.
+fn continuation(line: &str) -> Option<&str> {
+    let trimmed = line.trim_start();
+    if trimmed.starts_with('[') {
+        return Some(trimmed);
+    }
+    line.find("]: [").map(|i| &line[i + 3..])
+}
+
+/// Where `pat` starts in `line`, ASCII case-insensitively.
+fn find_ci(line: &str, pat: &str) -> Option<usize> {
+    line.to_ascii_lowercase().find(&pat.to_ascii_lowercase())
 }
 
 /// The kind of fault, with its detail; the transport's faults first (they are what stopped
@@ -265,6 +535,8 @@ fn fault_of(line: &str) -> Option<(RegistryFault, Option<String>)> {
     let after = |p: &str| after_ci(line, p).map(|s| s.trim().to_string());
     let fault = if has(" is blocked in ") && has("registry ") {
         (RegistryFault::Blocked, None)
+    } else if let Some(resolver) = resolver_silent(line) {
+        (RegistryFault::ResolverUnreachable, Some(resolver))
     } else if has("no such host")
         || (has("lookup ") && (has("server misbehaving") || has("no answer from dns")))
         || has("temporary failure in name resolution")
@@ -316,7 +588,7 @@ fn fault_of(line: &str) -> Option<(RegistryFault, Option<String>)> {
 
 /// The text after `pat` (ASCII case-insensitive), up to the line's end.
 fn after_ci<'a>(line: &'a str, pat: &str) -> Option<&'a str> {
-    let at = line.to_ascii_lowercase().find(&pat.to_ascii_lowercase())?;
+    let at = find_ci(line, pat)?;
     Some(&line[at + pat.len()..])
 }
 
@@ -327,6 +599,31 @@ fn field<'a>(line: &'a str, pat: &str) -> Option<&'a str> {
     let end = rest.find(": ").unwrap_or(rest.len());
     let v = rest[..end].trim().trim_matches('"');
     (!v.is_empty()).then_some(v)
+}
+
+/// What Go's resolver says when the name server itself did not answer a lookup: `lookup
+/// NAME on DNS: read udp A->DNS: read: connection refused`, or a timeout on the query.
+fn resolver_silent(line: &str) -> Option<String> {
+    let rest = after_ci(line, "lookup ")?;
+    let l = rest.to_ascii_lowercase();
+    let what = if l.contains("no such host") || l.contains("server misbehaving") {
+        return None;
+    } else if l.contains("connection refused") {
+        "refused the query"
+    } else if l.contains("i/o timeout") {
+        "did not answer in time"
+    } else {
+        return None;
+    };
+    let server = rest
+        .find(" on ")
+        .and_then(|on| rest[on + 4..].split(": ").next())
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    Some(match server {
+        Some(s) => format!("({s}) {what}"),
+        None => what.to_string(),
+    })
 }
 
 /// The address Go's dialer names: `dial tcp 192.168.111.1:5000: ...`.
@@ -445,6 +742,13 @@ mod tests {
             (
                 source("dial tcp: lookup registry.example.com on 10.0.0.1:53: no such host"),
                 RegistryFault::NameNotResolved,
+            ),
+            (
+                source(
+                    "dial tcp: lookup registry.example.com on 10.0.0.1:53: read udp \
+                     10.0.0.10:47544->10.0.0.1:53: read: connection refused",
+                ),
+                RegistryFault::ResolverUnreachable,
             ),
             (
                 source("dial tcp 192.168.111.1:5000: i/o timeout"),
@@ -604,6 +908,255 @@ mod tests {
             "Error: writing blob: no space left on device",
         ] {
             assert_eq!(read(line), None, "{line}");
+        }
+    }
+
+    /// The release's digest and the component's, as the real host's lines name them.
+    const RELEASE: &str = "quay.io/okd/scos-release@sha256:0f5a0ecfc822";
+    const CONTENT: &str = "quay.io/okd/scos-content@sha256:ead662e1ea91";
+    const MIRROR: &str = "registry.example.com:5000";
+
+    /// podman 4.3's line (as the real host's journal holds it, #44) for a pull through one
+    /// mirror that failed with `mirror`, then from the source that failed with `source`.
+    fn mirrored(image: &str, mirror: &str, source: &str) -> String {
+        let path = image.split_once('/').map_or(image, |(_, p)| p);
+        format!(
+            "Error: initializing source docker://{image}: (Mirrors also failed: \
+             [{MIRROR}/{path}: {mirror}]): {image}: {source}"
+        )
+    }
+
+    const QUAY_NXDOMAIN: &str = "pinging container registry quay.io: Get \"https://quay.io/v2/\": \
+         dial tcp: lookup quay.io on 198.18.0.1:53: no such host";
+
+    fn ping(tail: &str) -> String {
+        format!("pinging container registry {MIRROR}: Get \"https://{MIRROR}/v2/\": {tail}")
+    }
+
+    /// Each fault injected on the real host, the line its journal held (or, for the
+    /// credentials, what the Distribution registry answers), and what the reader must name:
+    /// the mirror's fault first, and the source's too.
+    #[test]
+    fn the_real_hosts_mirrored_lines_name_each_registry_and_why() {
+        let cases = [
+            (
+                mirrored(
+                    RELEASE,
+                    &ping(
+                        "dial tcp: lookup registry.example.com on 198.18.0.1:53: read udp \
+                         198.18.0.10:47544->198.18.0.1:53: read: connection refused",
+                    ),
+                    "pinging container registry quay.io: Get \"https://quay.io/v2/\": dial \
+                     tcp: lookup quay.io on 198.18.0.1:53: read udp \
+                     198.18.0.10:37447->198.18.0.1:53: read: connection refused",
+                ),
+                RegistryFault::ResolverUnreachable,
+                Some(RegistryFault::ResolverUnreachable),
+            ),
+            (
+                mirrored(
+                    CONTENT,
+                    &ping("dial tcp 198.18.0.1:5000: connect: connection refused"),
+                    QUAY_NXDOMAIN,
+                ),
+                RegistryFault::ConnectionRefused,
+                Some(RegistryFault::NameNotResolved),
+            ),
+            (
+                mirrored(
+                    CONTENT,
+                    &ping("x509: certificate signed by unknown authority"),
+                    QUAY_NXDOMAIN,
+                ),
+                RegistryFault::UntrustedCertificate,
+                Some(RegistryFault::NameNotResolved),
+            ),
+            (
+                mirrored(
+                    CONTENT,
+                    &ping("dial tcp: lookup registry.example.com on 198.18.0.1:53: no such host"),
+                    QUAY_NXDOMAIN,
+                ),
+                RegistryFault::NameNotResolved,
+                Some(RegistryFault::NameNotResolved),
+            ),
+            (
+                mirrored(
+                    CONTENT,
+                    "reading manifest sha256:ead662e1ea91 in \
+                     registry.example.com:5000/okd/scos-content: manifest unknown: manifest \
+                     unknown",
+                    QUAY_NXDOMAIN,
+                ),
+                RegistryFault::ManifestUnknown,
+                Some(RegistryFault::NameNotResolved),
+            ),
+        ];
+        let mut reasons = std::collections::BTreeSet::new();
+        for (line, mirror, source) in &cases {
+            let pull = read_pull(line).unwrap_or_else(|| panic!("nothing read from {line}"));
+            assert_eq!(pull.mirrors.len(), 1, "{line}");
+            assert_eq!(pull.mirrors[0].fault, *mirror, "{line}");
+            assert_eq!(pull.mirrors[0].registry.as_deref(), Some(MIRROR), "{line}");
+            assert_eq!(pull.source.as_ref().map(|s| s.fault), *source, "{line}");
+            assert_eq!(
+                pull.source.as_ref().and_then(|s| s.registry.as_deref()),
+                Some("quay.io")
+            );
+            // The first failure to act on is the mirror's.
+            assert_eq!(read(line).map(|e| e.fault), Some(*mirror));
+            let reason = pull.reason();
+            assert!(
+                reason.starts_with(&format!("its mirror `{MIRROR}`")),
+                "{reason}"
+            );
+            assert!(reason.contains("its own registry `quay.io`"), "{reason}");
+            // The fix is the mirror's: the source is not where a mirrored image comes from.
+            assert_eq!(pull.remedy(), pull.mirrors[0].remedy());
+            assert!(reasons.insert(reason.clone()), "{reason} twice");
+        }
+    }
+
+    /// The mirror rule missing on the real host: one registry, the image's own, tried.
+    #[test]
+    fn a_pull_no_mirror_was_tried_for_says_so() {
+        let line = format!("Error: initializing source docker://{CONTENT}: {QUAY_NXDOMAIN}");
+        let pull = read_pull(&line).expect("read");
+        assert!(pull.mirrors.is_empty());
+        assert_eq!(
+            pull.source.as_ref().map(|s| s.fault),
+            Some(RegistryFault::NameNotResolved)
+        );
+        assert_eq!(
+            pull.reason(),
+            "`quay.io` does not resolve on the host (asked the resolver 198.18.0.1:53); no \
+             mirror was tried for it"
+        );
+        assert!(
+            pull.remedy()
+                .contains("add one for its repository to imageDigestSources")
+        );
+    }
+
+    /// Two mirrors: podman puts a line break between the mirrors' parts, so the journal
+    /// holds two lines (each with its own prefix); joined, each mirror is named with its own
+    /// fault, in the host's order.
+    #[test]
+    fn every_mirror_of_a_multi_line_error_is_named() {
+        let prefix = "Nov 28 11:58:31 okdrh node-image-pull.sh[2305]: ";
+        let lines = vec![
+            "Nov 28 11:58:30 okdrh podman[2275]: image pull".to_string(),
+            format!(
+                "{prefix}Error: initializing source docker://{RELEASE}: (Mirrors also failed: \
+                 [{MIRROR}/okd/scos-release@sha256:0f5a0ecfc822: {}]",
+                ping("dial tcp 198.18.0.1:5000: connect: connection refused")
+            ),
+            format!(
+                "{prefix}[mirror2.example.com/okd/scos-release@sha256:0f5a0ecfc822: reading \
+                 manifest sha256:0f5a0ecfc822 in mirror2.example.com/okd/scos-release: \
+                 unauthorized: authentication required]): {RELEASE}: {QUAY_NXDOMAIN}"
+            ),
+            format!("{prefix}The release's node image is not known yet; asking again in 10s"),
+        ];
+        let joined = join_continued(&lines);
+        assert_eq!(joined.len(), 3, "{joined:#?}");
+        assert_eq!(joined[0], lines[0]);
+        assert_eq!(joined[2], lines[3]);
+        let pull = read_pull(&joined[1]).expect("read");
+        assert_eq!(pull.image.as_deref(), Some(RELEASE));
+        let mirrors: Vec<(RegistryFault, Option<&str>)> = pull
+            .mirrors
+            .iter()
+            .map(|m| (m.fault, m.registry.as_deref()))
+            .collect();
+        assert_eq!(
+            mirrors,
+            [
+                (RegistryFault::ConnectionRefused, Some(MIRROR)),
+                (RegistryFault::Unauthorized, Some("mirror2.example.com")),
+            ]
+        );
+        assert_eq!(
+            pull.source.as_ref().map(|s| s.fault),
+            Some(RegistryFault::NameNotResolved)
+        );
+        let reason = pull.reason();
+        assert!(
+            reason.contains(&format!("its mirror `{MIRROR}` refused")),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("its mirror `mirror2.example.com` wants credentials"),
+            "{reason}"
+        );
+        let remedy = pull.remedy();
+        assert!(
+            remedy.contains(&format!("start the registry `{MIRROR}`")),
+            "{remedy}"
+        );
+        assert!(
+            remedy.contains("add credentials for `mirror2.example.com`"),
+            "{remedy}"
+        );
+        // The same error as a service record's message keeps podman's line break.
+        let message = joined[1].replace(prefix, "");
+        assert_eq!(read_pull(&message), Some(pull));
+    }
+
+    /// With the source blocked, podman's last part is the last mirror's: no source is named.
+    #[test]
+    fn a_blocked_source_leaves_only_mirrors() {
+        let line = format!(
+            "Error: initializing source docker://{RELEASE}: (Mirrors also failed: \
+             [{MIRROR}/okd/scos-release@sha256:0f5a0ecfc822: {}]): \
+             mirror2.example.com/okd/scos-release@sha256:0f5a0ecfc822: reading manifest \
+             sha256:0f5a0ecfc822 in mirror2.example.com/okd/scos-release: manifest unknown",
+            ping("x509: certificate signed by unknown authority")
+        );
+        let pull = read_pull(&line).expect("read");
+        assert_eq!(pull.source, None);
+        assert_eq!(pull.mirrors.len(), 2);
+        assert_eq!(pull.mirrors[1].fault, RegistryFault::ManifestUnknown);
+        assert_eq!(
+            pull.mirrors[1].image.as_deref(),
+            Some("mirror2.example.com/okd/scos-release@sha256:0f5a0ecfc822")
+        );
+    }
+
+    /// A 401 reads the same with no credentials and with wrong ones (the Distribution
+    /// registry's answer to both); the pull secret's registries tell them apart, each with
+    /// its own words and fix.
+    #[test]
+    fn the_pull_secrets_registries_tell_a_401_apart() {
+        let line = mirrored(
+            CONTENT,
+            "reading manifest sha256:ead662e1ea91 in registry.example.com:5000/okd/scos-content: \
+             unauthorized: authentication required",
+            QUAY_NXDOMAIN,
+        );
+        let pull = read_pull(&line).expect("read");
+        assert_eq!(pull.mirrors[0].fault, RegistryFault::Unauthorized);
+        let none = pull.clone().with_credentials_for(&["quay.io".to_string()]);
+        let refused = pull
+            .clone()
+            .with_credentials_for(&["https://registry.example.com:5000/okd".to_string()]);
+        assert_eq!(none.mirrors[0].fault, RegistryFault::NoCredentials);
+        assert_eq!(refused.mirrors[0].fault, RegistryFault::CredentialsRefused);
+        assert!(
+            none.reason()
+                .contains("the pull secret has none for it (401)")
+        );
+        assert!(
+            refused
+                .reason()
+                .contains("refused the pull secret's credentials for it")
+        );
+        let all = [&pull, &none, &refused];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(a.reason(), b.reason());
+                assert_ne!(a.remedy(), b.remedy());
+            }
         }
     }
 }

@@ -1,5 +1,7 @@
 //! What the API itself can tell about why the bootstrap stalls: the Warning events its
-//! components recorded (the kubelet's failed pulls, a pod's x509 complaints).
+//! components recorded (the kubelet's failed pulls, a pod's x509 complaints). A failed pull
+//! is worded by `contract::registry_error`, the reader the analysis of the host's records
+//! uses, so `wait-for` with and without `--bootstrap` says a fault the same way.
 //!
 //! The API alone cannot see a bootstrap host whose API never came up; the binary adds the
 //! host's own records over SSH for that (see `okd-install wait-for --bootstrap`).
@@ -7,6 +9,7 @@
 use std::time::Duration;
 
 use contract::cause::{Cause, Finding};
+use contract::registry_error::{self, PulledImage};
 use k8s_openapi::api::core::v1::Event as KubeEvent;
 use kube::Api;
 use kube::api::ListParams;
@@ -40,7 +43,25 @@ fn finding_of(event: &KubeEvent) -> Option<Finding> {
         (Some(kind), None, Some(name)) => Some(format!("{} {name}", kind.to_lowercase())),
         _ => None,
     };
-    Some(Finding::new(cause, message).at(unit, None))
+    Some(worded(cause, message).at(unit, None))
+}
+
+/// The finding for `message`: a failed pull (the kubelet's, of a pod's image) worded by the
+/// registry-error reader as the analysis words the host's pulls, with the image, each
+/// registry tried and why; anything else with the cause's own words.
+fn worded(cause: Cause, message: &str) -> Finding {
+    let registry_answer = registry_error::read_pull(message).is_some_and(|p| p.image.is_some());
+    match cause {
+        Cause::ReleaseImagePull
+        | Cause::NodeImagePull
+        | Cause::CertificatesExpired
+        | Cause::CertificatesNotYetValid
+            if registry_answer =>
+        {
+            Finding::pull(cause, message, &PulledImage::Payload, None)
+        }
+        _ => Finding::new(cause, message),
+    }
 }
 
 #[cfg(test)]
@@ -69,6 +90,46 @@ mod tests {
         let f = finding_of(&e).expect("finding");
         assert_eq!(f.cause, Cause::ReleaseImagePull);
         assert_eq!(f.unit.as_deref(), Some("pod openshift-etcd/etcd-bootstrap"));
+        // Worded by the reader the analysis uses: the image, the registry and why.
+        assert_eq!(
+            f.summary,
+            "the bootstrap host could not pull a payload image of the release \
+             `quay.io/okd/scos-content@sha256:0` because `quay.io` does not resolve on the \
+             host (asked the resolver 10.255.255.53:53); no mirror was tried for it"
+        );
+        assert!(f.remedy.starts_with("create the DNS record for `quay.io`"));
         assert!(finding_of(&event("Back-off restarting failed container")).is_none());
+    }
+
+    /// The kubelet's event for a pull through a mirror (the CRI-O words of an OpenShift
+    /// node): the mirror's fault and the source's, as `analyze` says them of the host.
+    #[test]
+    fn a_mirrored_pull_event_names_each_registry_as_the_analysis_does() {
+        let message = "Failed to pull image \"quay.io/okd/scos-content@sha256:0\": rpc error: \
+             code = Unknown desc = initializing source docker://quay.io/okd/scos-content@sha256:0: \
+             (Mirrors also failed: [registry.example.com:5000/okd/scos-content@sha256:0: reading \
+             manifest sha256:0 in registry.example.com:5000/okd/scos-content: manifest unknown: \
+             manifest unknown]): quay.io/okd/scos-content@sha256:0: pinging container registry \
+             quay.io: Get \"https://quay.io/v2/\": dial tcp: lookup quay.io on 10.0.0.1:53: no \
+             such host";
+        let f = finding_of(&event(message)).expect("finding");
+        assert_eq!(f.cause, Cause::ReleaseImagePull);
+        let pull = registry_error::read_pull(message).expect("read");
+        assert_eq!(
+            f.summary,
+            PulledImage::Payload.summary(Some(&pull)),
+            "the analysis' words"
+        );
+        assert!(
+            f.summary
+                .contains("its mirror `registry.example.com:5000` does not hold"),
+            "{}",
+            f.summary
+        );
+        assert_eq!(f.remedy, pull.remedy());
+        assert!(
+            f.remedy
+                .starts_with("mirror the image to `registry.example.com:5000`")
+        );
     }
 }

@@ -78,7 +78,12 @@ pub enum Certificate {
     /// Signed by the registry's CA, valid only from tomorrow on (the host shares the
     /// machine's clock, so the certificate moves, not the clock).
     NotYetValid,
+    /// Signed by the registry's CA, valid now, for another name only ([`OTHER_NAME`]).
+    OtherName,
 }
+
+/// The one name [`Certificate::OtherName`] is for.
+pub const OTHER_NAME: &str = "other.example.com";
 
 impl Certificate {
     /// The certificate's and key's file names in the registry's directory.
@@ -87,6 +92,7 @@ impl Certificate {
             Certificate::Trusted => ("registry.crt", "registry.key"),
             Certificate::OtherCa => ("other-ca-registry.crt", "other-ca-registry.key"),
             Certificate::NotYetValid => ("future-registry.crt", "registry.key"),
+            Certificate::OtherName => ("other-name-registry.crt", "registry.key"),
         }
     }
 }
@@ -176,6 +182,26 @@ impl Registry {
         self.wait_until_up(lab, certificate)
     }
 
+    /// Takes the repository `path` (e.g. `okd/scos-release`) out of the registry's storage,
+    /// or puts it back: what was never mirrored, as the registry sees it. The registry keeps
+    /// no cache of what it stores (none is configured), so its next answer says so.
+    pub fn hold_repository(&self, path: &str, held: bool) -> Result<()> {
+        let stored = self
+            .dir
+            .join("data/docker/registry/v2/repositories")
+            .join(path);
+        let aside = self.dir.join("held-aside").join(path.replace('/', "_"));
+        let (from, to) = if held {
+            (&aside, &stored)
+        } else {
+            (&stored, &aside)
+        };
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+        }
+        std::fs::rename(from, to).map_err(Error::io(from))
+    }
+
     /// Stops the registry (the site's registry down); its storage stays.
     pub fn stop_serving(&mut self) {
         stop(&mut self.server);
@@ -253,15 +279,13 @@ impl Registry {
 
 /// A CA and a server certificate for `name` (and the lab address) signed by it, with
 /// openssl; and the certificates a fault puts in its place: the same names signed by another
-/// CA, and one of the registry's CA valid only from tomorrow. Returns the CA's PEM.
+/// CA, one of the registry's CA valid only from tomorrow, and one of the registry's CA for
+/// [`OTHER_NAME`] only. Returns the CA's PEM.
 fn make_certificates(dir: &Path, name: &str) -> Result<String> {
     let at = |f: &str| dir.join(f);
     write(
         &at("registry.ext"),
-        &format!(
-            "subjectAltName=DNS:{name},IP:{LAB_ADDRESS}\nbasicConstraints=CA:FALSE\n\
-             keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
-        ),
+        &server_extensions(&format!("DNS:{name},IP:{LAB_ADDRESS}")),
     )?;
     for (ca, prefix) in [("ca", ""), ("other-ca", "other-ca-")] {
         output_of(
@@ -288,23 +312,55 @@ fn make_certificates(dir: &Path, name: &str) -> Result<String> {
                 .arg("-out")
                 .arg(&csr),
         )?;
-        output_of(
-            Command::new("openssl")
-                .args(["x509", "-req", "-days", "2", "-CAcreateserial"])
-                .arg("-in")
-                .arg(&csr)
-                .arg("-CA")
-                .arg(at(&format!("{ca}.crt")))
-                .arg("-CAkey")
-                .arg(at(&format!("{ca}.key")))
-                .arg("-extfile")
-                .arg(at("registry.ext"))
-                .arg("-out")
-                .arg(at(&format!("{prefix}registry.crt"))),
+        sign(
+            dir,
+            &csr,
+            ca,
+            "registry.ext",
+            &format!("{prefix}registry.crt"),
         )?;
     }
     not_yet_valid_certificate(dir)?;
+    write(
+        &at("other-name.ext"),
+        &server_extensions(&format!("DNS:{OTHER_NAME}")),
+    )?;
+    sign(
+        dir,
+        &at("registry.csr"),
+        "ca",
+        "other-name.ext",
+        "other-name-registry.crt",
+    )?;
     std::fs::read_to_string(at("ca.crt")).map_err(Error::io(at("ca.crt")))
+}
+
+/// The X.509 extensions of a TLS server certificate for `names` (`DNS:a,IP:b`).
+fn server_extensions(names: &str) -> String {
+    format!(
+        "subjectAltName={names}\nbasicConstraints=CA:FALSE\n\
+         keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
+    )
+}
+
+/// Signs the request `csr` with the CA `ca` (`<ca>.crt`, `<ca>.key` in `dir`) and the
+/// extensions file `ext`, valid for two days from now, into `out` (in `dir`).
+fn sign(dir: &Path, csr: &Path, ca: &str, ext: &str, out: &str) -> Result<()> {
+    output_of(
+        Command::new("openssl")
+            .args(["x509", "-req", "-days", "2", "-CAcreateserial"])
+            .arg("-in")
+            .arg(csr)
+            .arg("-CA")
+            .arg(dir.join(format!("{ca}.crt")))
+            .arg("-CAkey")
+            .arg(dir.join(format!("{ca}.key")))
+            .arg("-extfile")
+            .arg(dir.join(ext))
+            .arg("-out")
+            .arg(dir.join(out)),
+    )
+    .map(drop)
 }
 
 /// The registry's request signed by its CA with a validity that starts tomorrow:

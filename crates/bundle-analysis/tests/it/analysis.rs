@@ -572,10 +572,12 @@ fn a_failed_os_pivot_rebase_names_stage_error_lines_and_where_to_look() {
     let text = analysis.render();
     // The cause first: the rebase could not pull the machine-OS (node) image.
     assert!(text.starts_with("cause (node-image-pull): "), "{text}");
+    // The problem says the same as the cause: which pull, from which registry, why.
     assert!(
         text.contains(
-            "\nProblem: release-image-pivot.service failed at stage rebase-host-os and could not \
-             move the bootstrap host onto the release's machine-OS image (started 1 time(s))."
+            "\nProblem: release-image-pivot.service failed at stage rebase-host-os (started 1 \
+             time(s)): the bootstrap host could not pull the node (OS) image \
+             `quay.io/okd/scos-content@sha256:5e1f` because `quay.io` wants credentials"
         ),
         "{text}"
     );
@@ -585,7 +587,11 @@ fn a_failed_os_pivot_rebase_names_stage_error_lines_and_where_to_look() {
         .lines()
         .find(|l| l.starts_with("  Next: "))
         .unwrap_or_else(|| panic!("no hint in {text}"));
-    for needle in ["reaches the registry", "pull secret", "imageDigestSources"] {
+    for needle in [
+        "add credentials for `quay.io`",
+        "pull secret",
+        "imageDigestSources",
+    ] {
         assert!(next.contains(needle), "{needle} in {next}");
     }
     let journal: Vec<&str> = PIVOT_JOURNAL.lines().collect();

@@ -51,7 +51,7 @@ fn expect(a: &Analysis, cause: Cause, unit: &str, stage: Option<&str>, evidence:
     assert_eq!(f.stage.as_deref(), stage, "{report}");
     assert_eq!(f.evidence, evidence, "{report}");
     // A pull's remedy is the registry fault's own, when the line reads as one.
-    let want_remedy = contract::registry_error::read(evidence)
+    let want_remedy = contract::registry_error::read_pull(evidence)
         .filter(|e| e.image.is_some())
         .map_or_else(|| cause.remedy().to_string(), |e| e.remedy());
     assert_eq!(f.remedy, want_remedy, "{report}");
@@ -476,6 +476,22 @@ fn a_render_stage_that_cannot_pull_its_image_is_the_render_stage() {
         "{}",
         f.summary
     );
+    // The Problem line says the same pull, and its Next the same fix.
+    let report = a.render();
+    let problem = format!(
+        "Problem: bootkube.service failed at stage kube-scheduler-bootstrap (started 1 \
+         time(s)): {}.",
+        f.summary
+    );
+    assert!(
+        report.lines().any(|l| l == problem),
+        "{problem}\nnot in\n{report}"
+    );
+    let next = format!("  Next: {}.", f.remedy);
+    assert!(
+        report.lines().any(|l| l == next),
+        "{next}\nnot in\n{report}"
+    );
 }
 
 /// The registry `mirror.example.com:5000` and the release image pulled through it.
@@ -505,6 +521,13 @@ fn registry_faults() -> Vec<(String, &'static str)> {
         (
             ping("dial tcp: lookup mirror.example.com on 10.0.0.1:53: no such host"),
             "does not resolve",
+        ),
+        (
+            ping(
+                "dial tcp: lookup mirror.example.com on 10.0.0.1:53: read udp \
+                 10.0.0.9:40000->10.0.0.1:53: read: connection refused",
+            ),
+            "could not be looked up",
         ),
         (
             ping("dial tcp 192.168.111.1:5000: i/o timeout"),
@@ -561,7 +584,7 @@ fn each_registry_fault_names_the_release_image_the_mirror_and_why() {
         let a = analyse(bundle);
         let f = expect(
             &a,
-            Cause::NodeImagePull,
+            Cause::ReleaseImagePull,
             "node-image-pull.service",
             Some(contract::NODE_IMAGE_LOOKUP_STAGE),
             line,
@@ -766,7 +789,7 @@ fn a_node_image_lookup_waiting_on_a_refusing_mirror_names_the_release_image() {
     let a = analyse(bundle);
     let f = expect(
         &a,
-        Cause::NodeImagePull,
+        Cause::ReleaseImagePull,
         "node-image-pull.service",
         Some(contract::NODE_IMAGE_LOOKUP_STAGE),
         &pull,
@@ -782,5 +805,293 @@ fn a_node_image_lookup_waiting_on_a_refusing_mirror_names_the_release_image() {
     assert!(
         f.remedy
             .starts_with(&format!("start the registry `{MIRROR}`"))
+    );
+}
+
+/// The real host's release image and the component image its node image lookup runs.
+const HOST_RELEASE: &str = "quay.io/okd/scos-release@sha256:0f5a0ecfc822";
+const HOST_COMPONENT: &str = "quay.io/okd/scos-content@sha256:ead662e1ea91";
+const HOST_MIRROR: &str = "registry.example.com:5000";
+const QUAY_NXDOMAIN: &str = "pinging container registry quay.io: Get \"https://quay.io/v2/\": \
+     dial tcp: lookup quay.io on 198.18.0.1:53: no such host";
+
+/// podman's line (as the real host's journal holds it) for `image` pulled through its one
+/// mirror, which failed with `mirror`, then from quay.io, which does not resolve.
+fn via_mirror(image: &str, mirror: &str) -> String {
+    let path = image.split_once('/').map_or(image, |(_, p)| p);
+    format!(
+        "Error: initializing source docker://{image}: (Mirrors also failed: \
+         [{HOST_MIRROR}/{path}: {mirror}]): {image}: {QUAY_NXDOMAIN}"
+    )
+}
+
+/// node-image-pull in its lookup stage, retrying, its journal saying which release image it
+/// looks the node image up in, then `line`.
+fn lookup_host(id: &str, line: &str) -> Bundle {
+    let journal = format!(
+        "Nov 28 11:57:39 okdrh node-image-pull.sh[1139]: {}{HOST_RELEASE}\n\
+         Nov 28 11:57:50 okdrh node-image-pull.sh[1197]: {line}\n\
+         Nov 28 11:57:50 okdrh node-image-pull.sh[1139]: The release's node image of OS image \
+         stream centos-10 is not known yet; asking again in 10s\n",
+        contract::NODE_IMAGE_LOOKUP_SAYS
+    );
+    Bundle::new(id)
+        .service(
+            "node-image-pull",
+            vec![
+                record("service start", "", "", ""),
+                record("stage start", contract::NODE_IMAGE_LOOKUP_STAGE, "", ""),
+            ],
+        )
+        .file("bootstrap/journals/node-image-pull.log", journal)
+}
+
+/// Each registry fault of the real host (#44), in the stage that looks the node image up:
+/// the release image when the line names it, else the component image the lookup runs; the
+/// mirror and why it failed, and the source too; the same words in the cause, the Problem
+/// line and the component's cause, and the same fix in every "what to do" and "Next"; no
+/// two faults read the same anywhere.
+#[test]
+fn the_real_hosts_faults_name_the_image_the_mirror_and_why_in_every_line() {
+    let ping = |tail: &str| {
+        format!(
+            "pinging container registry {HOST_MIRROR}: Get \"https://{HOST_MIRROR}/v2/\": {tail}"
+        )
+    };
+    let unauthorized = "reading manifest sha256:ead662e1ea91 in \
+         registry.example.com:5000/okd/scos-content: unauthorized: authentication required";
+    let cases = [
+        (
+            HOST_RELEASE,
+            ping(
+                "dial tcp: lookup registry.example.com on 198.18.0.1:53: read udp \
+                  198.18.0.10:47544->198.18.0.1:53: read: connection refused",
+            ),
+            "the release image",
+            "name could not be looked up: the host's resolver (198.18.0.1:53) refused the query",
+        ),
+        (
+            HOST_COMPONENT,
+            ping("dial tcp 198.18.0.1:5000: connect: connection refused"),
+            "the release's component image",
+            "refused the connection: nothing listens on its port (dialled 198.18.0.1:5000)",
+        ),
+        (
+            HOST_COMPONENT,
+            ping("x509: certificate signed by unknown authority"),
+            "the release's component image",
+            "certificate is signed by a CA the host does not trust",
+        ),
+        (
+            HOST_COMPONENT,
+            ping("dial tcp: lookup registry.example.com on 198.18.0.1:53: no such host"),
+            "the release's component image",
+            "does not resolve on the host (asked the resolver 198.18.0.1:53)",
+        ),
+        (
+            HOST_RELEASE,
+            "reading manifest sha256:0f5a0ecfc822 in registry.example.com:5000/okd/scos-release: \
+             manifest unknown: manifest unknown"
+                .to_string(),
+            "the release image",
+            "does not hold `registry.example.com:5000/okd/scos-release@sha256:0f5a0ecfc822`",
+        ),
+        (
+            HOST_COMPONENT,
+            unauthorized.to_string(),
+            "the release's component image",
+            "wants credentials",
+        ),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, (image, mirror, noun, why)) in cases.iter().enumerate() {
+        let line = via_mirror(image, mirror);
+        let a = analyse(lookup_host(&format!("host-{i}"), &line));
+        let report = a.render();
+        let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
+        assert_eq!(f.cause, Cause::ReleaseImagePull, "{report}");
+        assert!(f.evidence.ends_with(&line), "{report}");
+        let pull = format!("the bootstrap host could not pull {noun} `{image}`");
+        assert!(f.summary.starts_with(&pull), "{report}");
+        assert!(
+            f.summary.contains(&format!("its mirror `{HOST_MIRROR}`")) && f.summary.contains(why),
+            "{report}"
+        );
+        assert!(
+            f.summary
+                .contains("its own registry `quay.io` does not resolve"),
+            "{report}"
+        );
+        assert!(f.remedy.contains(&format!("`{HOST_MIRROR}`")), "{report}");
+        let problem = format!(
+            "Problem: node-image-pull.service had not finished (in stage {}) when the logs were \
+             gathered: {}.",
+            contract::NODE_IMAGE_LOOKUP_STAGE,
+            f.summary
+        );
+        let cause = format!(
+            "Cause (node image): {} (node-image-pull.service, stage {}).",
+            f.summary,
+            contract::NODE_IMAGE_LOOKUP_STAGE
+        );
+        let next = format!("  Next: {}.", f.remedy);
+        for want in [&problem, &cause, &next] {
+            assert!(
+                report.lines().any(|l| l == want),
+                "{want}\nnot in\n{report}"
+            );
+        }
+        assert_eq!(
+            report.lines().filter(|l| *l == next).count(),
+            2,
+            "the Problem's and the cause's Next: {report}"
+        );
+        assert!(!report.contains("node (OS) image"), "{report}");
+        assert!(!report.contains("operating system) image"), "{report}");
+        assert!(seen.insert(f.summary.clone()), "{} twice", f.summary);
+    }
+}
+
+/// Two mirrors: podman's line break between their parts leaves two journal lines; the
+/// finding names each mirror's fault, and quotes both lines as one.
+#[test]
+fn each_mirror_of_a_two_line_error_is_named() {
+    let first = format!(
+        "Error: initializing source docker://{HOST_RELEASE}: (Mirrors also failed: \
+         [{HOST_MIRROR}/okd/scos-release@sha256:0f5a0ecfc822: pinging container registry \
+         {HOST_MIRROR}: Get \"https://{HOST_MIRROR}/v2/\": dial tcp 198.18.0.1:5000: connect: \
+         connection refused]"
+    );
+    let second = format!(
+        "[backup.example.com/okd/scos-release@sha256:0f5a0ecfc822: reading manifest \
+         sha256:0f5a0ecfc822 in backup.example.com/okd/scos-release: manifest unknown]): \
+         {HOST_RELEASE}: {QUAY_NXDOMAIN}"
+    );
+    let line = format!("{first}\nNov 28 11:57:50 okdrh node-image-pull.sh[1197]: {second}");
+    let a = analyse(lookup_host("two-mirrors", &line));
+    let report = a.render();
+    let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        f.evidence.ends_with(&format!("{first}\n{second}")),
+        "{report}"
+    );
+    for words in [
+        format!("its mirror `{HOST_MIRROR}` refused the connection"),
+        "its mirror `backup.example.com` does not hold".to_string(),
+        "its own registry `quay.io` does not resolve".to_string(),
+    ] {
+        assert!(f.summary.contains(&words), "{words} in {}", f.summary);
+    }
+    assert!(
+        f.remedy
+            .contains(&format!("start the registry `{HOST_MIRROR}`"))
+            && f.remedy
+                .contains("mirror the image to `backup.example.com`"),
+        "{}",
+        f.remedy
+    );
+}
+
+/// A mirror's 401 reads the same whether the pull secret has no credentials for it or
+/// wrong ones; the registries the gathered pull secret names (never its credentials) tell
+/// them apart, each with its own words and fix, and without that file the words say both.
+#[test]
+fn a_mirrors_401_is_told_apart_by_the_pull_secrets_registries() {
+    let line = via_mirror(
+        HOST_COMPONENT,
+        "reading manifest sha256:ead662e1ea91 in registry.example.com:5000/okd/scos-content: \
+         unauthorized: authentication required",
+    );
+    let with = |registries: Option<&str>| {
+        let mut bundle = lookup_host("401", &line);
+        if let Some(r) = registries {
+            bundle = bundle.file(contract::PULL_SECRET_REGISTRIES_FILE, r);
+        }
+        let a = analyse(bundle);
+        a.finding
+            .clone()
+            .unwrap_or_else(|| panic!("{}", a.render()))
+    };
+    let none = with(Some("quay.io\n"));
+    let refused = with(Some("quay.io\nregistry.example.com:5000\n"));
+    let unknown = with(None);
+    assert!(
+        none.summary.contains(&format!(
+            "its mirror `{HOST_MIRROR}` wants credentials: the pull secret has none for it (401)"
+        )),
+        "{}",
+        none.summary
+    );
+    assert!(
+        refused.summary.contains(&format!(
+            "its mirror `{HOST_MIRROR}` refused the pull secret's credentials for it (401)"
+        )),
+        "{}",
+        refused.summary
+    );
+    assert!(
+        unknown
+            .summary
+            .contains("the pull secret has none for it, or it refused them"),
+        "{}",
+        unknown.summary
+    );
+    assert!(
+        none.remedy
+            .starts_with(&format!("add credentials for `{HOST_MIRROR}`"))
+    );
+    assert!(
+        refused
+            .remedy
+            .starts_with(&format!("correct the credentials for `{HOST_MIRROR}`"))
+    );
+    assert_ne!(none.remedy, unknown.remedy);
+}
+
+/// The pull's last answer is the current fault: on the real host a mirror's certificate
+/// not valid yet was fixed, and the next pull got another answer; the certificate's older
+/// line, though its cause ranks above a pull's, is no longer the cause.
+#[test]
+fn a_pull_answered_again_is_named_by_its_last_answer() {
+    let old = via_mirror(
+        HOST_COMPONENT,
+        &format!(
+            "pinging container registry {HOST_MIRROR}: Get \"https://{HOST_MIRROR}/v2/\": \
+             x509: certificate has expired or is not yet valid: current time \
+             2026-11-28T12:30:05Z is before 2026-11-29T12:28:12Z"
+        ),
+    );
+    let new = via_mirror(
+        HOST_COMPONENT,
+        "reading manifest sha256:ead662e1ea91 in registry.example.com:5000/okd/scos-content: \
+         manifest unknown: manifest unknown",
+    );
+    let line = format!("{old}\nNov 28 11:58:00 okdrh node-image-pull.sh[1200]: {new}");
+    let a = analyse(lookup_host("answered-again", &line));
+    let f = a
+        .finding
+        .clone()
+        .unwrap_or_else(|| panic!("{}", a.render()));
+    assert_eq!(f.cause, Cause::ReleaseImagePull, "{}", a.render());
+    assert!(f.evidence.ends_with(&new), "{}", f.evidence);
+    assert!(f.summary.contains("does not hold"), "{}", f.summary);
+}
+
+/// Still looking the node image up, with no registry answer in the bundle: the component's
+/// cause says the lookup is what did not finish, not that the node image failed to pull.
+#[test]
+fn a_lookup_without_a_registry_answer_is_named_as_the_lookup() {
+    let a = analyse(lookup_host("lookup-quiet", "Pulling the release image"));
+    let report = a.render();
+    let cause = a.cause.clone().unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        cause
+            .summary
+            .starts_with("node-image-pull.service could not look the release's node image up"),
+        "{report}"
+    );
+    assert!(
+        !report.contains("node image could not be pulled"),
+        "{report}"
     );
 }

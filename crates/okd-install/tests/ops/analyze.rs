@@ -107,8 +107,13 @@ fn failed_release_image_is_the_diagnosis() {
     let text = stdout(&analyze(&bundle, false));
     let first = text.lines().next().unwrap_or_default();
     assert!(first.starts_with("cause (release-image-pull): "), "{text}");
+    // The Problem line names the same pull as the cause: the image, the registry, why.
     assert!(
-        text.contains("Problem: release-image.service failed and could not pull the release image"),
+        text.contains(
+            "Problem: release-image.service failed (started 1 time(s)): the bootstrap host could \
+             not pull the release image `quay.io/okd/scos-release:4.20` because `quay.io` wants \
+             credentials"
+        ),
         "{text}"
     );
     let event = diagnosis_event(&bundle).expect("a diagnosis event");
@@ -120,7 +125,10 @@ fn failed_release_image_is_the_diagnosis() {
         "{text}"
     );
     assert!(text.contains("    | Pull failed, will retry"), "{text}");
-    assert!(text.contains("Next: check the pull secret"), "{text}");
+    assert!(
+        text.contains("Next: add credentials for `quay.io` to the pull secret"),
+        "{text}"
+    );
     let json = analyze_json(&bundle);
     let verdict = &json["verdict"];
     assert_eq!(verdict["kind"], "problem", "{json:#}");

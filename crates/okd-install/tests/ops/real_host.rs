@@ -600,19 +600,38 @@ struct Fault {
     /// Words of the line the node image pull writes to the host's journal under the fault;
     /// `wait-for`, `gather` and `analyze` each quote that line as their evidence.
     journal: &'static [&'static str],
-    /// The cause they name it as, where the analysis names it rightly and precisely today;
-    /// `None` where it does not yet (issue #44 changes how registry errors are read: today
-    /// they name the node image pull for these, which is true but does not say why). The
-    /// test prints what they said of every fault.
-    cause: Option<Cause>,
+    /// The cause they name it as.
+    cause: Cause,
+    /// How their cause line begins: the image whose pull failed ([`RELEASE_PULL`] or
+    /// [`COMPONENT_PULL`]), or the cause's summary.
+    image: &'static str,
+    /// Why, in their words: the registry and its answer. No other fault's diagnosis says it.
+    /// Empty for a fault that is no pull's (the full /var): the cause's own words are all.
+    why: &'static str,
 }
+
+/// The pull that failed, as the diagnosis words it: the release image, in which the node
+/// image is looked up, or the component image the lookup runs (the machine-config
+/// operator's).
+const RELEASE_PULL: &str = "the bootstrap host could not pull the release image \
+     `quay.io/okd/scos-release@sha256:";
+const COMPONENT_PULL: &str = "the bootstrap host could not pull the release's component \
+     image `quay.io/okd/scos-content@sha256:";
 
 /// The pull's words for a registry it cannot reach at all.
 const UNREACHABLE: &[&str] = &["registry.example.com:5000", "pinging container registry"];
 
+/// Puts the registry back, serving its own valid certificate.
+fn serve_trusted(site: &mut Site) {
+    site.registry
+        .serve(&site.machine.lab, Certificate::Trusted)
+        .expect("start the registry");
+}
+
 /// The faults, in the order one host goes through them. The first is there from the boot
 /// on: the mirror unreachable (neither the registry nor the site's name server answers);
-/// every later one is injected on the host that recovered from the one before.
+/// every later one is injected on the host that recovered from the one before. The last is
+/// the state the host recovers to after each: the component image the mirror does not hold.
 const FAULTS: &[Fault] = &[
     Fault {
         name: "mirror unreachable from the boot on",
@@ -621,23 +640,25 @@ const FAULTS: &[Fault] = &[
             site.registry
                 .answer_name(&site.machine.lab, true)
                 .expect("start the name server");
-            site.registry
-                .serve(&site.machine.lab, Certificate::Trusted)
-                .expect("start the registry");
+            serve_trusted(site);
         },
         journal: UNREACHABLE,
-        cause: Some(Cause::NodeImagePull),
+        cause: Cause::ReleaseImagePull,
+        image: RELEASE_PULL,
+        // The resolver the line names is the host's (or, before its network is set up, Go's
+        // fallback on the loopback address).
+        why: "its mirror `registry.example.com:5000`'s name could not be looked up: the host's \
+              resolver (",
     },
     Fault {
         name: "registry down",
         inject: |site| site.registry.stop_serving(),
-        remove: |site| {
-            site.registry
-                .serve(&site.machine.lab, Certificate::Trusted)
-                .expect("start the registry");
-        },
+        remove: serve_trusted,
         journal: &["registry.example.com:5000", "connect: connection refused"],
-        cause: Some(Cause::NodeImagePull),
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "its mirror `registry.example.com:5000` refused the connection: nothing listens on \
+              its port (dialled 198.18.0.1:5000)",
     },
     Fault {
         name: "registry's CA not trusted",
@@ -646,13 +667,12 @@ const FAULTS: &[Fault] = &[
                 .serve(&site.machine.lab, Certificate::OtherCa)
                 .expect("serve another CA's certificate");
         },
-        remove: |site| {
-            site.registry
-                .serve(&site.machine.lab, Certificate::Trusted)
-                .expect("start the registry");
-        },
+        remove: serve_trusted,
         journal: &["x509: certificate signed by unknown authority"],
-        cause: None,
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "its mirror `registry.example.com:5000`'s certificate is signed by a CA the host \
+              does not trust",
     },
     Fault {
         name: "registry's name not resolvable",
@@ -667,14 +687,20 @@ const FAULTS: &[Fault] = &[
                 .expect("restart the name server");
         },
         journal: &["registry.example.com", "no such host"],
-        cause: None,
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "its mirror `registry.example.com:5000` does not resolve on the host (asked the \
+              resolver 198.18.0.1:53)",
     },
     Fault {
         name: "mirror rule missing",
         inject: |site| site.mirror_rule(false),
         remove: |site| site.mirror_rule(true),
         journal: &["quay.io", "no such host"],
-        cause: None,
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "because `quay.io` does not resolve on the host (asked the resolver \
+              198.18.0.1:53); no mirror was tried for it",
     },
     Fault {
         name: "registry certificate not valid yet",
@@ -683,13 +709,69 @@ const FAULTS: &[Fault] = &[
                 .serve(&site.machine.lab, Certificate::NotYetValid)
                 .expect("serve tomorrow's certificate");
         },
-        remove: |site| {
-            site.registry
-                .serve(&site.machine.lab, Certificate::Trusted)
-                .expect("start the registry");
-        },
+        remove: serve_trusted,
         journal: &["x509: certificate has expired or is not yet valid"],
-        cause: Some(Cause::CertificatesNotYetValid),
+        cause: Cause::CertificatesNotYetValid,
+        image: COMPONENT_PULL,
+        why: "its mirror `registry.example.com:5000`'s certificate is not valid yet on the \
+              host's clock",
+    },
+    Fault {
+        name: "registry certificate for another name",
+        inject: |site| {
+            site.registry
+                .serve(&site.machine.lab, Certificate::OtherName)
+                .expect("serve another name's certificate");
+        },
+        remove: serve_trusted,
+        journal: &["x509: certificate is valid for"],
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "its mirror `registry.example.com:5000`'s certificate is for other names (it is \
+              valid for other.example.com, not registry.example.com)",
+    },
+    Fault {
+        name: "pull secret without the mirror's credentials",
+        inject: |site| site.pull_secret(PullSecret::WithoutMirror),
+        remove: |site| site.pull_secret(PullSecret::AsCreated),
+        journal: &["registry.example.com:5000/okd/scos-content", "unauthorized"],
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "its mirror `registry.example.com:5000` wants credentials: the pull secret has \
+              none for it (401)",
+    },
+    Fault {
+        name: "pull secret with wrong credentials for the mirror",
+        inject: |site| site.pull_secret(PullSecret::WrongPassword),
+        remove: |site| site.pull_secret(PullSecret::AsCreated),
+        journal: &["registry.example.com:5000/okd/scos-content", "unauthorized"],
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "its mirror `registry.example.com:5000` refused the pull secret's credentials for \
+              it (401)",
+    },
+    Fault {
+        name: "release image not mirrored",
+        inject: |site| site.release_mirrored(false),
+        remove: |site| site.release_mirrored(true),
+        journal: &["registry.example.com:5000/okd/scos-release", "unknown"],
+        cause: Cause::ReleaseImagePull,
+        image: RELEASE_PULL,
+        why: "its mirror `registry.example.com:5000` does not hold \
+              `registry.example.com:5000/okd/scos-release@sha256:",
+    },
+    Fault {
+        name: "component image not mirrored (where every recovery ends)",
+        inject: |_| {},
+        remove: |_| {},
+        journal: &[
+            "registry.example.com:5000/okd/scos-content",
+            "manifest unknown",
+        ],
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "its mirror `registry.example.com:5000` does not hold \
+              `registry.example.com:5000/okd/scos-content@sha256:",
     },
     Fault {
         name: "/var full",
@@ -698,9 +780,20 @@ const FAULTS: &[Fault] = &[
         inject: |site| site.machine.fill_disk().expect("fill the host's disk"),
         remove: |site| site.machine.free_disk().expect("free the host's disk"),
         journal: &["no space left on device"],
-        cause: Some(Cause::DiskFull),
+        cause: Cause::DiskFull,
+        image: "the bootstrap host ran out of disk space",
+        why: "",
     },
 ];
+
+/// The host's pull secret: as okd-install wrote it, without the mirror's entry, or with the
+/// mirror's user and a wrong password.
+#[derive(Debug, Clone, Copy)]
+enum PullSecret {
+    AsCreated,
+    WithoutMirror,
+    WrongPassword,
+}
 
 /// The troubleshooting table says which causes are proven on the real host
 /// ([`contract::cause::PROVEN_ON_REAL_HOST`]): exactly those the faults here are named as, so
@@ -708,8 +801,7 @@ const FAULTS: &[Fault] = &[
 /// one is not named).
 #[test]
 fn the_troubleshooting_tables_real_host_causes_are_the_faults_named_here() {
-    let named: std::collections::BTreeSet<Cause> =
-        FAULTS.iter().filter_map(|fault| fault.cause).collect();
+    let named: std::collections::BTreeSet<Cause> = FAULTS.iter().map(|fault| fault.cause).collect();
     let table: std::collections::BTreeSet<Cause> =
         contract::cause::PROVEN_ON_REAL_HOST.into_iter().collect();
     assert_eq!(named, table);
@@ -717,6 +809,8 @@ fn the_troubleshooting_tables_real_host_causes_are_the_faults_named_here() {
 
 /// The host's registries.conf, where okd-install's mirror rules are.
 const REGISTRIES_CONF: &str = "etc/containers/registries.conf";
+/// The host's pull secret, as node-image-pull and podman read it.
+const PULL_SECRET: &str = "root/.docker/config.json";
 /// The mirror rule of the release's component images, as okd-install writes it.
 const CONTENT_MIRROR: &str =
     "[[registry.mirror]]\nlocation = \"registry.example.com:5000/okd/scos-content\"\n";
@@ -730,6 +824,10 @@ struct Site {
     hosts: std::path::PathBuf,
     /// What the host's registries.conf said as okd-install wrote it.
     registries_conf: String,
+    /// What the host's pull secret said as okd-install wrote it.
+    pull_secret: String,
+    /// The release image's pull spec.
+    release_image: String,
 }
 
 impl Site {
@@ -744,6 +842,49 @@ impl Site {
             self.registries_conf.replace(CONTENT_MIRROR, "")
         };
         std::fs::write(&path, text).expect("write the host's registries.conf");
+    }
+
+    /// Writes the host's pull secret (the file its pulls read) as `secret` says.
+    fn pull_secret(&mut self, secret: PullSecret) {
+        let path = self.machine.root.join(PULL_SECRET);
+        let mut value: serde_json::Value =
+            serde_json::from_str(&self.pull_secret).expect("the pull secret is JSON");
+        let mirror = format!("{MIRROR_NAME}:{}", real_host::registry::PORT);
+        let auths = value["auths"].as_object_mut().expect("auths");
+        assert!(auths.contains_key(&mirror), "{mirror} in {auths:?}");
+        match secret {
+            PullSecret::AsCreated => {}
+            PullSecret::WithoutMirror => {
+                auths.remove(&mirror);
+            }
+            PullSecret::WrongPassword => {
+                let login = format!("{MIRROR_USER}:not-{MIRROR_PASSWORD}");
+                auths[&mirror] = serde_json::json!({
+                    "auth": base64::Engine::encode(
+                        &base64::engine::general_purpose::STANDARD,
+                        login
+                    )
+                });
+            }
+        }
+        std::fs::write(&path, value.to_string()).expect("write the host's pull secret");
+    }
+
+    /// Takes the release image out of the mirror and off the host (so the host pulls it
+    /// again), or puts it back in the mirror.
+    fn release_mirrored(&mut self, mirrored: bool) {
+        if !mirrored {
+            let said = self
+                .machine
+                .said(&["podman", "rmi", "--force", &self.release_image]);
+            assert!(
+                !said.contains("Error"),
+                "removing the release image: {said}"
+            );
+        }
+        self.registry
+            .hold_repository(RELEASE_PATH, mirrored)
+            .expect("move the release's repository");
     }
 
     /// The node image pull's journal lines after the first `skip`.
@@ -859,31 +1000,121 @@ impl Site {
     }
 }
 
-/// What is wrong with a diagnosis of `fault` that should quote one of the host's `lines`
-/// (the pull retries, each retry writing the fault's line again): an evidence line other
-/// than the host's, or (where the fault has one) another cause.
-fn misnamed(text: &str, fault: &Fault, lines: &[String]) -> Option<String> {
+/// The lines of a diagnosis in okd-install's own words (not the host's quoted lines).
+fn own_words(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| {
+            [
+                "cause (",
+                "what to do: ",
+                "Problem: ",
+                "Cause (",
+                "  Next: ",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+        })
+        .collect()
+}
+
+/// What is wrong with a diagnosis of `fault` (`text`, from `wait-for` when `report` is false,
+/// else `gather`'s or `analyze`'s report): it must name the fault's cause once, at
+/// node-image-pull and its lookup stage, in the reader's words (which image, which registry,
+/// why), quote one of the host's `lines` (the pull retries, each writing the fault's line
+/// again) as evidence, say none of the `others`' words, and, in a report, say the same in
+/// the Problem line and the cause of the component, with the same fix everywhere. The
+/// summary it named, when it named one.
+fn misworded(
+    text: &str,
+    report: bool,
+    fault: &Fault,
+    lines: &[String],
+    others: &[&Fault],
+) -> (Option<String>, Vec<String>) {
+    let mut wrong = Vec::new();
+    let causes: Vec<&str> = text.lines().filter(|l| l.starts_with("cause (")).collect();
+    let [cause] = causes.as_slice() else {
+        return (
+            None,
+            vec![format!("names {} causes: {causes:?}", causes.len())],
+        );
+    };
+    let place = format!(
+        " [node-image-pull.service, stage {}]",
+        contract::NODE_IMAGE_LOOKUP_STAGE
+    );
+    let head = format!("cause ({}): ", fault.cause.id());
+    // A pull's is placed at the lookup stage; another fault's wherever its line showed.
+    let pull = !fault.why.is_empty();
+    let summary = cause
+        .strip_prefix(&head)
+        .and_then(|c| match pull {
+            true => c.strip_suffix(&place),
+            false => Some(c.rsplit_once(" [").map_or(c, |(s, _)| s)),
+        })
+        .map(str::to_string);
+    match &summary {
+        Some(s) if s.starts_with(fault.image) && s.contains(fault.why) => {}
+        _ => wrong.push(format!(
+            "its cause line is not `{head}{}...{}...{place}`: {cause}",
+            fault.image, fault.why
+        )),
+    }
     let quotes = text
         .lines()
         .any(|l| l.starts_with("evidence:") && lines.iter().any(|line| l.ends_with(line.as_str())));
-    let names = fault
-        .cause
-        .is_none_or(|cause| text.contains(&format!("cause ({})", cause.id())));
-    match (names, quotes) {
-        (true, true) => None,
-        (false, _) => Some(format!("does not name {:?}", fault.cause)),
-        (true, false) => Some(format!(
+    if !quotes {
+        wrong.push(format!(
             "does not quote the host's line {:?}",
             fault.journal
-        )),
+        ));
     }
+    let remedy = text
+        .lines()
+        .find_map(|l| l.strip_prefix("what to do: "))
+        .unwrap_or_default();
+    let words = own_words(text);
+    if report
+        && pull
+        && let Some(summary) = &summary
+    {
+        let problem = format!(
+            "Problem: node-image-pull.service had not finished (in stage {}) when the logs \
+             were gathered: {summary}.",
+            contract::NODE_IMAGE_LOOKUP_STAGE
+        );
+        let component = format!(
+            "Cause (node image): {summary} (node-image-pull.service, stage {}).",
+            contract::NODE_IMAGE_LOOKUP_STAGE
+        );
+        let next = format!("  Next: {remedy}.");
+        for want in [&problem, &component] {
+            if !words.contains(&want.as_str()) {
+                wrong.push(format!("does not say {want:?}"));
+            }
+        }
+        if words.iter().filter(|l| **l == next).count() != 2 {
+            wrong.push(format!(
+                "the Problem's and the cause's Next are not {next:?}"
+            ));
+        }
+    }
+    for other in others.iter().filter(|o| !o.why.is_empty()) {
+        if words.iter().any(|l| l.contains(other.why)) {
+            wrong.push(format!(
+                "says {:?} of another fault ({})",
+                other.why, other.name
+            ));
+        }
+    }
+    (summary, wrong)
 }
 
 /// What is wrong with gather's account of where the bundle was under `fault`: with the disk
 /// full, the host cannot write the bundle into core's home directory; gather must say that it
 /// wrote it to /tmp (a memory file system) instead, in the words of tar and gzip.
 fn bundle_not_moved(fault: &Fault, gather: &std::process::Output) -> Option<String> {
-    if fault.cause != Some(Cause::DiskFull) {
+    if fault.cause != Cause::DiskFull {
         return None;
     }
     let moved = crate::support::stderr(gather).lines().any(|l| {
@@ -896,15 +1127,22 @@ fn bundle_not_moved(fault: &Fault, gather: &std::process::Output) -> Option<Stri
 
 /// Faults on the real host, diagnosed the way an administrator diagnoses them, and fixed.
 /// One disconnected-mirror host (as in the test above, its release image on a registry of
-/// the lab) goes through [`FAULTS`] in turn, each at its real cause: the node image pull
-/// writes the fault's own line to the host's journal; `okd-install wait-for
-/// bootstrap-complete --bootstrap HOST` ends with exit code 10, `gather bootstrap` (over the
-/// host's real sshd, as core with the bootstrap key Ignition installed, the real gather
-/// script reading the real journal) collects a bundle, and `analyze` of it names the cause
-/// with the host's line as evidence where the analysis reads it right today (what they say
-/// of every fault is printed). Then the fault is removed and the same host recovers: its
-/// pull gets as far as the good run gets (the operator image the mirror does not hold).
-/// Last, a gather key the host refuses ([`refused_gather_key`]).
+/// the lab) goes through [`FAULTS`] in turn, each at its real cause (the lab's registry, name
+/// server or certificates, the host's registries.conf or pull secret, what the mirror
+/// holds): the node image pull writes the fault's own line to the host's journal;
+/// `okd-install wait-for bootstrap-complete --bootstrap HOST` ends with exit code 10,
+/// `gather bootstrap` (over the host's real sshd, as core with the bootstrap key Ignition
+/// installed, the real gather script reading the real journal) collects a bundle, and
+/// `analyze` of it names the cause. Each of the three quotes the host's line and says, in
+/// the registry-error reader's words, which image failed (the release image or the
+/// component image the node image lookup runs), in node-image-pull's lookup stage, from
+/// which registry and why, and no other fault's words; gather's and analyze's Problem line
+/// and component cause say the same, with the same fix; no two faults read the same (what
+/// they say of every fault is printed). Then the fault is removed and the same host
+/// recovers: its pull gets as far as the good run gets (the operator image the mirror does
+/// not hold). A full /var is named disk-full by all three, and gather says it wrote the
+/// bundle to a memory file system for want of room. Last, a gather key the host refuses
+/// ([`refused_gather_key`]).
 #[test]
 fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from() {
     let missing = real_host::missing();
@@ -934,11 +1172,8 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
         &work.path().join("release"),
     )
     .unwrap_or_else(|e| panic!("pushing the release image: {e}"));
-    let config = mirror_config(
-        work.path(),
-        &registry.ca_pem,
-        &format!("{RELEASE_SOURCE}@{digest}"),
-    );
+    let release_image = format!("{RELEASE_SOURCE}@{digest}");
+    let config = mirror_config(work.path(), &registry.ca_pem, &release_image);
     // The first fault: the site's mirror and name server are not up when the host boots.
     registry.stop_serving();
     registry.stop_name_server();
@@ -955,12 +1190,16 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
     .expect("write the lab's hosts file");
     let registries_conf = std::fs::read_to_string(machine.root.join(REGISTRIES_CONF))
         .expect("the host's registries.conf");
+    let pull_secret =
+        std::fs::read_to_string(machine.root.join(PULL_SECRET)).expect("the host's pull secret");
     let mut site = Site {
         registry,
         machine,
         install: work.path().join("install"),
         hosts,
         registries_conf,
+        pull_secret,
+        release_image,
     };
     let mco_digest = components[0]
         .pull_spec
@@ -971,6 +1210,7 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
     let recovered: &[&str] = &[&mco_digest, "manifest unknown"];
     let mut problems = Vec::new();
     let mut report = Vec::new();
+    let mut summaries: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
     for fault in FAULTS {
         let started = std::time::Instant::now();
         let skip = site.pull_lines(0).len();
@@ -1007,17 +1247,23 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
         if !gather.status.success() {
             problems.push(format!("{}: gather failed\n{text}", fault.name));
         }
-        for (command, out, stream) in [
-            ("wait-for", wait, crate::support::stderr(wait)),
-            ("gather", gather, crate::support::stdout(gather)),
-            ("analyze", analyze, crate::support::stdout(analyze)),
+        let others: Vec<&Fault> = FAULTS.iter().filter(|f| f.name != fault.name).collect();
+        for (command, out, stream, report) in [
+            ("wait-for", wait, crate::support::stderr(wait), false),
+            ("gather", gather, crate::support::stdout(gather), true),
+            ("analyze", analyze, crate::support::stdout(analyze), true),
         ] {
-            if let Some(wrong) = misnamed(&stream, fault, &host_lines) {
+            let (said, wrong) = misworded(&stream, report, fault, &host_lines, &others);
+            for wrong in wrong {
                 problems.push(format!(
                     "{}: {command} (exit {:?}) {wrong}\n{text}",
                     fault.name,
                     out.status.code()
                 ));
+            }
+            // The three commands say the fault the same way; no two faults read the same.
+            if let Some(said) = said {
+                summaries.entry(said).or_default().push(fault.name);
             }
         }
         if let Some(wrong) = bundle_not_moved(fault, gather) {
@@ -1033,6 +1279,21 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
             started.elapsed()
         ));
         report.push(text);
+    }
+    for (summary, faults) in &summaries {
+        let mut faults = faults.clone();
+        faults.dedup();
+        if faults.len() > 1 {
+            problems.push(format!("{faults:?} all read {summary:?}"));
+        }
+    }
+    if summaries.len() != FAULTS.len() {
+        problems.push(format!(
+            "{} faults read {} ways (each command must say a fault the same way): {:#?}",
+            FAULTS.len(),
+            summaries.len(),
+            summaries
+        ));
     }
     problems.extend(refused_gather_key(&site, &mut report));
     eprintln!("{}", report.join("\n"));
