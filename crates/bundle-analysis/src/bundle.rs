@@ -205,7 +205,8 @@ fn is_document(kind: &Wanted) -> bool {
         | Wanted::OsToolAbsent(_)
         | Wanted::EtcdMembers
         | Wanted::ContainerLog
-        | Wanted::BootkubeDone => false,
+        | Wanted::BootkubeDone
+        | Wanted::PullSecretRegistries => false,
     }
 }
 
