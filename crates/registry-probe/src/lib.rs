@@ -243,7 +243,7 @@ impl Prober {
             StatusCode::NOT_FOUND => fail(Some(RegistryFault::ManifestUnknown), None),
             StatusCode::UNAUTHORIZED => fail(
                 Some(RegistryFault::Unauthorized),
-                Some(self.credentials_state(image)),
+                Some(self.credentials_state(image, "it")),
             ),
             StatusCode::FORBIDDEN => fail(Some(RegistryFault::Denied), None),
             s => fail(None, Some(format!("answered HTTP {s} for the manifest"))),
@@ -251,10 +251,11 @@ impl Prober {
     }
 
     /// Whether the pull secret has credentials for `image`, in words (never the
-    /// credentials).
-    fn credentials_state(&self, image: &ImageRef) -> String {
+    /// credentials); `refuser` is who refused them (the registry, "it", or its token
+    /// service).
+    fn credentials_state(&self, image: &ImageRef, refuser: &str) -> String {
         match self.secret.for_image(image) {
-            Some(_) => "it refused the pull secret's credentials for it".into(),
+            Some(_) => format!("{refuser} refused the pull secret's credentials for it"),
             None => format!("the pull secret has no credentials for {}", image.registry),
         }
     }
@@ -327,7 +328,11 @@ impl Prober {
     async fn token(&self, image: &ImageRef, realm: &str, service: &str) -> Result<String, Failure> {
         let scope = format!("repository:{}:pull", image.repository);
         let sep = if realm.contains('?') { '&' } else { '?' };
-        let url = format!("{realm}{sep}service={service}&scope={scope}");
+        // A challenge without a service gets none back, as a container host sends it.
+        let url = match service {
+            "" => format!("{realm}{sep}scope={scope}"),
+            _ => format!("{realm}{sep}service={service}&scope={scope}"),
+        };
         let credentials = self.secret.for_image(image).map(Credentials::basic);
         let answer = self
             .fetch_url(&image.registry, &url, credentials, MAX_SMALL_BODY)
@@ -348,7 +353,7 @@ impl Prober {
             }
             StatusCode::UNAUTHORIZED => fail(
                 Some(RegistryFault::Unauthorized),
-                format!("token service: {}", self.credentials_state(image)),
+                self.credentials_state(image, "its token service"),
             ),
             StatusCode::FORBIDDEN => fail(
                 Some(RegistryFault::Denied),

@@ -58,6 +58,9 @@ impl Drop for Proxy {
     }
 }
 
+/// The password of [`Login::WrongPassword`].
+pub const WRONG_PASSWORD: &str = "not-the-password";
+
 /// The pull secret's entry for the mirror.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Login {
@@ -195,7 +198,7 @@ impl Mirror {
         let mut auths = serde_json::json!({"quay.io": {"auth": basic("someone", "x")}});
         let password = match site.login {
             Login::Right => Some(spec.password.as_str()),
-            Login::WrongPassword => Some("not-the-password"),
+            Login::WrongPassword => Some(WRONG_PASSWORD),
             Login::Missing => None,
         };
         if let Some(password) = password {
