@@ -86,28 +86,12 @@ impl TokenService {
     /// trusts it once restarted with [`TokenService::auth`].
     pub fn start(lab: &Lab, registry: &Registry) -> Result<TokenService> {
         let spec = &registry.spec;
-        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
-            .map_err(|e| answer("a token signing key", e))?;
-        let cert = rcgen::CertificateParams::new(vec![ISSUER.to_string()])
-            .and_then(|p| p.self_signed(&key))
-            .map_err(|e| answer("the token signer's certificate", e))?;
-        let signer_file = registry.dir.join("token-signer.crt");
-        std::fs::write(&signer_file, cert.pem()).map_err(Error::io(&signer_file))?;
-        let signer =
-            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &key.serialize_der())
-                .map_err(|e| answer("the token signing key", e))?;
         let service = registry.host_port();
+        let (state, signer_pem) = State::new(&service, &spec.user, &spec.password)?;
+        let state = Arc::new(state);
+        let signer_file = registry.dir.join("token-signer.crt");
+        std::fs::write(&signer_file, signer_pem).map_err(Error::io(&signer_file))?;
         let realm = format!("https://{}:{PORT}/token", spec.name);
-        let state = Arc::new(State {
-            service: service.clone(),
-            user: spec.user.clone(),
-            password: spec.password.clone(),
-            signer,
-            x5c: STANDARD.encode(cert.der()),
-            serial: AtomicU64::new(0),
-            requests: Mutex::new(Vec::new()),
-            issued: Mutex::new(Vec::new()),
-        });
         let (cert_file, key_file) = registry.trusted_files();
         let tls = tls_acceptor(&cert_file, &key_file)?;
         let address: SocketAddr = format!("{LAB_ADDRESS}:{PORT}")
@@ -240,14 +224,10 @@ enum Client {
 
 /// The answer to one token request.
 fn token_answer<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
-    let query: Vec<(String, String)> = request
-        .uri()
-        .query()
-        .unwrap_or_default()
-        .split('&')
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| (percent_decode(k), percent_decode(v)))
-        .collect();
+    let query: Vec<(String, String)> =
+        form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
     let scopes: Vec<&str> = query
         .iter()
         .filter(|(k, _)| k == "scope")
@@ -338,6 +318,30 @@ fn pull_grants(scopes: &[&str]) -> Vec<serde_json::Value> {
 }
 
 impl State {
+    /// The service `service` with one login, and a new signing key; returns it with the
+    /// key's self-signed certificate (PEM), which the registry is to trust.
+    fn new(service: &str, user: &str, password: &str) -> Result<(State, String)> {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
+            .map_err(|e| answer("a token signing key", e))?;
+        let cert = rcgen::CertificateParams::new(vec![ISSUER.to_string()])
+            .and_then(|p| p.self_signed(&key))
+            .map_err(|e| answer("the token signer's certificate", e))?;
+        let signer =
+            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &key.serialize_der())
+                .map_err(|e| answer("the token signing key", e))?;
+        let state = State {
+            service: service.to_string(),
+            user: user.to_string(),
+            password: password.to_string(),
+            signer,
+            x5c: STANDARD.encode(cert.der()),
+            serial: AtomicU64::new(0),
+            requests: Mutex::new(Vec::new()),
+            issued: Mutex::new(Vec::new()),
+        };
+        Ok((state, cert.pem()))
+    }
+
     /// A JWT for `subject` granting `access`, signed ES256.
     fn sign(&self, subject: &str, access: Vec<serde_json::Value>) -> String {
         let now = SystemTime::now()
@@ -370,40 +374,94 @@ impl State {
     }
 }
 
-/// `%XX` escapes of a query value decoded (`+` stays: scopes and services have none).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn queries_decode_and_only_pull_is_granted() {
-        assert_eq!(
-            percent_decode("repository%3Aokd%2Fscos-release%3Apull"),
-            "repository:okd/scos-release:pull"
+    /// A token request as a container host sends it (the query escaped), with `login`.
+    fn ask(state: &State, login: Option<&str>) -> (StatusCode, serde_json::Value) {
+        let mut request = Request::builder()
+            .uri("/token?service=registry.example.com%3A5000&scope=repository%3Aokd%2Fx%3Apull");
+        if let Some(login) = login {
+            request = request.header(
+                hyper::header::AUTHORIZATION,
+                format!("Basic {}", STANDARD.encode(login)),
+            );
+        }
+        let response = token_answer(state, &request.body(()).expect("request"));
+        let status = response.status();
+        let body = body_of(response);
+        (status, serde_json::from_slice(&body).unwrap_or_default())
+    }
+
+    fn body_of(response: Response<Full<Bytes>>) -> Bytes {
+        use http_body_util::BodyExt as _;
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime")
+            .block_on(response.into_body().collect())
+            .map(|c| c.to_bytes())
+            .unwrap_or_default()
+    }
+
+    /// The claims of a JWT, its header's certificate, and its ES256 signature checked
+    /// with that certificate's key.
+    fn verified_claims(token: &str) -> serde_json::Value {
+        let parts: Vec<&str> = token.split('.').collect();
+        assert_eq!(parts.len(), 3, "{token}");
+        let decode = |p: &str| URL_SAFE_NO_PAD.decode(p).expect("base64url");
+        let header: serde_json::Value = serde_json::from_slice(&decode(parts[0])).unwrap();
+        assert_eq!(header["alg"], "ES256");
+        let der = STANDARD
+            .decode(header["x5c"][0].as_str().expect("x5c"))
+            .expect("x5c base64");
+        let (_, cert) = x509_parser::parse_x509_certificate(&der).expect("x5c certificate");
+        let key = aws_lc_rs::signature::UnparsedPublicKey::new(
+            &aws_lc_rs::signature::ECDSA_P256_SHA256_FIXED,
+            cert.public_key().subject_public_key.data.to_vec(),
         );
-        assert_eq!(percent_decode("a%zzb%4"), "a%zzb%4");
+        key.verify(
+            format!("{}.{}", parts[0], parts[1]).as_bytes(),
+            &decode(parts[2]),
+        )
+        .expect("signature by the x5c certificate's key");
+        serde_json::from_slice(&decode(parts[1])).unwrap()
+    }
+
+    /// The right login gets a signed token for pull on the repository, for the service;
+    /// no login a token granting nothing; a wrong one 401 and no token.
+    #[test]
+    fn logins_get_what_a_token_service_gives() {
+        let (state, _) = State::new("registry.example.com:5000", "u", "s3cret").expect("state");
+        let (status, body) = ask(&state, Some("u:s3cret"));
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["token"], body["access_token"]);
+        let claims = verified_claims(body["token"].as_str().expect("token"));
+        assert_eq!(claims["aud"], "registry.example.com:5000");
+        assert_eq!(claims["iss"], ISSUER);
+        assert_eq!(
+            claims["access"],
+            serde_json::json!([{"type": "repository", "name": "okd/x", "actions": ["pull"]}])
+        );
+        let (status, body) = ask(&state, None);
+        assert_eq!(status, StatusCode::OK);
+        let claims = verified_claims(body["token"].as_str().expect("token"));
+        assert_eq!(claims["access"], serde_json::json!([]));
+        let (status, body) = ask(&state, Some("u:bad-guess"));
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert!(body.get("token").is_none(), "{body}");
+        let requests = lock(&state.requests).clone();
+        assert_eq!(requests.len(), 3, "{requests:?}");
+        assert!(
+            requests
+                .iter()
+                .all(|r| !r.contains("s3cret") && !r.contains("bad-guess")),
+            "{requests:?}"
+        );
+    }
+
+    #[test]
+    fn only_pull_is_granted() {
         let grants = pull_grants(&[
             "repository:okd/x:pull,push",
             "repository:okd/y:push",

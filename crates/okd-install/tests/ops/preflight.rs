@@ -185,40 +185,44 @@ fn serve_trusted(site: &mut Site) {
         .expect("start the registry");
 }
 
+/// A fault of the pull secret's entry for the mirror (`site` says which), named
+/// `pull.unauthorized` with `words`.
+const fn login_fault(
+    name: &'static str,
+    site: fn() -> SiteConfig,
+    words: &'static [&'static str],
+) -> Fault {
+    Fault {
+        name,
+        config: Config { site, ..GOOD },
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.unauthorized",
+        words,
+    }
+}
+
 /// The pull secret without the mirror's login: named the same whether the registry asks for
 /// it directly (basic) or through its token service (bearer).
-const NO_CREDENTIALS: Fault = Fault {
-    name: "pull secret without the mirror's credentials",
-    config: Config {
-        site: || SiteConfig {
-            login: Login::Missing,
-            ..SiteConfig::default()
-        },
-        ..GOOD
+const NO_CREDENTIALS: Fault = login_fault(
+    "pull secret without the mirror's credentials",
+    || SiteConfig {
+        login: Login::Missing,
+        ..SiteConfig::default()
     },
-    inject: nothing,
-    remove: nothing,
-    flags: &[],
-    id: "pull.unauthorized",
-    words: &["the pull secret has no credentials for registry.example.com:5000"],
-};
+    &["the pull secret has no credentials for registry.example.com:5000"],
+);
 
 /// The pull secret with the mirror's user and another password.
-const WRONG_CREDENTIALS: Fault = Fault {
-    name: "wrong credentials",
-    config: Config {
-        site: || SiteConfig {
-            login: Login::WrongPassword,
-            ..SiteConfig::default()
-        },
-        ..GOOD
+const WRONG_CREDENTIALS: Fault = login_fault(
+    "wrong credentials",
+    || SiteConfig {
+        login: Login::WrongPassword,
+        ..SiteConfig::default()
     },
-    inject: nothing,
-    remove: nothing,
-    flags: &[],
-    id: "pull.unauthorized",
-    words: &["refused the pull secret's credentials"],
-};
+    &["refused the pull secret's credentials"],
+);
 
 const FAULTS: &[Fault] = &[
     Fault {
@@ -390,17 +394,28 @@ fn assert_named(site: &mut Site, install: &Path, fault: &Fault) -> (String, Outp
     (format!("{}:\n{text}", fault.name), out)
 }
 
+/// The mirror in the lab `lab` with its files in a new temporary directory; `None` (after
+/// the skip line, or a failure under CI=true) when this machine lacks what the registry or
+/// `also` names.
+fn start_site(lab: &str, also: Vec<String>) -> Option<(tempfile::TempDir, Site)> {
+    let mut missing = real_host::registry::missing();
+    missing.extend(also);
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return None;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let site = Site::start(lab, work.path());
+    Some((work, site))
+}
+
 /// The all-good case passes with every image served by the mirror; then each fault, on the
 /// same registry and release, is named by its own id and words, and nothing else is named;
 /// verify exits 9 on each.
 #[test]
 fn the_preflight_names_each_registry_fault_at_its_cause() {
-    let missing = real_host::registry::missing();
-    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+    let Some((work, mut site)) = start_site("preflight", Vec::new()) else {
         return;
-    }
-    let work = tempfile::tempdir().expect("temp dir");
-    let mut site = Site::start("preflight", work.path());
+    };
     let install = work.path().join("install");
 
     assert_all_served(&site.verify_with(&install, &GOOD));
@@ -418,12 +433,9 @@ fn the_preflight_names_each_registry_fault_at_its_cause() {
 /// words as with a basic login. No password, login or token is in verify's output or log.
 #[test]
 fn the_preflight_pulls_with_a_token_from_the_registrys_token_service() {
-    let missing = real_host::registry::missing();
-    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+    let Some((work, mut site)) = start_site("preflight-token", Vec::new()) else {
         return;
-    }
-    let work = tempfile::tempdir().expect("temp dir");
-    let mut site = Site::start("preflight-token", work.path());
+    };
     let tokens = real_host::token::TokenService::start(&site.mirror.lab, &site.mirror.registry)
         .unwrap_or_else(|e| panic!("starting the token service: {e}"));
     let m = &mut site.mirror;
@@ -499,15 +511,13 @@ const NO_PROXY_PORT: u16 = 3129;
 /// proxy that does not answer is named as the proxy, not as the registry.
 #[test]
 fn the_preflight_goes_through_the_hosts_proxy_honouring_no_proxy() {
-    let mut missing = real_host::registry::missing();
+    let mut also = Vec::new();
     if testkit::require::find_program("tinyproxy").is_none() {
-        missing.push("tinyproxy (apt-get install tinyproxy-bin)".into());
+        also.push("tinyproxy (apt-get install tinyproxy-bin)".into());
     }
-    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+    let Some((work, site)) = start_site("preflight-proxy", also) else {
         return;
-    }
-    let work = tempfile::tempdir().expect("temp dir");
-    let site = Site::start("preflight-proxy", work.path());
+    };
     let proxy = site
         .mirror
         .start_proxy(PROXY_PORT, &work.path().join("proxy"))
