@@ -334,9 +334,22 @@ impl Prober {
             _ => format!("{realm}{sep}service={service}&scope={scope}"),
         };
         let credentials = self.secret.for_image(image).map(Credentials::basic);
+        // A failure on the way is the token service's (its name, port, certificate), not
+        // the registry's, which answered: named so.
         let answer = self
             .fetch_url(&image.registry, &url, credentials, MAX_SMALL_BODY)
-            .await?;
+            .await
+            .map_err(|f| {
+                let of = format!("the token service of {}, {realm}", image.registry);
+                Failure {
+                    registry: split_https(realm).map_or(f.registry, |(a, _)| a.to_string()),
+                    detail: Some(match f.detail {
+                        Some(d) => format!("{of}: {d}"),
+                        None => of,
+                    }),
+                    ..f
+                }
+            })?;
         let fail = |fault, detail: String| Err(Failure::new(&image.registry, fault, Some(detail)));
         match answer.status {
             s if s.is_success() => {
@@ -499,17 +512,13 @@ impl Prober {
         authorization: Option<String>,
         limit: usize,
     ) -> Result<Answer, Failure> {
-        let rest = url.strip_prefix("https://").ok_or_else(|| {
+        let (authority, path) = split_https(url).ok_or_else(|| {
             Failure::new(
                 registry,
                 None,
                 Some(format!("sent the pull to a URL that is not https: {url}")),
             )
         })?;
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
         let (host, port) = reference::endpoint(authority);
         let _permit =
             self.in_flight.acquire().await.map_err(|_| {
@@ -527,6 +536,15 @@ impl Prober {
         )
         .await
     }
+}
+
+/// An `https://` URL's authority and path (`/` when it has none).
+fn split_https(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("https://")?;
+    Some(match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    })
 }
 
 /// A header's value as text.
@@ -619,6 +637,19 @@ mod tests {
             down.reason(None)
         );
         keep.abort();
+    }
+
+    #[test]
+    fn https_urls_split() {
+        assert_eq!(
+            split_https("https://auth.example.com:5001/token?x=1"),
+            Some(("auth.example.com:5001", "/token?x=1"))
+        );
+        assert_eq!(
+            split_https("https://auth.example.com"),
+            Some(("auth.example.com", "/"))
+        );
+        assert_eq!(split_https("http://auth.example.com/token"), None);
     }
 
     #[test]

@@ -99,6 +99,16 @@ impl Default for SiteConfig {
     }
 }
 
+impl SiteConfig {
+    /// A site where every pull works but for the pull secret's entry for the mirror.
+    pub fn with_login(login: Login) -> SiteConfig {
+        SiteConfig {
+            login,
+            ..SiteConfig::default()
+        }
+    }
+}
+
 impl Mirror {
     /// Starts the lab `name` with its registry (`spec`) under `work` and pushes one
     /// component image per name of `components`.

@@ -207,20 +207,14 @@ const fn login_fault(
 /// it directly (basic) or through its token service (bearer).
 const NO_CREDENTIALS: Fault = login_fault(
     "pull secret without the mirror's credentials",
-    || SiteConfig {
-        login: Login::Missing,
-        ..SiteConfig::default()
-    },
+    || SiteConfig::with_login(Login::Missing),
     &["the pull secret has no credentials for registry.example.com:5000"],
 );
 
 /// The pull secret with the mirror's user and another password.
 const WRONG_CREDENTIALS: Fault = login_fault(
     "wrong credentials",
-    || SiteConfig {
-        login: Login::WrongPassword,
-        ..SiteConfig::default()
-    },
+    || SiteConfig::with_login(Login::WrongPassword),
     &["refused the pull secret's credentials"],
 );
 
@@ -360,6 +354,15 @@ fn assert_all_served(out: &Output) {
     );
 }
 
+/// The ids of the findings that are not ok.
+fn named_ids(checks: &[(String, String, String, String)]) -> BTreeSet<&str> {
+    checks
+        .iter()
+        .filter(|c| c.1 != "ok")
+        .map(|c| c.0.as_str())
+        .collect()
+}
+
 /// Injects `fault`, runs verify, removes it; asserts verify named exactly the fault's id
 /// with its words and exited 9. Returns the findings in words, and verify's output.
 fn assert_named(site: &mut Site, install: &Path, fault: &Fault) -> (String, Output) {
@@ -368,11 +371,7 @@ fn assert_named(site: &mut Site, install: &Path, fault: &Fault) -> (String, Outp
     let out = site.verify(install, fault.flags);
     (fault.remove)(site);
     let checks = pull_checks(&out);
-    let named: BTreeSet<&str> = checks
-        .iter()
-        .filter(|c| c.1 != "ok")
-        .map(|c| c.0.as_str())
-        .collect();
+    let named = named_ids(&checks);
     let text: String = checks
         .iter()
         .map(|c| format!("{}: {}\n", c.2, c.3))
@@ -430,7 +429,8 @@ fn the_preflight_names_each_registry_fault_at_its_cause() {
 /// (`real_host::token`, the registry's `auth: token:`), as quay.io, Quay and Harbor do: with
 /// the right login the pulls get a token per repository and every image is served; without
 /// the mirror's login, and with a wrong one, the preflight names the same faults in the same
-/// words as with a basic login. No password, login or token is in verify's output or log.
+/// words as with a basic login; with the token service down, the token service is named, not
+/// the registry. No password, login or token is in verify's output or log.
 #[test]
 fn the_preflight_pulls_with_a_token_from_the_registrys_token_service() {
     let Some((work, mut site)) = start_site("preflight-token", Vec::new()) else {
@@ -480,6 +480,27 @@ fn the_preflight_pulls_with_a_token_from_the_registrys_token_service() {
         "{asked:#?}"
     );
 
+    // The token service down: the registry still answers its challenge, the token is
+    // what cannot be had, and the preflight says so.
+    let issued = tokens.issued();
+    drop(tokens);
+    let down = Fault {
+        name: "the token service down",
+        config: GOOD,
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.connection-refused",
+        words: &[
+            "`registry.example.com:5001` refused the connection",
+            "the token service of registry.example.com:5000, \
+             https://registry.example.com:5001/token: dialled 198.18.0.1:5001",
+        ],
+    };
+    let (words, out) = assert_named(&mut site, &install, &down);
+    report.push(words);
+    outputs.push(out);
+
     eprintln!(
         "{}\ntoken requests:\n{}",
         report.join("\n"),
@@ -491,7 +512,7 @@ fn the_preflight_pulls_with_a_token_from_the_registrys_token_service() {
         [spec.password.as_str(), WRONG_PASSWORD]
             .map(|p| STANDARD.encode(format!("{}:{p}", spec.user))),
     );
-    secrets.extend(tokens.issued());
+    secrets.extend(issued);
     let log = std::fs::read_to_string(install.join(".okd-install.log")).expect("verify's log");
     let said: Vec<String> = outputs.iter().map(both).chain([log]).collect();
     for secret in &secrets {
@@ -560,11 +581,7 @@ fn the_preflight_goes_through_the_hosts_proxy_honouring_no_proxy() {
     configure_with(&site, &install, &through(NO_PROXY_PORT, "example.net"));
     let out = site.verify(&install, &[]);
     let checks = pull_checks(&out);
-    let named: BTreeSet<&str> = checks
-        .iter()
-        .filter(|c| c.1 != "ok")
-        .map(|c| c.0.as_str())
-        .collect();
+    let named = named_ids(&checks);
     assert_eq!(named, BTreeSet::from(["pull.proxy"]), "{checks:#?}");
     let text: String = checks.iter().map(|c| c.3.clone()).collect();
     assert!(
