@@ -1,5 +1,6 @@
 //! `verify --online=pulls` against a real mirror registry: Debian's docker-registry with TLS
-//! from a CA the test made and htpasswd logins, and dnsmasq answering its name, all in a
+//! from a CA the test made and htpasswd logins (or bearer tokens from a token service of the
+//! test's, `real_host::token`), and dnsmasq answering its name, all in a
 //! network namespace of the test's own (`real_host::registry`). It holds a release image the
 //! test builds (`real_host::release`) and the release's component images
 //! (`real_host::images`); okd-install's configs are the disconnected-mirror example's with
