@@ -243,7 +243,7 @@ impl Prober {
             StatusCode::NOT_FOUND => fail(Some(RegistryFault::ManifestUnknown), None),
             StatusCode::UNAUTHORIZED => fail(
                 Some(RegistryFault::Unauthorized),
-                Some(self.credentials_state(image)),
+                Some(self.credentials_state(image, "it")),
             ),
             StatusCode::FORBIDDEN => fail(Some(RegistryFault::Denied), None),
             s => fail(None, Some(format!("answered HTTP {s} for the manifest"))),
@@ -251,10 +251,11 @@ impl Prober {
     }
 
     /// Whether the pull secret has credentials for `image`, in words (never the
-    /// credentials).
-    fn credentials_state(&self, image: &ImageRef) -> String {
+    /// credentials); `refuser` is who refused them (the registry, "it", or its token
+    /// service).
+    fn credentials_state(&self, image: &ImageRef, refuser: &str) -> String {
         match self.secret.for_image(image) {
-            Some(_) => "it refused the pull secret's credentials for it".into(),
+            Some(_) => format!("{refuser} refused the pull secret's credentials for it"),
             None => format!("the pull secret has no credentials for {}", image.registry),
         }
     }
@@ -327,11 +328,28 @@ impl Prober {
     async fn token(&self, image: &ImageRef, realm: &str, service: &str) -> Result<String, Failure> {
         let scope = format!("repository:{}:pull", image.repository);
         let sep = if realm.contains('?') { '&' } else { '?' };
-        let url = format!("{realm}{sep}service={service}&scope={scope}");
+        // A challenge without a service gets none back, as a container host sends it.
+        let url = match service {
+            "" => format!("{realm}{sep}scope={scope}"),
+            _ => format!("{realm}{sep}service={service}&scope={scope}"),
+        };
         let credentials = self.secret.for_image(image).map(Credentials::basic);
+        // A failure on the way is the token service's (its name, port, certificate), not
+        // the registry's, which answered: named so.
         let answer = self
             .fetch_url(&image.registry, &url, credentials, MAX_SMALL_BODY)
-            .await?;
+            .await
+            .map_err(|f| {
+                let of = format!("the token service of {}, {realm}", image.registry);
+                Failure {
+                    registry: split_https(realm).map_or(f.registry, |(a, _)| a.to_string()),
+                    detail: Some(match f.detail {
+                        Some(d) => format!("{of}: {d}"),
+                        None => of,
+                    }),
+                    ..f
+                }
+            })?;
         let fail = |fault, detail: String| Err(Failure::new(&image.registry, fault, Some(detail)));
         match answer.status {
             s if s.is_success() => {
@@ -348,7 +366,7 @@ impl Prober {
             }
             StatusCode::UNAUTHORIZED => fail(
                 Some(RegistryFault::Unauthorized),
-                format!("token service: {}", self.credentials_state(image)),
+                self.credentials_state(image, "its token service"),
             ),
             StatusCode::FORBIDDEN => fail(
                 Some(RegistryFault::Denied),
@@ -494,17 +512,13 @@ impl Prober {
         authorization: Option<String>,
         limit: usize,
     ) -> Result<Answer, Failure> {
-        let rest = url.strip_prefix("https://").ok_or_else(|| {
+        let (authority, path) = split_https(url).ok_or_else(|| {
             Failure::new(
                 registry,
                 None,
                 Some(format!("sent the pull to a URL that is not https: {url}")),
             )
         })?;
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
         let (host, port) = reference::endpoint(authority);
         let _permit =
             self.in_flight.acquire().await.map_err(|_| {
@@ -522,6 +536,15 @@ impl Prober {
         )
         .await
     }
+}
+
+/// An `https://` URL's authority and path (`/` when it has none).
+fn split_https(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("https://")?;
+    Some(match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    })
 }
 
 /// A header's value as text.
@@ -614,6 +637,19 @@ mod tests {
             down.reason(None)
         );
         keep.abort();
+    }
+
+    #[test]
+    fn https_urls_split() {
+        assert_eq!(
+            split_https("https://auth.example.com:5001/token?x=1"),
+            Some(("auth.example.com:5001", "/token?x=1"))
+        );
+        assert_eq!(
+            split_https("https://auth.example.com"),
+            Some(("auth.example.com", "/"))
+        );
+        assert_eq!(split_https("http://auth.example.com/token"), None);
     }
 
     #[test]

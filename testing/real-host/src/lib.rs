@@ -25,6 +25,7 @@ pub mod release;
 pub mod root;
 mod run;
 pub mod standins;
+pub mod token;
 
 use std::path::Path;
 

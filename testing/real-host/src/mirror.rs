@@ -58,6 +58,9 @@ impl Drop for Proxy {
     }
 }
 
+/// The password of [`Login::WrongPassword`].
+pub const WRONG_PASSWORD: &str = "not-the-password";
+
 /// The pull secret's entry for the mirror.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Login {
@@ -92,6 +95,16 @@ impl Default for SiteConfig {
             content_mirror: true,
             mirror_name: None,
             proxy: None,
+        }
+    }
+}
+
+impl SiteConfig {
+    /// A site where every pull works but for the pull secret's entry for the mirror.
+    pub fn with_login(login: Login) -> SiteConfig {
+        SiteConfig {
+            login,
+            ..SiteConfig::default()
         }
     }
 }
@@ -195,7 +208,7 @@ impl Mirror {
         let mut auths = serde_json::json!({"quay.io": {"auth": basic("someone", "x")}});
         let password = match site.login {
             Login::Right => Some(spec.password.as_str()),
-            Login::WrongPassword => Some("not-the-password"),
+            Login::WrongPassword => Some(WRONG_PASSWORD),
             Login::Missing => None,
         };
         if let Some(password) = password {

@@ -63,6 +63,7 @@ pub struct Registry {
     pub ca_pem: String,
     /// The registry's log.
     pub log: PathBuf,
+    auth: Auth,
     server: Option<Child>,
     dns: Option<Child>,
 }
@@ -80,6 +81,46 @@ pub enum Certificate {
     NotYetValid,
     /// Signed by the registry's CA, valid now, for another name only ([`OTHER_NAME`]).
     OtherName,
+}
+
+/// How the registry checks who pulls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// A basic login with every request, checked against its htpasswd file.
+    Htpasswd,
+    /// A bearer token from a site's token service, as quay.io, Quay and Harbor ask for.
+    Token {
+        /// Where clients ask for a token (`https://...`), named in the registry's challenge.
+        realm: String,
+        /// The service a token must be for (its `aud`).
+        service: String,
+        /// Who must have issued a token (its `iss`).
+        issuer: String,
+        /// The certificate (PEM) whose key signs the tokens.
+        signer: PathBuf,
+    },
+}
+
+impl Auth {
+    /// The `auth:` section of the registry's config.
+    fn config(&self, dir: &Path) -> String {
+        match self {
+            Auth::Htpasswd => format!(
+                "auth:\n  htpasswd:\n    realm: okd-real-host\n    path: {}\n",
+                dir.join("htpasswd").display()
+            ),
+            Auth::Token {
+                realm,
+                service,
+                issuer,
+                signer,
+            } => format!(
+                "auth:\n  token:\n    realm: {realm}\n    service: {service}\n    issuer: {issuer}\n    \
+                 rootcertbundle: {}\n",
+                signer.display()
+            ),
+        }
+    }
 }
 
 /// The one name [`Certificate::OtherName`] is for.
@@ -135,6 +176,7 @@ impl Registry {
             dir: dir.to_path_buf(),
             ca_pem,
             log,
+            auth: Auth::Htpasswd,
             server: None,
             dns: None,
         };
@@ -154,12 +196,11 @@ impl Registry {
             &config,
             &format!(
                 "version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
-                 http:\n  addr: {LAB_ADDRESS}:{PORT}\n  tls:\n    certificate: {}\n    key: {}\n\
-                 auth:\n  htpasswd:\n    realm: okd-real-host\n    path: {}\n",
+                 http:\n  addr: {LAB_ADDRESS}:{PORT}\n  tls:\n    certificate: {}\n    key: {}\n{}",
                 dir.join("data").display(),
                 dir.join(cert).display(),
                 dir.join(key).display(),
-                dir.join("htpasswd").display(),
+                self.auth.config(dir),
             ),
         )?;
         let log = std::fs::OpenOptions::new()
@@ -180,6 +221,20 @@ impl Registry {
             source,
         })?);
         self.wait_until_up(lab, certificate)
+    }
+
+    /// Restarts the registry with its trusted certificate, checking who pulls as `auth`
+    /// says (the images pushed before stay).
+    pub fn check_with(&mut self, lab: &Lab, auth: Auth) -> Result<()> {
+        self.auth = auth;
+        self.serve(lab, Certificate::Trusted)
+    }
+
+    /// The trusted certificate's and key's files (PEM): what a server on the registry's
+    /// name serves.
+    pub fn trusted_files(&self) -> (PathBuf, PathBuf) {
+        let (cert, key) = Certificate::Trusted.files();
+        (self.dir.join(cert), self.dir.join(key))
     }
 
     /// Takes the repository `path` (e.g. `okd/scos-release`) out of the registry's storage,

@@ -1,5 +1,6 @@
 //! `verify --online=pulls` against a real mirror registry: Debian's docker-registry with TLS
-//! from a CA the test made and htpasswd logins, and dnsmasq answering its name, all in a
+//! from a CA the test made and htpasswd logins (or bearer tokens from a token service of the
+//! test's, `real_host::token`), and dnsmasq answering its name, all in a
 //! network namespace of the test's own (`real_host::registry`). It holds a release image the
 //! test builds (`real_host::release`) and the release's component images
 //! (`real_host::images`); okd-install's configs are the disconnected-mirror example's with
@@ -17,7 +18,12 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Output;
 
-use real_host::mirror::{CONTENT_SOURCE, Login, Mirror, RELEASE_VERSION, SiteConfig};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use real_host::mirror::{
+    CONTENT_PATH, CONTENT_SOURCE, Login, Mirror, RELEASE_PATH, RELEASE_VERSION, SiteConfig,
+    WRONG_PASSWORD,
+};
 use real_host::registry::{Certificate, RegistrySpec};
 use real_host::release::Component;
 
@@ -80,6 +86,12 @@ impl Site {
             .args(extra)
             .output()
             .expect("run verify")
+    }
+
+    /// Verify of `config`'s install-config, written and created first.
+    fn verify_with(&self, install: &Path, config: &Config) -> Output {
+        configure(self, install, config);
+        self.verify(install, &[])
     }
 }
 
@@ -174,6 +186,39 @@ fn serve_trusted(site: &mut Site) {
         .expect("start the registry");
 }
 
+/// A fault of the pull secret's entry for the mirror (`site` says which), named
+/// `pull.unauthorized` with `words`.
+const fn login_fault(
+    name: &'static str,
+    site: fn() -> SiteConfig,
+    words: &'static [&'static str],
+) -> Fault {
+    Fault {
+        name,
+        config: Config { site, ..GOOD },
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.unauthorized",
+        words,
+    }
+}
+
+/// The pull secret without the mirror's login: named the same whether the registry asks for
+/// it directly (basic) or through its token service (bearer).
+const NO_CREDENTIALS: Fault = login_fault(
+    "pull secret without the mirror's credentials",
+    || SiteConfig::with_login(Login::Missing),
+    &["the pull secret has no credentials for registry.example.com:5000"],
+);
+
+/// The pull secret with the mirror's user and another password.
+const WRONG_CREDENTIALS: Fault = login_fault(
+    "wrong credentials",
+    || SiteConfig::with_login(Login::WrongPassword),
+    &["refused the pull secret's credentials"],
+);
+
 const FAULTS: &[Fault] = &[
     Fault {
         name: "CA missing from additionalTrustBundle",
@@ -190,36 +235,8 @@ const FAULTS: &[Fault] = &[
         id: "pull.untrusted-certificate",
         words: &["registry.example.com:5000", "additionalTrustBundle"],
     },
-    Fault {
-        name: "pull secret without the mirror's credentials",
-        config: Config {
-            site: || SiteConfig {
-                login: Login::Missing,
-                ..SiteConfig::default()
-            },
-            ..GOOD
-        },
-        inject: nothing,
-        remove: nothing,
-        flags: &[],
-        id: "pull.unauthorized",
-        words: &["the pull secret has no credentials for registry.example.com:5000"],
-    },
-    Fault {
-        name: "wrong credentials",
-        config: Config {
-            site: || SiteConfig {
-                login: Login::WrongPassword,
-                ..SiteConfig::default()
-            },
-            ..GOOD
-        },
-        inject: nothing,
-        remove: nothing,
-        flags: &[],
-        id: "pull.unauthorized",
-        words: &["refused the pull secret's credentials"],
-    },
+    NO_CREDENTIALS,
+    WRONG_CREDENTIALS,
     Fault {
         name: "a component image not mirrored",
         config: Config {
@@ -311,23 +328,11 @@ const FAULTS: &[Fault] = &[
     },
 ];
 
-/// The all-good case passes with every image served by the mirror; then each fault, on the
-/// same registry and release, is named by its own id and words, and nothing else is named;
-/// verify exits 9 on each.
-#[test]
-fn the_preflight_names_each_registry_fault_at_its_cause() {
-    let missing = real_host::registry::missing();
-    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
-        return;
-    }
-    let work = tempfile::tempdir().expect("temp dir");
-    let mut site = Site::start("preflight", work.path());
-    let install = work.path().join("install");
-
-    configure(&site, &install, &GOOD);
-    let out = site.verify(&install, &[]);
-    let checks = pull_checks(&out);
-    assert!(out.status.success(), "{}", both(&out));
+/// Verify passed, naming every image served by the mirror: the release image first, then
+/// the components as one group.
+fn assert_all_served(out: &Output) {
+    let checks = pull_checks(out);
+    assert!(out.status.success(), "{}", both(out));
     let served: Vec<&(String, String, String, String)> =
         checks.iter().filter(|c| c.0 == "pull.served").collect();
     assert_eq!(
@@ -348,40 +353,175 @@ fn the_preflight_names_each_registry_fault_at_its_cause() {
                 .all(|c| c.3.starts_with("served by `registry.example.com:5000`")),
         "{checks:#?}"
     );
+}
 
-    let mut report = Vec::new();
-    for fault in FAULTS {
-        configure(&site, &install, &fault.config);
-        (fault.inject)(&mut site);
-        let out = site.verify(&install, fault.flags);
-        (fault.remove)(&mut site);
-        let checks = pull_checks(&out);
-        let named: BTreeSet<&str> = checks
-            .iter()
-            .filter(|c| c.1 != "ok")
-            .map(|c| c.0.as_str())
-            .collect();
-        let text: String = checks
-            .iter()
-            .map(|c| format!("{}: {}\n", c.2, c.3))
-            .collect();
-        report.push(format!("{}:\n{text}", fault.name));
-        assert_eq!(
-            named,
-            BTreeSet::from([fault.id]),
-            "{}: {checks:#?}",
+/// The ids of the findings that are not ok.
+fn named_ids(checks: &[(String, String, String, String)]) -> BTreeSet<&str> {
+    checks
+        .iter()
+        .filter(|c| c.1 != "ok")
+        .map(|c| c.0.as_str())
+        .collect()
+}
+
+/// Injects `fault`, runs verify, removes it; asserts verify named exactly the fault's id
+/// with its words and exited 9. Returns the findings in words, and verify's output.
+fn assert_named(site: &mut Site, install: &Path, fault: &Fault) -> (String, Output) {
+    configure(site, install, &fault.config);
+    (fault.inject)(site);
+    let out = site.verify(install, fault.flags);
+    (fault.remove)(site);
+    let checks = pull_checks(&out);
+    let named = named_ids(&checks);
+    let text: String = checks
+        .iter()
+        .map(|c| format!("{}: {}\n", c.2, c.3))
+        .collect();
+    assert_eq!(
+        named,
+        BTreeSet::from([fault.id]),
+        "{}: {checks:#?}",
+        fault.name
+    );
+    for words in fault.words {
+        assert!(
+            text.contains(words),
+            "{}: no `{words}` in\n{text}",
             fault.name
         );
-        for words in fault.words {
-            assert!(
-                text.contains(words),
-                "{}: no `{words}` in\n{text}",
-                fault.name
-            );
-        }
-        assert_eq!(out.status.code(), Some(9), "{}: {}", fault.name, both(&out));
     }
+    assert_eq!(out.status.code(), Some(9), "{}: {}", fault.name, both(&out));
+    (format!("{}:\n{text}", fault.name), out)
+}
+
+/// The mirror in the lab `lab` with its files in a new temporary directory; `None` (after
+/// the skip line, or a failure under CI=true) when this machine lacks what the registry or
+/// `also` names.
+fn start_site(lab: &str, also: Vec<String>) -> Option<(tempfile::TempDir, Site)> {
+    let mut missing = real_host::registry::missing();
+    missing.extend(also);
+    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+        return None;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let site = Site::start(lab, work.path());
+    Some((work, site))
+}
+
+/// The all-good case passes with every image served by the mirror; then each fault, on the
+/// same registry and release, is named by its own id and words, and nothing else is named;
+/// verify exits 9 on each.
+#[test]
+fn the_preflight_names_each_registry_fault_at_its_cause() {
+    let Some((work, mut site)) = start_site("preflight", Vec::new()) else {
+        return;
+    };
+    let install = work.path().join("install");
+
+    assert_all_served(&site.verify_with(&install, &GOOD));
+    let report: Vec<String> = FAULTS
+        .iter()
+        .map(|fault| assert_named(&mut site, &install, fault).0)
+        .collect();
     eprintln!("{}", report.join("\n"));
+}
+
+/// The registry asking for bearer tokens from its site's token service
+/// (`real_host::token`, the registry's `auth: token:`), as quay.io, Quay and Harbor do: with
+/// the right login the pulls get a token per repository and every image is served; without
+/// the mirror's login, and with a wrong one, the preflight names the same faults in the same
+/// words as with a basic login; with the token service down, the token service is named, not
+/// the registry. No password, login or token is in verify's output or log.
+#[test]
+fn the_preflight_pulls_with_a_token_from_the_registrys_token_service() {
+    let Some((work, mut site)) = start_site("preflight-token", Vec::new()) else {
+        return;
+    };
+    let tokens = real_host::token::TokenService::start(&site.mirror.lab, &site.mirror.registry)
+        .unwrap_or_else(|e| panic!("starting the token service: {e}"));
+    let m = &mut site.mirror;
+    m.registry
+        .check_with(&m.lab, tokens.auth.clone())
+        .unwrap_or_else(|e| panic!("restarting the registry with token auth: {e}"));
+    let install = work.path().join("install");
+
+    let mut outputs = vec![site.verify_with(&install, &GOOD)];
+    assert_all_served(&outputs[0]);
+    let asked = tokens.requests();
+    for repository in [RELEASE_PATH, CONTENT_PATH] {
+        let granted = format!(r#""name":"{repository}""#);
+        assert!(
+            asked.iter().any(|r| r.starts_with("preflight repository:")
+                && r.contains("granted")
+                && r.contains(&granted)),
+            "no pull token for {repository}: {asked:#?}"
+        );
+    }
+
+    let mut report = Vec::new();
+    for fault in [&NO_CREDENTIALS, &WRONG_CREDENTIALS] {
+        let (words, out) = assert_named(&mut site, &install, fault);
+        report.push(words);
+        outputs.push(out);
+    }
+    assert!(
+        report[1].contains("its token service refused the pull secret's credentials"),
+        "{}",
+        report[1]
+    );
+    let asked = tokens.requests();
+    assert!(
+        asked.iter().any(|r| r.starts_with("anonymous ")),
+        "{asked:#?}"
+    );
+    assert!(
+        asked
+            .iter()
+            .any(|r| r.contains("(wrong password)") && r.ends_with("refused")),
+        "{asked:#?}"
+    );
+
+    // The token service down: the registry still answers its challenge, the token is
+    // what cannot be had, and the preflight says so.
+    let issued = tokens.issued();
+    drop(tokens);
+    let down = Fault {
+        name: "the token service down",
+        config: GOOD,
+        inject: nothing,
+        remove: nothing,
+        flags: &[],
+        id: "pull.connection-refused",
+        words: &[
+            "`registry.example.com:5001` refused the connection",
+            "the token service of registry.example.com:5000, \
+             https://registry.example.com:5001/token: dialled 198.18.0.1:5001",
+        ],
+    };
+    let (words, out) = assert_named(&mut site, &install, &down);
+    report.push(words);
+    outputs.push(out);
+
+    eprintln!(
+        "{}\ntoken requests:\n{}",
+        report.join("\n"),
+        asked.join("\n")
+    );
+    let spec = &site.mirror.registry.spec;
+    let mut secrets = vec![spec.password.clone(), WRONG_PASSWORD.to_string()];
+    secrets.extend(
+        [spec.password.as_str(), WRONG_PASSWORD]
+            .map(|p| STANDARD.encode(format!("{}:{p}", spec.user))),
+    );
+    secrets.extend(issued);
+    let log = std::fs::read_to_string(install.join(".okd-install.log")).expect("verify's log");
+    let said: Vec<String> = outputs.iter().map(both).chain([log]).collect();
+    for secret in &secrets {
+        assert!(
+            said.iter().all(|text| !text.contains(secret.as_str())),
+            "a password, login or token was printed or logged"
+        );
+    }
 }
 
 /// The proxy's port on the lab address, and one where nothing listens.
@@ -393,15 +533,13 @@ const NO_PROXY_PORT: u16 = 3129;
 /// proxy that does not answer is named as the proxy, not as the registry.
 #[test]
 fn the_preflight_goes_through_the_hosts_proxy_honouring_no_proxy() {
-    let mut missing = real_host::registry::missing();
+    let mut also = Vec::new();
     if testkit::require::find_program("tinyproxy").is_none() {
-        missing.push("tinyproxy (apt-get install tinyproxy-bin)".into());
+        also.push("tinyproxy (apt-get install tinyproxy-bin)".into());
     }
-    if !testkit::require(missing.is_empty(), &missing.join("; ")) {
+    let Some((work, site)) = start_site("preflight-proxy", also) else {
         return;
-    }
-    let work = tempfile::tempdir().expect("temp dir");
-    let site = Site::start("preflight-proxy", work.path());
+    };
     let proxy = site
         .mirror
         .start_proxy(PROXY_PORT, &work.path().join("proxy"))
@@ -444,11 +582,7 @@ fn the_preflight_goes_through_the_hosts_proxy_honouring_no_proxy() {
     configure_with(&site, &install, &through(NO_PROXY_PORT, "example.net"));
     let out = site.verify(&install, &[]);
     let checks = pull_checks(&out);
-    let named: BTreeSet<&str> = checks
-        .iter()
-        .filter(|c| c.1 != "ok")
-        .map(|c| c.0.as_str())
-        .collect();
+    let named = named_ids(&checks);
     assert_eq!(named, BTreeSet::from(["pull.proxy"]), "{checks:#?}");
     let text: String = checks.iter().map(|c| c.3.clone()).collect();
     assert!(
