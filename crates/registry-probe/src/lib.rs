@@ -81,6 +81,9 @@ pub struct Failure {
     /// The HTTPS proxy (`host:port`) when the failure is the proxy's: it cannot be reached,
     /// or it would not open the tunnel to the registry.
     pub proxy: Option<String>,
+    /// The token service's URL (the realm of the registry's bearer challenge) when the
+    /// failure is on the way to it: the registry answered, its token service did not.
+    pub token_service: Option<String>,
 }
 
 impl Failure {
@@ -94,6 +97,7 @@ impl Failure {
             fault,
             detail,
             proxy: None,
+            token_service: None,
         }
     }
 
@@ -343,6 +347,7 @@ impl Prober {
                 let of = format!("the token service of {}, {realm}", image.registry);
                 Failure {
                     registry: split_https(realm).map_or(f.registry, |(a, _)| a.to_string()),
+                    token_service: Some(realm.to_string()),
                     detail: Some(match f.detail {
                         Some(d) => format!("{of}: {d}"),
                         None => of,

@@ -448,6 +448,22 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
              registry"
                 .to_string()
         });
+    // The registry answered and sent the host to its token service, which did not: the fix
+    // is the token service's (the registry's own fix would point at imageDigestSources).
+    let remedy = match v
+        .failed
+        .first()
+        .and_then(|(c, f)| Some((c, f.token_service.as_deref()?)))
+    {
+        Some((candidate, realm)) => format!(
+            "make the token service `{realm}` that `{}` sends clients to reachable from the \
+             bootstrap host (running, its name resolving, its certificate from a CA the host \
+             trusts: additionalTrustBundle), or correct the realm in the registry's token \
+             settings",
+            candidate.registry
+        ),
+        None => remedy,
+    };
     if let Some(proxy) = first.and_then(|f| f.proxy.as_deref()) {
         return (
             "proxy".to_string(),

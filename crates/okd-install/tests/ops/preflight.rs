@@ -496,6 +496,8 @@ fn the_preflight_pulls_with_a_token_from_the_registrys_token_service() {
             "`registry.example.com:5001` refused the connection",
             "the token service of registry.example.com:5000, \
              https://registry.example.com:5001/token: dialled 198.18.0.1:5001",
+            "Fix: make the token service `https://registry.example.com:5001/token` that \
+             `registry.example.com:5000` sends clients to reachable from the bootstrap host",
         ],
     };
     let (words, out) = assert_named(&mut site, &install, &down);
