@@ -604,6 +604,7 @@ mod tests {
             fault: Some(fault),
             detail: None,
             proxy: None,
+            token_service: None,
         }
     }
 
