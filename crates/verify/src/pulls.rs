@@ -86,6 +86,9 @@ pub(crate) struct Route {
     pub rule: Option<String>,
     /// That source is blocked (`NeverContactSource`).
     pub blocked: bool,
+    /// registries.conf has mirror entries at all (a mirrored site): there an image no entry
+    /// covers is a gap in them; without any, pulling from the source is the plan.
+    pub mirrored_site: bool,
 }
 
 /// The route of `image` through `registries` (registries.conf's entries).
@@ -100,6 +103,7 @@ pub(crate) fn route(image: &ImageRef, registries: &[RegistryContext]) -> Route {
             candidates: vec![image.clone()],
             rule: None,
             blocked: false,
+            mirrored_site: !registries.is_empty(),
         };
     };
     let mut candidates = Vec::new();
@@ -119,6 +123,7 @@ pub(crate) fn route(image: &ImageRef, registries: &[RegistryContext]) -> Route {
         candidates,
         rule: Some(rule.source.clone()),
         blocked: rule.blocked,
+        mirrored_site: true,
     }
 }
 
@@ -476,7 +481,7 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
         );
     }
     match (&v.route.rule, v.route.blocked) {
-        (None, _) => (
+        (None, _) if v.route.mirrored_site => (
             "no-mirror-rule".to_string(),
             format!(
                 "no imageDigestSources (or imageContentSources) entry covers {name}, so the \
@@ -516,7 +521,7 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
             };
             (id.to_string(), why, fix)
         }
-        (Some(_), false) => (
+        _ => (
             first
                 .and_then(|f| f.fault)
                 .map_or("unanswered", RegistryFault::id)
@@ -659,5 +664,37 @@ mod tests {
             "{}",
             check.message
         );
+    }
+
+    /// Without any mirror entry (a connected install) the source is the plan: its failure is
+    /// named as such, never as a missing mirror rule; on a mirrored site the same image is.
+    #[test]
+    fn a_missing_mirror_rule_is_named_only_on_a_mirrored_site() {
+        let img = image("quay.io/okd/scos-release@sha256:1");
+        let named = |regs: &[RegistryContext]| {
+            let r = route(&img, regs);
+            let failed = vec![(
+                img.clone(),
+                failed("quay.io", RegistryFault::NameNotResolved),
+            )];
+            let mut report = Report::default();
+            report_all(
+                &mut report,
+                &[Verdict {
+                    image: img.clone(),
+                    route: r,
+                    served: None,
+                    failed,
+                }],
+            );
+            report.checks[0].id.clone()
+        };
+        assert_eq!(named(&[]), "pull.name-not-resolved");
+        let other = [rule(
+            "quay.io/okd/scos-content",
+            &["m.example.com/c"],
+            false,
+        )];
+        assert_eq!(named(&other), "pull.no-mirror-rule");
     }
 }
