@@ -322,28 +322,13 @@ fn the_disconnected_host_pulls_the_release_from_its_mirror_and_stops_at_okd_code
     let image = RootImage::ensure().unwrap_or_else(|e| panic!("making the host root: {e}"));
     let work = tempfile::tempdir().expect("temp dir");
     let lab = real_host::Lab::create("mirror").expect("the lab network");
-    let spec = real_host::registry::RegistrySpec {
-        name: MIRROR_NAME.into(),
-        user: MIRROR_USER.into(),
-        password: MIRROR_PASSWORD.into(),
-    };
-    let registry = Registry::start(&lab, spec, &work.path().join("registry"))
-        .unwrap_or_else(|e| panic!("starting the mirror registry: {e}"));
-    let components: Vec<Component> = [FIRST_OKD_CODE, "stream-coreos", "rhel-coreos"]
-        .iter()
-        .map(|name| Component::absent(name, CONTENT_SOURCE))
-        .collect();
-    let digest = real_host::release::push(
-        &registry,
-        &lab,
-        RELEASE_PATH,
-        RELEASE_VERSION,
-        &components,
-        &work.path().join("release"),
-    )
-    .unwrap_or_else(|e| panic!("pushing the release image: {e}"));
-    let release_image = format!("{RELEASE_SOURCE}@{digest}");
-    let config = mirror_config(work.path(), &registry.ca_pem, &release_image);
+    let MirrorSite {
+        registry,
+        components,
+        digest,
+        release_image,
+        config,
+    } = mirror_site(&lab, work.path());
     let machine = real_host::boot_on(&image, lab, &config, &work.path().join("host"))
         .unwrap_or_else(|e| panic!("booting the host: {e}"));
 
@@ -405,6 +390,54 @@ fn the_disconnected_host_pulls_the_release_from_its_mirror_and_stops_at_okd_code
 
 /// The disconnected-mirror example's configs for `release_image`, with `ca_pem` as its
 /// additional trust bundle; returns the bootstrap config.
+/// The site of the disconnected-mirror example on `lab`: its mirror registry holding the
+/// release image built from data (its components held nowhere), and okd-install's bootstrap
+/// config for it under `work`.
+fn mirror_site(lab: &real_host::Lab, work: &Path) -> MirrorSite {
+    let spec = real_host::registry::RegistrySpec {
+        name: MIRROR_NAME.into(),
+        user: MIRROR_USER.into(),
+        password: MIRROR_PASSWORD.into(),
+    };
+    let registry = Registry::start(lab, spec, &work.join("registry"))
+        .unwrap_or_else(|e| panic!("starting the mirror registry: {e}"));
+    let components: Vec<Component> = [FIRST_OKD_CODE, "stream-coreos", "rhel-coreos"]
+        .iter()
+        .map(|name| Component::absent(name, CONTENT_SOURCE))
+        .collect();
+    let digest = real_host::release::push(
+        &registry,
+        lab,
+        RELEASE_PATH,
+        RELEASE_VERSION,
+        &components,
+        &work.join("release"),
+    )
+    .unwrap_or_else(|e| panic!("pushing the release image: {e}"));
+    let release_image = format!("{RELEASE_SOURCE}@{digest}");
+    let config = mirror_config(work, &registry.ca_pem, &release_image);
+    MirrorSite {
+        registry,
+        components,
+        digest,
+        release_image,
+        config,
+    }
+}
+
+/// What [`mirror_site`] set up.
+struct MirrorSite {
+    registry: Registry,
+    /// The release's components, the first one [`FIRST_OKD_CODE`].
+    components: Vec<Component>,
+    /// The release image's manifest digest in the mirror.
+    digest: String,
+    /// The release image's pull spec by digest, at its source.
+    release_image: String,
+    /// okd-install's bootstrap config for the site.
+    config: std::path::PathBuf,
+}
+
 fn mirror_config(work: &Path, ca_pem: &str, release_image: &str) -> std::path::PathBuf {
     let install = work.join("install");
     okd(&install)
@@ -1152,28 +1185,13 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
     let image = RootImage::ensure().unwrap_or_else(|e| panic!("making the host root: {e}"));
     let work = tempfile::tempdir().expect("temp dir");
     let lab = real_host::Lab::create("faults").expect("the lab network");
-    let spec = real_host::registry::RegistrySpec {
-        name: MIRROR_NAME.into(),
-        user: MIRROR_USER.into(),
-        password: MIRROR_PASSWORD.into(),
-    };
-    let mut registry = Registry::start(&lab, spec, &work.path().join("registry"))
-        .unwrap_or_else(|e| panic!("starting the mirror registry: {e}"));
-    let components: Vec<Component> = [FIRST_OKD_CODE, "stream-coreos", "rhel-coreos"]
-        .iter()
-        .map(|name| Component::absent(name, CONTENT_SOURCE))
-        .collect();
-    let digest = real_host::release::push(
-        &registry,
-        &lab,
-        RELEASE_PATH,
-        RELEASE_VERSION,
-        &components,
-        &work.path().join("release"),
-    )
-    .unwrap_or_else(|e| panic!("pushing the release image: {e}"));
-    let release_image = format!("{RELEASE_SOURCE}@{digest}");
-    let config = mirror_config(work.path(), &registry.ca_pem, &release_image);
+    let MirrorSite {
+        mut registry,
+        components,
+        release_image,
+        config,
+        ..
+    } = mirror_site(&lab, work.path());
     // The first fault: the site's mirror and name server are not up when the host boots.
     registry.stop_serving();
     registry.stop_name_server();
