@@ -145,6 +145,15 @@ fn write_and_create(site: &Site, install: &Path, config: &SiteConfig, release: &
         .success();
 }
 
+/// How many requests the registry has logged (Distribution logs one line per request, with
+/// its URI).
+fn requests(site: &Site) -> usize {
+    std::fs::read_to_string(&site.mirror.registry.log)
+        .unwrap_or_default()
+        .matches("http.request.uri=")
+        .count()
+}
+
 /// The pull findings of a JSON report: (id, status, subject, message).
 fn pull_checks(out: &Output) -> Vec<(String, String, String, String)> {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout)
@@ -418,7 +427,45 @@ fn the_preflight_names_each_registry_fault_at_its_cause() {
     };
     let install = work.path().join("install");
 
-    assert_all_served(&site.verify_with(&install, &GOOD));
+    // `create` and `verify` without --online, run where the registry resolves, ask it
+    // nothing: its log gains no request. The preflight then does ask it.
+    let before = requests(&site);
+    configure(&site, &install, &GOOD);
+    let create = site
+        .mirror
+        .command(bin_path())
+        .arg("--dir")
+        .arg(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--release-image",
+            &site.release,
+        ])
+        .args(["--release-version", RELEASE_VERSION])
+        .output()
+        .expect("run create");
+    assert!(create.status.success(), "{create:?}");
+    let offline = site
+        .mirror
+        .command(bin_path())
+        .arg("--dir")
+        .arg(&install)
+        .arg("verify")
+        .output()
+        .expect("run verify");
+    assert!(offline.status.success(), "{offline:?}");
+    assert_eq!(
+        requests(&site),
+        before,
+        "create or verify without --online asked the registry"
+    );
+    assert_all_served(&site.verify(&install, &[]));
+    assert!(
+        requests(&site) > before,
+        "the registry's log shows no request of the preflight"
+    );
+
     let report: Vec<String> = FAULTS
         .iter()
         .map(|fault| assert_named(&mut site, &install, fault).0)
