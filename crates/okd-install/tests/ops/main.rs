@@ -11,7 +11,6 @@
 
 mod analyze;
 mod common;
-mod faults;
 mod gather;
 mod gather_host;
 mod interrupt;

@@ -17,8 +17,7 @@ use render_harness::{BootstrapOptions, BootstrapReport, bootstrap_example};
 use crate::real_render::{listed, payload};
 use crate::support::bin_path;
 
-/// The examples this test bootstraps to the end. The other full bootstraps are the
-/// recoveries of `faults.rs` (compact-3-node, dual-stack); the rest run with `cargo xtask
+/// The examples this test bootstraps to the end; the rest run with `cargo xtask
 /// real-render EXAMPLE`: ha-workers differs from
 /// compact-3-node only in what the worker machines fetch, never on the bootstrap host, and
 /// image-mode's pools are checked on the real machine-config server by
@@ -94,36 +93,6 @@ fn assert_stages(report: &BootstrapReport) {
     let at = |stage: &str| report.stages_done.iter().position(|s| s == stage).unwrap();
     assert!(at("cco-bootstrap") < at("wait-for-etcd"));
     assert!(at("wait-for-etcd") < at("cb-bootstrap"));
-}
-
-/// The manifest check has teeth on the real API server: a manifest it refuses is listed
-/// with the file and the API server's own reason.
-pub(crate) fn a_manifest_the_api_server_rejects_is_named_with_its_reason(
-    report: &BootstrapReport,
-    payload: &render_harness::Payload,
-) {
-    assert!(report.unaccepted_manifests(payload).is_empty());
-    let bad = report
-        .host
-        .path("/opt/openshift/manifests/99-bad-name.yaml");
-    std::fs::write(
-        &bad,
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_DNS_Name\n  namespace: kube-system\ndata: {}\n",
-    )
-    .unwrap();
-    let findings = report.unaccepted_manifests(payload);
-    std::fs::remove_file(&bad).unwrap();
-    assert_eq!(findings.len(), 1, "{findings:?}");
-    let text = findings[0].to_string();
-    assert!(text.contains("99-bad-name.yaml"), "{text}");
-    assert!(
-        text.contains("ConfigMap kube-system/Not_A_DNS_Name"),
-        "{text}"
-    );
-    assert!(
-        text.contains("Invalid value"),
-        "the API server's reason: {text}"
-    );
 }
 
 /// A bootstrap-in-place source that does not exist on the bootstrap host fails
