@@ -16,7 +16,6 @@ mod gather_host;
 mod interrupt;
 mod pki;
 mod preflight;
-mod real_bootstrap;
 mod real_host;
 mod real_render;
 mod waitfor;

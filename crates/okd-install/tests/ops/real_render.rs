@@ -25,7 +25,7 @@ static ONE_HOST_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// ships with the project, so these tests are a developer's tool: without the variable they
 /// print one skip line and pass, in CI too (CI proves the bootstrap host on Debian's real
 /// programs instead, in `real_host`). With the variable set, they need root.
-pub(crate) fn payload() -> Option<(Payload, MutexGuard<'static, ()>)> {
+fn payload() -> Option<(Payload, MutexGuard<'static, ()>)> {
     let Ok(dir) = render_harness::payload_dir() else {
         eprintln!(
             "skipping: the payload harness runs only when {} names a payload directory",
@@ -45,7 +45,7 @@ pub(crate) fn payload() -> Option<(Payload, MutexGuard<'static, ()>)> {
 }
 
 /// Findings one per line, indented under their example.
-pub(crate) fn listed(findings: &[render_harness::Finding]) -> String {
+fn listed(findings: &[render_harness::Finding]) -> String {
     findings
         .iter()
         .map(ToString::to_string)
