@@ -25,19 +25,16 @@
 //! * `faults [--evidence DIR] [FAULT...]`: every fault of `render_harness::FAULTS` (or those
 //!   named) on the compact-3-node bootstrap: injected, shown on the host, diagnosed by
 //!   `wait-for`, removed and recovered; one pass/fail line per fault.
-//! * `signers [KIND...]`: the whole compact-3-node bootstrap on the 4.19 payload with ECDSA
-//!   P-384 or RSA-4096 signers (made for 5.0, loaded with `--load-cluster-certs`).
 
 mod bench_iso;
 mod bench_pulls;
-mod signers;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask bench-iso [ROUNDS] [--size MIB] | cargo xtask bench-pulls [IMAGES] [ROUNDS] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...] | cargo xtask signers [ecdsa-p384] [rsa-4096]";
+const USAGE: &str = "usage: cargo xtask golden [--new-secrets] | cargo xtask bench [ROUNDS] | cargo xtask bench-iso [ROUNDS] [--size MIB] | cargo xtask bench-pulls [IMAGES] [ROUNDS] | cargo xtask real-render [EXAMPLE...] | cargo xtask real-render --example NAME [--fault F] [--dir D] [--keep [--for DURATION]] | cargo xtask real-render --stop NETNS | cargo xtask faults [--evidence DIR] [FAULT...]";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,7 +51,6 @@ fn main() -> Result<()> {
             one_bootstrap(&OneRun::parse(&args[1..])?)
         }
         ["faults", rest @ ..] => faults(rest),
-        ["signers", kinds @ ..] => signers::run(kinds),
         ["real-render", examples @ ..] if !examples.iter().any(|e| e.starts_with('-')) => {
             real_render(examples)
         }
