@@ -1,5 +1,5 @@
-//! Running a command and keeping what it said: the one helper both test harnesses
-//! (`render-harness`, `real-host`) use, each mapping [`RunError`] into its own error type.
+//! Running a command and keeping what it said, for the test tools (`real-host`), which map
+//! [`RunError`] into their own error type.
 
 use std::process::Command;
 

@@ -1,6 +1,6 @@
 //! The test kit stays out of the installer: no package a root `cargo build` builds (the
-//! workspace's default members and everything they depend on) is the test kit or the render
-//! harness, so no test code and no test-only feature can reach a release binary.
+//! workspace's default members and everything they depend on) is the test kit or the real
+//! bootstrap host, so no test code and no test-only feature can reach a release binary.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 
 /// Packages that exist only for tests.
-const TEST_ONLY: [&str; 2] = ["testkit", "render-harness"];
+const TEST_ONLY: [&str; 2] = ["testkit", "real-host"];
 
 /// The host's target triple (`rustc -vV`), so `cargo metadata` resolves only what this
 /// machine would build.
