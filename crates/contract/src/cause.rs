@@ -3,8 +3,7 @@
 //! `wait-for bootstrap-complete` (from the API, the TLS handshake and name resolution) and
 //! `gather bootstrap`'s analysis (from the log bundle) each recognise causes on their own
 //! evidence; both name them with this one catalogue, so a cause reads the same from either
-//! command, the README's troubleshooting table lists exactly these, and the real-render
-//! harness's fault table says for each injected fault which cause both must name.
+//! command, and the README's troubleshooting table lists exactly these.
 
 use serde::{Deserialize, Serialize};
 
@@ -163,8 +162,8 @@ impl Cause {
         }
     }
 
-    /// The harness's fault name for this cause, where it differs from [`Cause::id`]:
-    /// the fault says what was injected, the cause what it did.
+    /// The troubleshooting table's name for the fault behind this cause, where it differs
+    /// from [`Cause::id`]: the fault says what went wrong, the cause what it did.
     pub fn fault(self) -> &'static str {
         match self {
             Cause::CertificatesExpired => "clock-ahead",
@@ -223,13 +222,6 @@ impl Cause {
         }
         None
     }
-
-    /// Every cause whose [`Cause::id`] or [`Cause::fault`] is `name`.
-    pub fn from_name(name: &str) -> Option<Cause> {
-        Cause::ALL
-            .into_iter()
-            .find(|c| c.id() == name || c.fault() == name)
-    }
 }
 
 /// The causes CI proves on the real bootstrap host (`testing/real-host`: a Debian host booted
@@ -237,8 +229,8 @@ impl Cause {
 /// at its real cause, named with the host's own line by `wait-for --bootstrap`, `gather` and
 /// `analyze`, then fixed and recovered from. The real-host faults test fails when the causes
 /// its faults name are not exactly these. Every cause of [`Cause::ALL`] was proven on the
-/// real 4.19 payload (sessions 6 to 12; the README's real-render harness section), which no
-/// longer ships.
+/// real OKD 4.19 payload in November 2026 (the README's "Proven earlier on the OKD 4.19
+/// payload"), whose harness was retired with the payload.
 pub const PROVEN_ON_REAL_HOST: [Cause; 3] = [
     Cause::ReleaseImagePull,
     Cause::CertificatesNotYetValid,
@@ -673,17 +665,18 @@ mod tests {
         }
     }
 
+    /// The table's fault column names one cause per row: no fault name is another cause's
+    /// fault or id.
     #[test]
-    fn names_and_faults_map_back() {
+    fn fault_names_name_one_cause_each() {
         for c in Cause::ALL {
-            assert_eq!(Cause::from_name(c.id()), Some(c));
-            assert_eq!(Cause::from_name(c.fault()), Some(c));
             assert!(!c.summary().is_empty() && !c.remedy().is_empty());
+            for other in Cause::ALL.into_iter().filter(|o| *o != c) {
+                assert_ne!(c.fault(), other.fault());
+                assert_ne!(c.fault(), other.id());
+            }
         }
-        assert_eq!(
-            Cause::from_name("clock-ahead"),
-            Some(Cause::CertificatesExpired)
-        );
+        assert_eq!(Cause::CertificatesExpired.fault(), "clock-ahead");
     }
 
     /// The README's `## Troubleshooting` table is generated from the catalogue;

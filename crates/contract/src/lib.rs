@@ -1,7 +1,7 @@
 //! The names the bootstrap node's scripts and okd-install's readers share.
 //!
 //! `templates/bootstrap/` writes stage markers, service records, a ConfigMap and a log bundle
-//! on the node; `wait-for`, `gather`, `verify` and the real-render harness read them back, and
+//! on the node; `wait-for`, `gather` and `verify` read them back, and
 //! the assets write files those readers open again. Each such name is defined here once, so a
 //! reader cannot drift from the writer: the tests of this crate read the templates and fail
 //! when a name here is not what they use.
@@ -19,8 +19,8 @@ pub use cause::Cause;
 
 /// Each render stage of the bootstrap's `bootkube.sh`, in run order, with the podman container
 /// (`--name`) its render runs in: the stage names mark `<stage>.done` and the service records,
-/// the container names the output a failed stage leaves. One table for the gather analysis and
-/// the real-render harness.
+/// the container names the output a failed stage leaves. One table for the templates' tests and
+/// the gather analysis.
 pub const BOOTKUBE_RENDER_STAGES: &[(&str, &str)] = &[
     ("api-bootstrap", "api-render"),
     ("auth-api-bootstrap", "auth-api-render"),
@@ -52,8 +52,8 @@ pub const NODE_IMAGE_LOOKUP_STAGE: &str = "resolve-node-image";
 pub const NODE_IMAGE_LOOKUP_SAYS: &str = "Looking up the node image in the release image ";
 
 /// `bootkube.sh`'s stages before cluster-bootstrap, in run order: the manifests copy, then the
-/// renders of [`BOOTKUBE_RENDER_STAGES`]. What the real-render harness replays and the first
-/// part of what a gathered bootstrap host records.
+/// renders of [`BOOTKUBE_RENDER_STAGES`]: the first part of what a gathered bootstrap host
+/// records.
 pub fn bootkube_stages_to_render() -> Vec<&'static str> {
     std::iter::once(BOOTKUBE_MANIFESTS_STAGE)
         .chain(BOOTKUBE_RENDER_STAGES.iter().map(|(stage, _)| *stage))
@@ -102,8 +102,7 @@ pub const ADMIN_KUBECONFIG_FILE: &str = "auth/kubeconfig";
 pub const KUBEADMIN_PASSWORD_FILE: &str = "auth/kubeadmin-password";
 
 /// The bootstrap configs in the asset directory: written by `create` (`ignition`'s
-/// `Variant::file_name`), read by `verify`, the boot-media commands and the real-render
-/// harness. The rest of the directory's names are in `assets::layout`, which lists these too.
+/// `Variant::file_name`), read by `verify` and the boot-media commands. The rest of the directory's names are in `assets::layout`, which lists these too.
 pub const BOOTSTRAP_IGN_FILE: &str = "bootstrap.ign";
 /// The single node's config (bootstrap in place); see [`BOOTSTRAP_IGN_FILE`].
 pub const SINGLE_NODE_IGN_FILE: &str = "bootstrap-in-place-for-live-iso.ign";

@@ -120,7 +120,7 @@ fn etcd_host(id: &str, log: &str) -> Bundle {
     bundle
 }
 
-/// The etcd-start fault after its removal, as the harness gathered it: etcd's log still
+/// The etcd-start fault after its removal, as the retired payload harness gathered it: etcd's log still
 /// holds the bind error of its first runs, bootkube's journal a retry and its records a
 /// first run that failed at wait-for-etcd, but every service succeeded in the end. A
 /// recovered bootstrap names no cause.
@@ -192,7 +192,7 @@ fn the_real_etcd_start_fault_is_named_without_the_stack_trace() {
     );
 }
 
-/// As the real etcd-start fault's bundle held it (a fault run of the harness): etcd's log
+/// As the real etcd-start fault's bundle held it (a fault run of the retired payload harness, November 2026): etcd's log
 /// beside an inspection that does not parse (there, `sudo` had written a warning before the
 /// JSON), so no component carries the log, and bootkube's own lines say only that etcd is not
 /// healthy yet. The container's log still names the cause, with etcd's own line.
@@ -449,8 +449,8 @@ fn a_healthy_bundle_names_no_cause() {
 
 #[test]
 fn a_render_stage_that_cannot_pull_its_image_is_the_render_stage() {
-    // What podman says when the release names an operator image no store has (the
-    // harness's render-fails fault), as the stage's record message carries it.
+    // What podman says when the release names an operator image no store has (the retired
+    // payload harness's render-fails fault), as the stage's record message carries it.
     let pull = r#"Error: initializing source docker://localhost/okd-harness-faults/absent-scheduler-operator:4.19: pinging container registry localhost: Get "https://localhost/v2/": dial tcp [::1]:443: connect: connection refused"#;
     let bundle = booted("render-pull")
         .service("release-image", succeeded())

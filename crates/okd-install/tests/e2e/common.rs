@@ -37,8 +37,9 @@ pub(crate) fn secrets_bundle() -> PathBuf {
 }
 
 /// The release image of the deterministic runs (unless a test gives `--release-image`): an
-/// OKD 4.19 release, the one the real-render harness proves on the real operators, so the
-/// golden files of every example show the bootstrap that is known to work.
+/// OKD 4.19 release, the one whose bootstrap was proven on the real operators (the README's
+/// "Proven earlier on the OKD 4.19 payload"), so the golden files of every example show the
+/// bootstrap that is known to work.
 pub(crate) const GOLDEN_RELEASE_IMAGE: &str = "quay.io/okd/scos-release:4.19.0-okd-scos.19";
 
 /// Runs `okd-install create ...` (`args` start after `create`) in deterministic mode: fixed

@@ -62,8 +62,8 @@ fn zero_margin_one_hour_later_regenerates_nothing() {
     assert_eq!(read(&dir.join("bootstrap.ign")), boot);
 }
 
-/// Configs made on a clock two days ahead (the clock-behind fault of the real-render
-/// harness): every certificate the run made starts in the future, and no host with the right
+/// Configs made on a clock two days ahead (the clock-behind fault of the troubleshooting
+/// table): every certificate the run made starts in the future, and no host with the right
 /// clock takes them. A re-run at the right time makes each of them again, signers included,
 /// and says why. (The long-lived signers here come from the committed bundle, valid then.)
 #[test]

@@ -4,10 +4,8 @@
 //! by the given client CA (others fail the handshake with a TLS alert); `GET /version`; GET,
 //! LIST and WATCH (`?watch=true`, `resourceVersion`, `fieldSelector=metadata.name=X`,
 //! `timeoutSeconds`) of configmaps, nodes, `config.openshift.io/v1` clusterversions and
-//! clusteroperators, `operator.openshift.io/v1` etcds, `route.openshift.io/v1` routes,
-//! `certificates.k8s.io/v1` certificatesigningrequests and the `machineconfiguration.openshift.io/v1`
-//! machineconfigpools, machineconfigs and controllerconfigs (what the real in-cluster
-//! machine-config-server's informers list and watch). PATCH with
+//! clusteroperators, `operator.openshift.io/v1` etcds, `route.openshift.io/v1` routes and
+//! `certificates.k8s.io/v1` certificatesigningrequests. PATCH with
 //! `application/merge-patch+json` (RFC 7386) of a named object: on the object itself it
 //! merges everything but `status`; on the `status` or `approval` subresource (GET works there
 //! too) it merges only `status`, so approving a CSR works as with `oc adm certificate
@@ -92,24 +90,6 @@ const RESOURCES: &[Res] = &[
         api_version: "route.openshift.io/v1",
         kind: "Route",
         namespaced: true,
-    },
-    Res {
-        plural: "machineconfigpools",
-        api_version: "machineconfiguration.openshift.io/v1",
-        kind: "MachineConfigPool",
-        namespaced: false,
-    },
-    Res {
-        plural: "machineconfigs",
-        api_version: "machineconfiguration.openshift.io/v1",
-        kind: "MachineConfig",
-        namespaced: false,
-    },
-    Res {
-        plural: "controllerconfigs",
-        api_version: "machineconfiguration.openshift.io/v1",
-        kind: "ControllerConfig",
-        namespaced: false,
     },
     Res {
         plural: "certificatesigningrequests",
