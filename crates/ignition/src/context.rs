@@ -96,8 +96,10 @@ pub struct ReleaseContext {
     pub overlay_restarts_sshd: bool,
     /// The tmpfs a live system pulls the node image into.
     pub node_image_live_dir: String,
-    /// The mount unit of that tmpfs (systemd's escaped form of the path, so it may hold a
-    /// backslash: `var-ostree\x2dcontainer.mount`).
+    /// The mount unit of that tmpfs, named after its path as systemd requires
+    /// ([`crate::mount_unit_name`]: the escaped form of the path, so it may hold a backslash:
+    /// `var-ostree\x2dcontainer.mount`). The template `units/node-image-live.mount.j2` is
+    /// written as this unit (see `NODE_IMAGE_LIVE_MOUNT` in render.rs).
     pub node_image_live_unit: String,
     /// The tmpfs mount is skipped when `/etc/no-var-tmpfs` exists.
     pub no_var_tmpfs_condition: bool,

@@ -1,8 +1,9 @@
 //! Reading the bootstrap template tree and rendering its `.j2` files.
 //!
 //! Layout (per variant directory `common`, `single-node`, `pivot`):
-//! `files/<node path>[.j2]`, `units/<unit>[.j2]`, `units/<unit>.d/<name>.conf[.j2]`; the name
-//! of a `.j2` entry may hold `{{ … }}` expressions, rendered like its contents.
+//! `files/<node path>[.j2]`, `units/<unit>[.j2]`, `units/<unit>.d/<name>.conf[.j2]`. Names are
+//! plain file names, never templates; the one unit whose name is the release's is mapped by
+//! [`unit_name`].
 //! Files named `README.md` or `CONTEXT.md` document the tree and are never shipped.
 
 use std::path::{Path, PathBuf};
@@ -173,9 +174,9 @@ impl TemplateTree {
             let text = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
                 path: tree_path.clone(),
             })?;
-            add_unit_part(&mut units, &tree_path, &target, text)?;
+            add_unit_part(&mut units, &tree_path, &target, text, ctx)?;
         }
-        // A templated name sorts by its source text in the tree, not by the name it gets.
+        // The live mount sorts by the unit name it gets, not by its file name in the tree.
         units.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(units)
     }
@@ -307,43 +308,35 @@ fn render_entry(
     ctx: &TemplateContext,
 ) -> Result<(String, Vec<u8>)> {
     let Some(target) = rel.strip_suffix(TEMPLATE_SUFFIX) else {
-        if rel.contains(NAME_EXPRESSION) {
-            return Err(layout(
-                tree_path,
-                "only a .j2 entry may have a templated name",
-            ));
-        }
         return Ok((rel.to_string(), bytes));
     };
-    let target = render_name(tree_path, target, ctx)?;
     let source = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
         path: tree_path.to_string(),
     })?;
     let text = render_template(tree_path, &source, ctx)?;
-    Ok((target, text.into_bytes()))
+    Ok((target.to_string(), text.into_bytes()))
 }
 
-/// What marks the name of a `.j2` entry as a template itself.
-const NAME_EXPRESSION: &str = "{{";
+/// The file name in `units/` (`.j2` dropped) of the live system's node-image tmpfs.
+///
+/// systemd names a mount unit after the path it mounts (systemd.mount(5)), and that path is
+/// the release's choice (`release.node_image_live_dir`: `/var/ostree-container` before 4.21,
+/// `/var/ostreecontainer` from it). So the template keeps this plain file name in the tree,
+/// and [`unit_name`] writes it as the release's unit,
+/// [`ReleaseContext::node_image_live_unit`](crate::ReleaseContext::node_image_live_unit): the
+/// path through [`crate::mount_unit_name`] (`var-ostree\x2dcontainer.mount`,
+/// `var-ostreecontainer.mount`). Drop-ins in `node-image-live.mount.d/` follow their unit.
+const NODE_IMAGE_LIVE_MOUNT: &str = "node-image-live.mount";
 
-/// The target name of a `.j2` entry whose name is a template, such as
-/// `units/{{release.node_image_live_unit}}.j2`: a mount unit is named after its path, and the
-/// path is a release's choice. The rendered name keeps the entry's place in the tree (the same
-/// number of non-empty components, no `.` or `..`), so a value cannot move a file elsewhere.
-fn render_name(tree_path: &str, name: &str, ctx: &TemplateContext) -> Result<String> {
-    if !name.contains(NAME_EXPRESSION) {
-        return Ok(name.to_string());
+/// The unit a file of `units/` (its name in the tree, `.j2` dropped) is written as: its own
+/// name, except the live mount, which is named after the release's path
+/// ([`NODE_IMAGE_LIVE_MOUNT`]).
+fn unit_name<'a>(name: &'a str, ctx: &'a TemplateContext) -> &'a str {
+    if name == NODE_IMAGE_LIVE_MOUNT {
+        &ctx.release.node_image_live_unit
+    } else {
+        name
     }
-    let rendered = render_template(&format!("{tree_path} (name)"), name, ctx)?;
-    let depth = |n: &str| n.split('/').count();
-    let bad_part = rendered
-        .split('/')
-        .any(|p| p.is_empty() || p == "." || p == ".." || p.contains(['\n', '\r']));
-    if bad_part || depth(&rendered) != depth(name) {
-        let message = format!("the name renders to {rendered:?}, not a name at the same place");
-        return Err(layout(tree_path, &message));
-    }
-    Ok(rendered)
 }
 
 fn layout(tree_path: &str, message: &str) -> Error {
@@ -353,12 +346,14 @@ fn layout(tree_path: &str, message: &str) -> Error {
     }
 }
 
-/// File `units/<unit>` sets the unit text; `units/<unit>.d/<name>` adds a drop-in.
+/// File `units/<unit>` sets the unit text; `units/<unit>.d/<name>` adds a drop-in. The unit
+/// is named by [`unit_name`].
 fn add_unit_part(
     units: &mut Vec<RenderedUnit>,
     tree_path: &str,
     target: &str,
     text: String,
+    ctx: &TemplateContext,
 ) -> Result<()> {
     let layout = |message: &str| layout(tree_path, message);
     let (name, dropin) = match target.split_once('/') {
@@ -373,6 +368,7 @@ fn add_unit_part(
             (unit, Some(file.to_string()))
         }
     };
+    let name = unit_name(name, ctx);
     let index = match units.iter().position(|u| u.name == name) {
         Some(i) => i,
         None => {
@@ -425,21 +421,31 @@ mod tests {
     }
 
     #[test]
-    fn a_template_name_renders_in_its_place_only() {
-        let ctx = TemplateContext::example();
-        let unit = &ctx.release.node_image_live_unit;
-        let entry = |rel: &str| render_entry("t/units", rel, b"x".to_vec(), &ctx);
-        let (name, _) = entry("{{release.node_image_live_unit}}.j2").unwrap();
-        assert_eq!(&name, unit);
-        let (name, _) = entry("{{release.node_image_live_unit}}.d/a.conf.j2").unwrap();
-        assert_eq!(name, format!("{unit}.d/a.conf"));
-        // A value with slashes would move the entry; a plain file's name is never rendered.
-        for bad in [
-            "{{release.node_image_live_dir}}.j2",
-            "{{names.cluster_name}}.service",
-        ] {
-            let err = entry(bad).unwrap_err();
-            assert!(matches!(err, Error::Layout { .. }), "{bad}: {err}");
+    fn the_live_mount_is_written_as_each_releases_unit() {
+        let mut names = std::collections::BTreeSet::new();
+        for release in &releases::table().releases {
+            let mut ctx = TemplateContext::example();
+            ctx.release = crate::ReleaseContext::of(release, "");
+            let mut units = Vec::new();
+            for target in [
+                "node-image-live.mount",
+                "node-image-live.mount.d/a.conf",
+                "kubelet.service",
+            ] {
+                add_unit_part(&mut units, "t", target, target.into(), &ctx).unwrap();
+            }
+            let live = crate::mount_unit_name(release.node_image_live_dir());
+            let got: Vec<&str> = units.iter().map(|u| u.name.as_str()).collect();
+            assert_eq!(
+                got,
+                [live.as_str(), "kubelet.service"],
+                "{}",
+                release.version
+            );
+            assert_eq!(units[0].dropins.len(), 1);
+            names.insert(live);
         }
+        // Both of the releases' paths occur, so both mappings are exercised.
+        assert_eq!(names.len(), 2, "{names:?}");
     }
 }
