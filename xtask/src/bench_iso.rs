@@ -75,7 +75,7 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
     let theirs = || {
         let mut cmd = Command::new("coreos-installer");
         cmd.args(["iso", "ignition", "embed", "-i"])
-            .arg(dir.join("worker.ign"))
+            .arg(dir.join(assets::layout::WORKER_IGN))
             .arg("-o")
             .arg(&theirs_out)
             .arg(&iso);

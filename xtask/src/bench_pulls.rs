@@ -54,7 +54,7 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
     std::fs::create_dir_all(&dir)?;
     let example = std::fs::read_to_string(root().join("examples/disconnected-mirror.yaml"))?;
     std::fs::write(
-        dir.join("install-config.yaml"),
+        dir.join(assets::layout::INSTALL_CONFIG),
         mirror.install_config(&example, &SiteConfig::default()),
     )?;
     run_checked(

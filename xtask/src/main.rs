@@ -179,7 +179,7 @@ fn time_ignition_configs(binary: &Path, extra: &str) -> Result<std::time::Durati
         "compact-3-node",
     ];
     run_checked(&mut okd(&from_example), "create install-config")?;
-    let path = work.path().join("install-config.yaml");
+    let path = work.path().join(assets::layout::INSTALL_CONFIG);
     let config = std::fs::read_to_string(&path)?;
     std::fs::write(&path, format!("{config}\n{extra}"))?;
     let start = std::time::Instant::now();

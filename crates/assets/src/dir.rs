@@ -1,5 +1,6 @@
 //! [`AssetDir`]: one typed view of an asset directory after `create`, for the commands that
-//! read what `create` left there (`wait-for`, `gather`, `create live-iso | pxe-files`).
+//! read what `create` left there (`wait-for`, `gather`, `create live-iso | pxe-files`, and
+//! `verify` for the state file).
 //!
 //! Each value is read from disk at most once per view and typed here, so no command parses
 //! install-config.yaml or opens the state file itself, and no command spells a file name.

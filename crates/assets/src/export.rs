@@ -4,7 +4,7 @@
 use asset_graph::{Asset, BoxError, Context, Dep, Parents};
 use std::collections::BTreeMap;
 
-use pki::{CertId, KeyPem, SecretsBundle};
+use pki::{CertId, KeyPem, SecretsBundle, TlsFile};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
@@ -73,7 +73,7 @@ impl Asset for SecretsExport {
             seed: parents.get::<RunSeed>()?.0,
             kubeadmin_password: parents.get::<KubeadminPassword>()?.password.clone(),
             cert_keys,
-            service_account: KeyPem::from_pem(sa, "tls/service-account.key")?,
+            service_account: KeyPem::from_pem(sa, TlsFile::ServiceAccountKey.path())?,
             bootstrap_ssh: KeyPem::from_pem(ssh, "tls/bootstrap-ssh.key")?,
             signer_certs,
         };

@@ -112,7 +112,7 @@ impl Asset for ManifestsAsset {
             .collect();
         outcome.warnings.extend(private);
         let Some(manifest_files) = outcome.manifests else {
-            if dir.dir().join("manifests").is_dir() {
+            if dir.dir().join(Dir::Manifests.as_str()).is_dir() {
                 tracing::warn!(
                     "manifests/cluster-config.yaml is missing, so manifests/ is generated \
                      afresh; files you added there are kept on disk but not used"
@@ -570,7 +570,7 @@ pub fn manifest_pairs(m: &ManifestsAsset) -> Vec<(String, Vec<u8>)> {
 
 /// The directory name of an entry as the manifests crate's enum.
 pub fn dir_of(entry: &ManifestEntry) -> Dir {
-    if entry.dir == "openshift" {
+    if entry.dir == Dir::Openshift.as_str() {
         Dir::Openshift
     } else {
         Dir::Manifests

@@ -22,6 +22,11 @@ impl Dir {
             Dir::Openshift => "openshift",
         }
     }
+
+    /// `<dir>/<name>`: the path of file `name` of this directory, relative to the install dir.
+    pub fn file(self, name: &str) -> String {
+        format!("{}/{name}", self.as_str())
+    }
 }
 
 impl fmt::Display for Dir {

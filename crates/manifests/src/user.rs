@@ -33,7 +33,7 @@ pub struct UserFile {
 impl UserFile {
     /// `<dir>/<name>`.
     pub fn rel_path(&self) -> String {
-        format!("{}/{}", self.dir, self.name)
+        self.dir.file(&self.name)
     }
 
     /// Whether the file must be written 0600 (see [`holds_secret`]).

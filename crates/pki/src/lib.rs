@@ -62,5 +62,5 @@ pub use secrets::{BOOTSTRAP_SSH, SECRETS_KIND, SECRETS_VERSION, SERVICE_ACCOUNT,
 pub use sign::{CertKey, SERIAL_LIMIT, random_serial, sign_leaf, sign_self, subject_key_id};
 pub use spec::{
     BundleId, BundleMember, CertId, CertSpec, Curve, ExtKeyUsage, KeyKind, KeyUsage,
-    OnBootstrapHost, SanRule, Subject, TlsFile, ValidityScale, ValidityTier,
+    OnBootstrapHost, SanRule, Subject, TLS_DIR, TlsFile, ValidityScale, ValidityTier,
 };

@@ -608,6 +608,10 @@ pub enum TlsFile {
     ServiceAccountPublicKey,
 }
 
+/// The directory of DIR that holds every file of the tables ([`TlsFile::path`]); the paths
+/// spell it themselves (`concat!` takes literals only), and a test holds them to it.
+pub const TLS_DIR: &str = "tls";
+
 impl TlsFile {
     /// Every file of the tree in its stable order: each certificate's key and certificate,
     /// then the bundles, then the service-account key pair.
@@ -684,6 +688,15 @@ mod tests {
 
     /// On the bootstrap host every TLS file is root's alone except the root CA certificate;
     /// the keys of the root CA and the two ten-year kubeconfig signers are not there at all.
+    #[test]
+    fn every_tls_file_is_in_the_tls_directory() {
+        for file in TlsFile::all() {
+            let (dir, name) = file.path().split_once('/').unwrap();
+            assert_eq!(dir, TLS_DIR, "{}", file.path());
+            assert!(!name.contains('/'), "{}", file.path());
+        }
+    }
+
     #[test]
     fn the_table_says_which_tls_files_the_bootstrap_host_gets() {
         let files = TlsFile::all();

@@ -12,17 +12,15 @@ use crate::report::Report;
 
 /// The password file in the asset directory.
 const PASSWORD_FILE: &str = assets::layout::KUBEADMIN_PASSWORD;
-/// The Secret manifest carrying the hash, relative to the asset directory.
-const SECRET_FILE: &str = "openshift/99_kubeadmin-password-secret.yaml";
-
 /// Where the hash comes from (name for messages) and the manifest text: `openshift/` when
 /// present (it is what the next run embeds), else the bootstrap config.
 fn secret_source(m: &Material) -> Option<(String, String)> {
-    if let Ok(text) = crate::material::read_text(&m.dir, SECRET_FILE) {
-        return Some((SECRET_FILE.to_string(), text));
+    let secret = manifests::Dir::Openshift.file(manifests::generate::KUBEADMIN_SECRET_FILE);
+    if let Ok(text) = crate::material::read_text(&m.dir, &secret) {
+        return Some((secret, text));
     }
     let b = m.bootstrap.as_ref()?;
-    let node = format!("/opt/openshift/{SECRET_FILE}");
+    let node = crate::material::node_path(&secret);
     Some((format!("{}:{node}", b.name), b.text(&node)?))
 }
 

@@ -142,13 +142,14 @@ fn check_cluster_config(m: &Material, report: &mut Report) {
     let Some(ic) = &m.install_config else {
         return;
     };
-    let node_path = "/opt/openshift/manifests/cluster-config.yaml";
-    let (name, text) = match crate::material::read_text(&m.dir, "manifests/cluster-config.yaml") {
-        Ok(t) => ("manifests/cluster-config.yaml".to_string(), t),
+    let file = manifests::Dir::Manifests.file(manifests::user::MANIFESTS_MARKER);
+    let node_path = crate::material::node_path(&file);
+    let (name, text) = match crate::material::read_text(&m.dir, &file) {
+        Ok(t) => (file, t),
         Err(_) => match m
             .bootstrap
             .as_ref()
-            .and_then(|b| Some((format!("{}:{node_path}", b.name), b.text(node_path)?)))
+            .and_then(|b| Some((format!("{}:{node_path}", b.name), b.text(&node_path)?)))
         {
             Some(found) => found,
             None => return,
@@ -205,12 +206,13 @@ fn check_manifests(m: &Material, report: &mut Report) -> bool {
             return true;
         }
     };
+    let dir = format!("{}/", manifests::Dir::Manifests);
     for w in &disk.warnings {
-        report.warn("manifests.parse", "manifests/", w.clone());
+        report.warn("manifests.parse", &dir, w.clone());
     }
     report.ok(
         "manifests.parse",
-        "manifests/",
+        &dir,
         format!("{} files parse as Kubernetes objects", disk.files.len()),
     );
     for unknown in manifests::namespaces::unknown_namespaces(&disk.files) {

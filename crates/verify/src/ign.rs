@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use assets::layout;
 use serde_json::Value;
 
 use crate::Options;
@@ -89,13 +90,13 @@ fn check_roles(m: &Material, present: &[String], report: &mut Report) {
     let mut wanted: Vec<(&str, String)> = Vec::new();
     if !single_node {
         wanted.push((
-            "master.ign",
+            layout::MASTER_IGN,
             "the control-plane machines boot from it".into(),
         ));
     }
     if workers > 0 {
         wanted.push((
-            "worker.ign",
+            layout::WORKER_IGN,
             format!("install-config.yaml asks for {workers} worker machine(s), which boot from it"),
         ));
     }

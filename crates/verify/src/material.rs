@@ -1,5 +1,6 @@
-//! Reading an asset directory: install-config, the state file, the bootstrap config's
-//! embedded files and the certificate set the other checks work on.
+//! Reading an asset directory: install-config, the state file (through [`AssetDir`], the view
+//! of DIR every command after `create` reads), the bootstrap config's embedded files and the
+//! certificate set the other checks work on.
 //!
 //! Problems found while reading are checks too (a missing or unreadable input is a finding,
 //! not a reason to stop): every loader takes the report and records what it could not read.
@@ -8,10 +9,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use asset_graph::{GraphError, State};
+use assets::AssetDir;
 use assets::config::{ClusterIdAsset, InstallConfigAsset};
 use assets::layout;
 use installconfig::InstallConfig;
-use pki::{BundleId, CertId, ClusterParams};
+use pki::{BundleId, CertId, ClusterParams, TLS_DIR};
 use serde_json::Value;
 
 use crate::report::Report;
@@ -86,7 +88,7 @@ impl CertSet {
     /// The origin in words.
     pub(crate) fn origin_text(&self) -> String {
         match &self.origin {
-            Origin::TlsDir => "tls/".into(),
+            Origin::TlsDir => format!("{TLS_DIR}/"),
             Origin::State => STATE_FILE.into(),
             Origin::Bootstrap(ign) => ign.clone(),
         }
@@ -226,9 +228,10 @@ impl Material {
 /// Reads the values the checks use from the state file; an absent file is no finding, an
 /// unreadable file or value is one.
 fn load_state(dir: &Path, report: &mut Report) -> Stored {
-    let state = match State::open(dir) {
-        Ok(state) => state,
-        Err(GraphError::NoState { .. }) => return Stored::default(),
+    let dir = AssetDir::new(dir);
+    let state = match dir.state() {
+        Ok(Some(state)) => state,
+        Ok(None) => return Stored::default(),
         Err(e) => {
             report.error("config.state", STATE_FILE, e.to_string());
             return Stored::default();
@@ -245,7 +248,7 @@ fn load_state(dir: &Path, report: &mut Report) -> Stored {
     Stored {
         install_config: reported(state.find::<InstallConfigAsset>(), report),
         cluster_id: reported(state.find::<ClusterIdAsset>(), report),
-        certs: reported(certs_from_state(&state), report),
+        certs: reported(certs_from_state(state), report),
         release: reported(state.find::<assets::ReleaseOptions>(), report),
     }
 }
@@ -333,10 +336,14 @@ fn embedded_manifests(files: &BTreeMap<String, Vec<u8>>) -> Vec<manifests::UserF
         let Some(rel) = path.strip_prefix(EMBEDDED_ROOT) else {
             continue;
         };
-        let (dir, name) = match rel.split_once('/') {
-            Some(("manifests", name)) if !name.contains('/') => (manifests::Dir::Manifests, name),
-            Some(("openshift", name)) if !name.contains('/') => (manifests::Dir::Openshift, name),
-            _ => continue,
+        let Some((dir, name)) = rel.split_once('/') else {
+            continue;
+        };
+        let dir = [manifests::Dir::Manifests, manifests::Dir::Openshift]
+            .into_iter()
+            .find(|d| d.as_str() == dir);
+        let (Some(dir), false) = (dir, name.contains('/')) else {
+            continue;
         };
         let Ok(objects) = manifests::user::parse_objects(Path::new(rel), data) else {
             continue;
@@ -352,7 +359,8 @@ fn embedded_manifests(files: &BTreeMap<String, Vec<u8>>) -> Vec<manifests::UserF
 }
 
 fn load_disk_manifests(dir: &Path) -> Option<Result<DiskManifests, Vec<manifests::ManifestError>>> {
-    if !dir.join("manifests").is_dir() && !dir.join("openshift").is_dir() {
+    let present = |d: manifests::Dir| dir.join(d.as_str()).is_dir();
+    if !present(manifests::Dir::Manifests) && !present(manifests::Dir::Openshift) {
         return None;
     }
     Some(manifests::load_dir(dir).map(|outcome| {
@@ -380,7 +388,7 @@ fn tls_or_stored(
         (Some(tls), Some(stored)) if tls.certs.len() < CertId::ALL.len() => {
             report.ok(
                 "config.tls",
-                "tls/",
+                &format!("{TLS_DIR}/"),
                 format!(
                     "holds {} of the {} certificates (those given with --load-cluster-certs); \
                      checking the whole set of {STATE_FILE}",
@@ -395,9 +403,8 @@ fn tls_or_stored(
 }
 
 fn load_tls_dir(dir: &Path) -> Option<CertSet> {
-    let tls = dir.join("tls");
     let read = |rel: &str| read_text(dir, rel).ok();
-    if !tls.join("root-ca.crt").is_file() {
+    if !dir.join(CertId::RootCa.cert_path()).is_file() {
         return None;
     }
     let mut set = empty(Origin::TlsDir);

@@ -33,7 +33,7 @@ pub(crate) fn mcs_cert(m: &Material) -> Option<(String, Vec<u8>)> {
 /// Checks every pointer config present.
 pub(crate) fn check_all(m: &Material, report: &mut Report) {
     for role in ROLES {
-        let name = format!("{role}.ign");
+        let name = assets::layout::pointer_config(role);
         let Ok(text) = crate::material::read_text(&m.dir, &name) else {
             continue;
         };

@@ -18,6 +18,7 @@ use crate::user::{UserFile, is_secret_object};
 use crate::yaml::to_yaml;
 
 pub use baremetal::{PROVISIONING_FILE, PROVISIONING_NAME};
+pub use secrets::KUBEADMIN_SECRET_FILE;
 pub use vsphere::{CREDS_FILE, CREDS_NAMESPACE, CREDS_SECRET, creds_keys};
 
 pub use crate::dir::Dir;
@@ -38,7 +39,7 @@ pub struct ManifestFile {
 impl ManifestFile {
     /// `<dir>/<name>`, the path relative to the install dir.
     pub fn rel_path(&self) -> String {
-        format!("{}/{}", self.dir, self.name)
+        self.dir.file(&self.name)
     }
 
     /// `obj` rendered as `data` into `<dir>/<name>`; whether it is secret is judged from `obj`

@@ -17,6 +17,9 @@ use crate::inputs::{ManifestInputs, Platform};
 use crate::objects::meta;
 
 const MCO_NS: &str = "openshift-machine-config-operator";
+/// The Secret in `openshift/` that carries the kubeadmin password's bcrypt hash (`verify`
+/// checks `auth/kubeadmin-password` against it).
+pub const KUBEADMIN_SECRET_FILE: &str = "99_kubeadmin-password-secret.yaml";
 const MCS_OWNER: &str = "Machine Config Operator";
 
 pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
@@ -52,7 +55,7 @@ pub(super) fn add(inputs: &ManifestInputs, out: &mut Out) -> Result<(), Error> {
         out.push(m, "user-ca-bundle-config.yaml", &user_ca_bundle(bundle))?;
     }
     let o = Dir::Openshift;
-    out.push(o, "99_kubeadmin-password-secret.yaml", &kubeadmin(inputs))?;
+    out.push(o, KUBEADMIN_SECRET_FILE, &kubeadmin(inputs))?;
     out.push(
         o,
         "openshift-install-manifests.yaml",
