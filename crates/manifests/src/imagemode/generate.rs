@@ -135,8 +135,8 @@ fn with_header<T: serde::Serialize>(header: &str, object: &T) -> Vec<u8> {
 
 /// Comments on top of the two files: what they are for, and that they go together.
 fn headers(pool: &str, skeleton: bool) -> (String, String) {
-    let mosc = format!("manifests/{}", skeleton_name(pool));
-    let mc = format!("openshift/{}", os_image_file_name(pool));
+    let mosc = Dir::Manifests.file(&skeleton_name(pool));
+    let mc = Dir::Openshift.file(&os_image_file_name(pool));
     if skeleton {
         (
             format!(

@@ -9,6 +9,7 @@ use super::{
     ImageModeFlow, KIND, PLACEHOLDER, PRE_BUILT_IMAGE, machine_os_configs, objects_of,
     os_image_file_name, pool_of, pre_built_image_of,
 };
+use crate::Dir;
 use crate::error::ManifestError;
 use crate::generate::machineconfigs::ROLE_LABEL;
 use crate::objects::MCO_V1;
@@ -129,7 +130,7 @@ fn error(file: &UserFile, o: &ObjectRef, message: String) -> ManifestError {
 fn missing_pools(report: &mut ImageModeReport, seen: &[(String, String)], pools: &[&str]) {
     if seen.is_empty() {
         report.errors.push(ManifestError {
-            path: PathBuf::from("manifests"),
+            path: PathBuf::from(Dir::Manifests.as_str()),
             position: None,
             message: format!(
                 "image mode is on but there is no {KIND}; set imageMode.pools in \
