@@ -1,8 +1,8 @@
 //! Kills at every rename of a commit and concurrent runs: the state is the truth after any
-//! crash. A run of `create ignition-configs` is ended by the store's test hook
-//! (`OKD_INSTALL_CRASH_AFTER_RENAMES=N`, as `kill -9` would end it) after each rename in
-//! turn; the next run must converge without a new PKI and without calling its own files
-//! hand edits.
+//! crash. A run of `create ignition-configs` that generates its keys is killed by the test
+//! hook (`OKD_INSTALL_CRASH_AFTER_RENAMES=N`: a real `SIGKILL`) after each rename in turn;
+//! the next run must converge without a new PKI and without calling its own files hand
+//! edits. Every target at every point, byte for byte, is `killpoints.rs`'s.
 
 use std::path::Path;
 
@@ -17,7 +17,7 @@ fn ignition_configs(dir: &Path, crash_after: Option<u32>) -> Run {
 }
 
 /// `create target` of [`EXAMPLE`] at a fixed clock, ended after rename `crash_after` when it
-/// is given (the journal is rename 1, each output one more).
+/// is given (the copied example, then the journal, each output and the final state).
 fn create(dir: &Path, target: &str, crash_after: Option<u32>) -> Run {
     // `--dir .` from inside the directory: the journal must record its temporary files
     // relative to the install dir however the user named it.
