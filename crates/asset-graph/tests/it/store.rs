@@ -922,7 +922,10 @@ fn an_output_directory_linked_out_of_the_dir_stops_the_run_before_any_write() {
     assert!(err.is_invalid_input());
     let text = err.to_string();
     let real = fs::canonicalize(outside.path()).unwrap();
-    assert!(text.contains(&format!("tls is a symbolic link to {}", real.display())), "{text}");
+    assert!(
+        text.contains(&format!("tls is a symbolic link to {}", real.display())),
+        "{text}"
+    );
     assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
     let left: Vec<String> = tree(dir.path())
         .into_iter()

@@ -98,7 +98,11 @@ fn tree(dir: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
 fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, (u32, Vec<u8>)>) {
     for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
         let path = entry.path();
-        let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let meta = std::fs::symlink_metadata(&path).unwrap();
         if meta.is_dir() {
             walk(root, &path, out);
@@ -162,7 +166,7 @@ struct Expected {
 /// Stops `case` at `stop` in a fresh copy of its base, runs it again, and compares with
 /// `want`. `None` when the run was not stopped (the point lies past its last rename).
 fn stop_and_rerun(case: &Case, stop: Stop, want: &Expected) -> Option<Result<(), String>> {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("d");
     copy_tree(&case.base, &dir);
     let stopped = create(&dir, &case.args, Some(stop));
@@ -194,7 +198,12 @@ fn stop_and_rerun(case: &Case, stop: Stop, want: &Expected) -> Option<Result<(),
         )));
     }
     let console = format!("{}{}", again.stdout, again.stderr);
-    for line in ["edited on disk", "edited by hand", "edited outside", "kept your edited"] {
+    for line in [
+        "edited on disk",
+        "edited by hand",
+        "edited outside",
+        "kept your edited",
+    ] {
         // Said by the uninterrupted run too when the case starts from the user's edit.
         if console.contains(line) && !want.console.contains(line) {
             return Some(Err(format!(
@@ -215,9 +224,10 @@ fn stop_and_rerun(case: &Case, stop: Stop, want: &Expected) -> Option<Result<(),
 }
 
 /// Every point of `case`: kills before and after each rename and once staged, a full disk at
-/// each rename. Returns the number of renames of an uninterrupted run and the failures.
+/// each rename (the three kinds on three threads). Returns the number of renames of an
+/// uninterrupted run and the failures.
 fn every_point(case: &Case) -> (u64, Vec<String>) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let clean = tmp.path().join("d");
     copy_tree(&case.base, &clean);
     let first = create(&clean, &case.args, None).ok(&format!("{}: uninterrupted run", case.name));
@@ -225,25 +235,56 @@ fn every_point(case: &Case) -> (u64, Vec<String>) {
         tree: tree(&clean),
         console: format!("{}{}", first.stdout, first.stderr),
     };
+    let kinds: [(Option<Stop>, fn(u64) -> Stop); 3] = [
+        (Some(Stop::Staged), Stop::After),
+        (None, Stop::Before),
+        (Some(Stop::DiskFull(0)), Stop::DiskFull),
+    ];
+    let outcomes: Vec<(u64, Vec<String>)> = std::thread::scope(|s| {
+        let want = &want;
+        let threads: Vec<_> = kinds
+            .into_iter()
+            .map(|(first, at)| {
+                s.spawn(move || {
+                    let mut failures: Vec<String> = first
+                        .and_then(|stop| stop_and_rerun(case, stop, want))
+                        .and_then(Result::err)
+                        .into_iter()
+                        .collect();
+                    let mut n = 0;
+                    while let Some(outcome) = stop_and_rerun(case, at(n + 1), want) {
+                        failures.extend(outcome.err());
+                        n += 1;
+                    }
+                    (n, failures)
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    let renames = outcomes[0].0;
     let mut failures = Vec::new();
-    let mut record = |r: Option<Result<(), String>>| match r {
-        Some(Err(e)) => failures.push(e),
-        _ => {}
-    };
-    record(stop_and_rerun(case, Stop::Staged, &want));
-    record(stop_and_rerun(case, Stop::DiskFull(0), &want));
-    let mut renames = 0;
-    loop {
-        let n = renames + 1;
-        let Some(after) = stop_and_rerun(case, Stop::After(n), &want) else {
-            break;
-        };
-        record(Some(after));
-        record(stop_and_rerun(case, Stop::Before(n), &want));
-        record(stop_and_rerun(case, Stop::DiskFull(n), &want));
-        renames = n;
+    for ((n, f), kind) in outcomes
+        .into_iter()
+        .zip(["after", "before", "disk full at"])
+    {
+        if n != renames {
+            failures.push(format!(
+                "{}: {n} points {kind} a rename, but {renames} renames",
+                case.name
+            ));
+        }
+        failures.extend(f);
     }
     (renames, failures)
+}
+
+/// A temporary directory, in memory where there is one: every run syncs its files, which a
+/// few thousand runs must not wait for (the file system is not what is tested here).
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .unwrap()
 }
 
 /// Runs `setup` (lists of `create` arguments, then an edit) in a new directory below `root`.
@@ -265,7 +306,10 @@ fn cases(root: &Path) -> Vec<Case> {
     let single = base(
         root,
         "single",
-        &[store_args("install-config", &["--from-example", "single-node"])],
+        &[store_args(
+            "install-config",
+            &["--from-example", "single-node"],
+        )],
         |_| {},
     );
     let empty = base(root, "empty", &[], |_| {});
@@ -316,7 +360,11 @@ fn cases(root: &Path) -> Vec<Case> {
             &renamed,
             store_args("manifests", &[]),
         ),
-        case("ignition-configs", &fresh, store_args("ignition-configs", &[])),
+        case(
+            "ignition-configs",
+            &fresh,
+            store_args("ignition-configs", &[]),
+        ),
         case(
             "ignition-configs with an edited manifest",
             &edited_manifest,
@@ -340,7 +388,12 @@ fn cases(root: &Path) -> Vec<Case> {
         ),
     ];
     if testkit::require_tool("xorriso", "xorriso") {
-        let configs = base(root, "configs", &[compact(), store_args("ignition-configs", &[])], |_| {});
+        let configs = base(
+            root,
+            "configs",
+            &[compact(), store_args("ignition-configs", &[])],
+            |_| {},
+        );
         let iso = LiveIsoSpec::default().build(root, "live.iso");
         let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
         let iso_path = iso.path.display().to_string();
@@ -368,7 +421,7 @@ fn cases(root: &Path) -> Vec<Case> {
 #[test]
 fn every_target_stopped_at_every_point_is_completed_by_its_next_run() {
     let started = std::time::Instant::now();
-    let root = tempfile::tempdir().unwrap();
+    let root = scratch();
     let cases = cases(root.path());
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -415,13 +468,16 @@ fn written_dirs(
 /// that is itself a link is replaced, never written through.
 #[test]
 fn every_directory_a_target_writes_linked_out_of_dir_stops_it_before_it_writes() {
-    let root = tempfile::tempdir().unwrap();
+    let root = scratch();
     let compact = store_args("install-config", &["--from-example", "compact-3-node"]);
     let fresh = base(root.path(), "fresh", &[compact.clone()], |_| {});
     let single = base(
         root.path(),
         "single",
-        &[store_args("install-config", &["--from-example", "single-node"])],
+        &[store_args(
+            "install-config",
+            &["--from-example", "single-node"],
+        )],
         |_| {},
     );
     let mut checked = 0;
@@ -438,7 +494,7 @@ fn every_directory_a_target_writes_linked_out_of_dir_stops_it_before_it_writes()
         let dirs = written_dirs(&tree(base), &tree(&clean));
         assert!(!dirs.is_empty(), "{target} wrote into no directory");
         for rel in &dirs {
-            let tmp = tempfile::tempdir().unwrap();
+            let tmp = scratch();
             let dir = tmp.path().join("d");
             let outside = tmp.path().join("elsewhere");
             copy_tree(base, &dir);
@@ -447,7 +503,8 @@ fn every_directory_a_target_writes_linked_out_of_dir_stops_it_before_it_writes()
             std::fs::create_dir_all(link.parent().unwrap()).unwrap();
             std::os::unix::fs::symlink(&outside, &link).unwrap();
             let before = tree(&dir);
-            let out = create(&dir, &args, None).expect_code(3, &format!("{target}: {rel} linked out"));
+            let out =
+                create(&dir, &args, None).expect_code(3, &format!("{target}: {rel} linked out"));
             let real = std::fs::canonicalize(&outside).unwrap();
             out.stderr_has(&[
                 &format!("{rel} is a symbolic link to {}", real.display()),
@@ -467,7 +524,7 @@ fn every_directory_a_target_writes_linked_out_of_dir_stops_it_before_it_writes()
             checked += 1;
         }
         // Linked inside DIR, the first of them is an ordinary directory.
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let dir = tmp.path().join("d");
         copy_tree(base, &dir);
         let first = &dirs[0];
@@ -486,11 +543,21 @@ fn every_directory_a_target_writes_linked_out_of_dir_stops_it_before_it_writes()
     let outside = root.path().join("someone-elses.ipxe");
     std::fs::write(&outside, "theirs").unwrap();
     std::os::unix::fs::symlink(&outside, dir.join("worker.ipxe")).unwrap();
-    let args: Vec<String> = ["pxe-files", "--role", "worker", "--base-url", "http://pxe.example/"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let args: Vec<String> = [
+        "pxe-files",
+        "--role",
+        "worker",
+        "--base-url",
+        "http://pxe.example/",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     create(&dir, &args, None).ok("pxe-files over a linked output");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "theirs");
-    assert!(std::fs::symlink_metadata(dir.join("worker.ipxe")).unwrap().is_file());
+    assert!(
+        std::fs::symlink_metadata(dir.join("worker.ipxe"))
+            .unwrap()
+            .is_file()
+    );
 }
