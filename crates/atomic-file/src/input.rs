@@ -180,7 +180,7 @@ pub fn output_dirs_inside(dir: &Path, rel: &Path) -> Result<(), InputError> {
             None => real_dir.insert(fs::canonicalize(dir).map_err(|e| InputError::io(dir, e))?),
         };
         let target = link_target(&at)?;
-        if !target.starts_with(&*real_dir) {
+        if !target.starts_with(real_dir) {
             return Err(InputError::LinkOut {
                 link: at,
                 target,

@@ -173,14 +173,13 @@ fn stop_and_rerun(case: &Case, stop: Stop, want: &Expected) -> Option<Result<(),
     let what = format!("{}: {stop:?}", case.name);
     match stop {
         Stop::DiskFull(_) if stopped.code == 0 => return None,
-        Stop::DiskFull(_) => {
-            if !stopped.stderr.contains("No space left on device") {
-                return Some(Err(format!(
-                    "{what}: exit {} without saying the disk is full:\n{}",
-                    stopped.code, stopped.stderr
-                )));
-            }
+        Stop::DiskFull(_) if !stopped.stderr.contains("No space left on device") => {
+            return Some(Err(format!(
+                "{what}: exit {} without saying the disk is full:\n{}",
+                stopped.code, stopped.stderr
+            )));
         }
+        Stop::DiskFull(_) => {}
         _ if stopped.code == 0 => return None,
         _ if stopped.code != asset_graph::CRASH_EXIT => {
             return Some(Err(format!(
@@ -235,7 +234,9 @@ fn every_point(case: &Case) -> (u64, Vec<String>) {
         tree: tree(&clean),
         console: format!("{}{}", first.stdout, first.stderr),
     };
-    let kinds: [(Option<Stop>, fn(u64) -> Stop); 3] = [
+    // Each kind: its point before the first rename, if any, and its point at rename N.
+    type Kind = (Option<Stop>, fn(u64) -> Stop);
+    let kinds: [Kind; 3] = [
         (Some(Stop::Staged), Stop::After),
         (None, Stop::Before),
         (Some(Stop::DiskFull(0)), Stop::DiskFull),
@@ -470,7 +471,7 @@ fn written_dirs(
 fn every_directory_a_target_writes_linked_out_of_dir_stops_it_before_it_writes() {
     let root = scratch();
     let compact = store_args("install-config", &["--from-example", "compact-3-node"]);
-    let fresh = base(root.path(), "fresh", &[compact.clone()], |_| {});
+    let fresh = base(root.path(), "fresh", std::slice::from_ref(&compact), |_| {});
     let single = base(
         root.path(),
         "single",
