@@ -81,36 +81,6 @@ pub(crate) fn list_files(dir: &Path) -> Result<Vec<String>, GraphError> {
     Ok(names)
 }
 
-/// Removes our temporary files (`.okd-tmp-*`) below `dir` (three levels deep, links not
-/// followed) whose writer has ended ([`atomic_file::remove_if_abandoned`]): the leftovers of
-/// interrupted writes, removed at once, while the file of a write in progress in another
-/// process (a boot ISO being copied) stays. Returns their paths relative to `dir`.
-pub(crate) fn remove_stale_temp_files(dir: &Path) -> Vec<PathBuf> {
-    let mut removed = Vec::new();
-    remove_stale_in(dir, dir, 3, &mut removed);
-    removed
-}
-
-fn remove_stale_in(root: &Path, dir: &Path, depth: usize, removed: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let path = entry.path();
-        if kind.is_dir() && depth > 1 {
-            remove_stale_in(root, &path, depth - 1, removed);
-            continue;
-        }
-        let ours = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
-        if kind.is_file() && ours && atomic_file::remove_if_abandoned(&path).unwrap_or(false) {
-            removed.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
-        }
-    }
-}
-
 /// Whether a file name is one of our user-edit backups or temporary files.
 pub(crate) fn is_backup_or_temp(name: &str) -> bool {
     name.contains(BACKUP_MARKER) || name.starts_with(TEMP_PREFIX)
@@ -284,7 +254,7 @@ mod tests {
         }
         // A write in progress (another command copying a boot ISO) holds its lock.
         let live = stage(&dir.path().join("worker.iso"), b"half", 0o644).unwrap();
-        let removed = remove_stale_temp_files(dir.path());
+        let removed = atomic_file::remove_abandoned_below(dir.path());
         assert_eq!(removed, [PathBuf::from(format!("auth/{TEMP_PREFIX}abc"))]);
         assert!(!left.exists());
         assert!(live.temp_path().exists(), "a write in progress is kept");

@@ -4,7 +4,7 @@
 //! fingerprints, and the hash of every file we last wrote, so a later run can tell "unchanged"
 //! from "edited by the user".
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -72,6 +72,12 @@ pub(crate) struct StateFile {
     /// is still ours, never a hand edit.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub superseded: BTreeMap<String, String>,
+    /// Relative paths of the outputs the commit in progress writes, saved in its journal; each
+    /// goes when its file is renamed into place. While any is left, a commit was interrupted:
+    /// the files already in place are that commit's outputs (a partial set of manifests is
+    /// not the user's edit), and the next run writes the rest from the stored values.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub pending: BTreeSet<String>,
     /// Temporary files (relative paths) holding the outputs of the commit in progress,
     /// written before the journal: a run killed before renaming them all leaves these, and
     /// the next run removes exactly them (other temporary files only once they are stale).
@@ -86,6 +92,12 @@ impl StateFile {
         let hash = fsutil::sha256_hex(bytes);
         self.files.get(key) == Some(&hash) || self.superseded.get(key) == Some(&hash)
     }
+
+    /// Whether a commit was interrupted: its journal was saved and some output of it is
+    /// not in place yet.
+    pub(crate) fn interrupted(&self) -> bool {
+        !self.pending.is_empty() || !self.superseded.is_empty()
+    }
 }
 
 impl Default for StateFile {
@@ -95,6 +107,7 @@ impl Default for StateFile {
             assets: BTreeMap::new(),
             files: BTreeMap::new(),
             superseded: BTreeMap::new(),
+            pending: BTreeSet::new(),
             staged: Vec::new(),
         }
     }

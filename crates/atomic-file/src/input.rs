@@ -43,6 +43,23 @@ pub enum InputError {
         /// The asset directory.
         dir: PathBuf,
     },
+    /// A directory on the way to an output is a symbolic link leading out of DIR: the output
+    /// would land elsewhere (see [`output_dirs_inside`]).
+    #[error(
+        "{} is a symbolic link to {}, outside {}; okd-install writes its outputs only inside \
+         the directory, so it wrote nothing: replace the link with a directory of its own \
+         (`rm {} && mkdir {}`, after moving away what you keep there), or give --dir the \
+         place you want the outputs in",
+        link.display(), target.display(), dir.display(), link.display(), link.display()
+    )]
+    LinkOut {
+        /// The link (DIR joined with the directory as the output path names it).
+        link: PathBuf,
+        /// Where it leads.
+        target: PathBuf,
+        /// The asset directory.
+        dir: PathBuf,
+    },
     /// A FIFO, device, socket or directory where a file was expected.
     #[error("{} is {kind}, not a regular file; put the file itself there", path.display())]
     NotRegular {
@@ -78,6 +95,7 @@ impl InputError {
         match self {
             InputError::Io { path, .. }
             | InputError::Outside { path, .. }
+            | InputError::LinkOut { link: path, .. }
             | InputError::NotRegular { path, .. }
             | InputError::TooLarge { path, .. } => path,
         }
@@ -132,6 +150,67 @@ pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
 pub fn open_named(path: &Path) -> Result<(File, u64), InputError> {
     let real = fs::canonicalize(path).map_err(|e| InputError::io(path, e))?;
     open_regular(&real, path)
+}
+
+/// Checks that an output `rel` of `dir` lands inside `dir`: no directory on its way (`auth/`
+/// in `auth/kubeconfig`) may be a symbolic link leading out of `dir`, or the file would be
+/// written wherever the link points. Links that stay inside `dir` are fine, and so are
+/// directories that do not exist yet (they are made as real directories). The output file
+/// itself may be a link: an atomic write replaces the link, it never writes through it.
+///
+/// DIR itself may be a link: the user named it.
+pub fn output_dirs_inside(dir: &Path, rel: &Path) -> Result<(), InputError> {
+    let Some(parent) = rel.parent() else {
+        return Ok(());
+    };
+    let mut at = dir.to_path_buf();
+    let mut real_dir = None;
+    for part in parent.components() {
+        at.push(part);
+        let meta = match fs::symlink_metadata(&at) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(InputError::io(&at, e)),
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let real_dir = match &real_dir {
+            Some(real) => real,
+            None => real_dir.insert(fs::canonicalize(dir).map_err(|e| InputError::io(dir, e))?),
+        };
+        let target = link_target(&at)?;
+        if !target.starts_with(real_dir) {
+            return Err(InputError::LinkOut {
+                link: at,
+                target,
+                dir: dir.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Where the link `link` leads: resolved when it can be, else (a dangling link, whose
+/// target a write would create) its text taken from the link's own directory.
+fn link_target(link: &Path) -> Result<PathBuf, InputError> {
+    if let Ok(real) = fs::canonicalize(link) {
+        return Ok(real);
+    }
+    let text = fs::read_link(link).map_err(|e| InputError::io(link, e))?;
+    let base = link.parent().unwrap_or(Path::new("/"));
+    let base = fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    let mut target = PathBuf::new();
+    for part in base.join(text).components() {
+        match part {
+            std::path::Component::ParentDir => {
+                target.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => target.push(other),
+        }
+    }
+    Ok(target)
 }
 
 /// Where `path` (under `dir`) really is; an error when that is outside `dir`.
@@ -263,6 +342,40 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn an_output_through_a_directory_link_out_of_dir_is_refused_naming_link_target_and_fix() {
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let out = |rel: &str| output_dirs_inside(dir.path(), Path::new(rel));
+        // No link, a missing directory, a top-level file: all fine.
+        out("auth/kubeconfig").unwrap();
+        out("master.ign").unwrap();
+        symlink(outside.path(), dir.path().join("auth")).unwrap();
+        let err = out("auth/kubeconfig").unwrap_err();
+        let real = fs::canonicalize(outside.path()).unwrap();
+        assert!(
+            matches!(&err, InputError::LinkOut { link, target, .. }
+                if *link == dir.path().join("auth") && *target == real),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(text.contains("wrote nothing"), "{text}");
+        assert!(text.contains("mkdir"), "{text}");
+        // A link deeper on the way, and a dangling one (a write would create its target).
+        fs::create_dir_all(dir.path().join("openshift")).unwrap();
+        symlink(outside.path(), dir.path().join("openshift/sub")).unwrap();
+        assert!(out("openshift/sub/x.yaml").is_err());
+        symlink("../nowhere", dir.path().join("tls")).unwrap();
+        let err = out("tls/root-ca.crt").unwrap_err();
+        assert!(matches!(err, InputError::LinkOut { .. }), "{err}");
+        // Links that stay inside DIR behave as directories.
+        fs::create_dir(dir.path().join("real")).unwrap();
+        symlink("real", dir.path().join("manifests")).unwrap();
+        out("manifests/a.yaml").unwrap();
+        symlink("not-yet", dir.path().join("later")).unwrap();
+        out("later/a.yaml").unwrap();
     }
 
     #[test]

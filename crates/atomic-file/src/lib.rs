@@ -7,6 +7,7 @@
 
 #![deny(missing_docs)]
 
+pub mod fault;
 pub mod input;
 
 use std::fs::{self, TryLockError};
@@ -118,9 +119,11 @@ impl Staged {
             // Renamed under the lock, so that a signal handler's `abandon_in_flight` either
             // removes the temporary file before the rename or finds it already renamed.
             let mut list = lock();
+            fault::before_rename()?;
             self.tmp.persist(&self.target).map_err(|e| e.error)?;
             list.retain(|p| p != &self.in_flight.0);
         }
+        fault::renamed();
         match self.durability {
             Durability::Synced => fs::File::open(dir)?.sync_all(),
             Durability::Unsynced => Ok(()),
@@ -136,6 +139,7 @@ where
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    fault::disk_full_before_stage()?;
     let (mut tmp, in_flight) = InFlight::create(dir)?;
     tmp.as_file()
         .set_permissions(fs::Permissions::from_mode(mode))?;
@@ -247,6 +251,37 @@ pub fn remove_if_abandoned(path: &Path) -> io::Result<bool> {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(e),
+    }
+}
+
+/// Removes the temporary files ([`TEMP_PREFIX`]) below `dir` (three levels deep, links not
+/// followed) whose writer has ended ([`remove_if_abandoned`]): the leftovers of interrupted
+/// writes, removed at once, while the file of a write in progress in another process (a boot
+/// ISO being copied) stays. Returns their paths relative to `dir`. Every command that writes
+/// into DIR calls it first, so a killed run's leftover goes with the next run of any of them.
+pub fn remove_abandoned_below(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    remove_abandoned_in(dir, dir, 3, &mut removed);
+    removed
+}
+
+fn remove_abandoned_in(root: &Path, dir: &Path, depth: usize, removed: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() && depth > 1 {
+            remove_abandoned_in(root, &path, depth - 1, removed);
+            continue;
+        }
+        let ours = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+        if kind.is_file() && ours && remove_if_abandoned(&path).unwrap_or(false) {
+            removed.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! How okd-install reaches the bootstrap host over SSH, for `gather bootstrap` and for
 //! `wait-for --bootstrap`: the `--key` files, DIR's generated bootstrap key, the agent, ~/.ssh.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use assets::AssetDir;
@@ -16,6 +16,8 @@ pub(crate) fn host_options(
 ) -> Result<GatherOptions> {
     let now = time::OffsetDateTime::now_local().unwrap_or_else(|_| time::OffsetDateTime::now_utc());
     let mut opts = GatherOptions::new(bootstrap, assets.path(), gather::gather_id_now(now));
+    // The log bundle is an output in DIR like any other: never through a link out of it.
+    atomic_file::input::output_dirs_inside(assets.path(), Path::new(&opts.bundle_name()))?;
     opts.keys = keys.to_vec();
     opts.agent_socket = std::env::var_os("SSH_AUTH_SOCK").map(PathBuf::from);
     opts.home_ssh_dir = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".ssh"));

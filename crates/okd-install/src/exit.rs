@@ -82,6 +82,8 @@ pub(crate) fn classify(error: &anyhow::Error) -> i32 {
                 .is_some_and(assets::Error::is_invalid_input)
             || e.downcast_ref::<asset_graph::GraphError>()
                 .is_some_and(asset_graph::GraphError::is_invalid_input)
+            || e.downcast_ref::<atomic_file::input::InputError>()
+                .is_some_and(|e| !matches!(e, atomic_file::input::InputError::Io { .. }))
             || matches!(
                 e.downcast_ref::<asset_graph::GraphError>(),
                 Some(asset_graph::GraphError::Load { asset, .. })

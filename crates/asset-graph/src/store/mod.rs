@@ -98,7 +98,7 @@ impl Store {
         let lock = lock::acquire(&dir)?;
         // A temporary file whose writer no longer holds its lock is the leftover of a write
         // that was killed; one of a command still writing here (a boot ISO) is kept.
-        for leftover in crate::fsutil::remove_stale_temp_files(&dir) {
+        for leftover in atomic_file::remove_abandoned_below(&dir) {
             tracing::info!(
                 "removed {}, left over from an interrupted write",
                 leftover.display()

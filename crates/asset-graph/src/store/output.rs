@@ -39,6 +39,10 @@ impl Store {
                         path: file.path,
                     });
                 }
+                // Before anything is staged: a directory linked out of DIR stops the run
+                // with nothing written (and, as invalid input, no state saved).
+                atomic_file::input::output_dirs_inside(&self.dir, &file.path)
+                    .map_err(GraphError::Input)?;
                 if let Some(first) = owners.insert(file.path.clone(), node.dep.name) {
                     return Err(GraphError::FileConflict {
                         path: file.path,
@@ -164,13 +168,13 @@ impl Store {
                     if let Some(old) = replaces {
                         self.state.superseded.insert(key.clone(), old.clone());
                     }
+                    self.state.pending.insert(key.clone());
                 }
             }
             self.state.files.insert(key, fsutil::sha256_hex(&file.data));
         }
         if writes {
             self.journaled = state::save(&self.state_path, &self.state)?;
-            crash_hook::renamed();
         }
         Ok(())
     }
@@ -207,11 +211,11 @@ impl Store {
                     Some(staged) => staged.commit().map_err(|e| GraphError::io(&path, e))?,
                     None => fsutil::write_atomic(&path, &file.data, file.mode)?,
                 }
-                crash_hook::renamed();
                 FileAction::Written { backup }
             }
         };
         self.state.superseded.remove(&key);
+        self.state.pending.remove(&key);
         Ok(action)
     }
 

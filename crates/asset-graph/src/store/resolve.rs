@@ -165,10 +165,12 @@ impl Store {
     }
 
     /// Whether the files of a loaded value are all ours (see
-    /// [`crate::state::StateFile::is_ours`]) while a commit was interrupted: then they are the
-    /// earlier run's outputs, not the user's input, and the stored value stands.
+    /// [`crate::state::StateFile::is_ours`]) while a commit was interrupted (see
+    /// [`crate::state::StateFile::interrupted`]): then they are the killed run's outputs, or
+    /// the earlier ones it was replacing, maybe only some of them, not the user's input; the
+    /// stored value stands and the commit writes the rest.
     fn interrupted_leftover(&self, node: &Node, disk: &Candidate) -> bool {
-        if self.state.superseded.is_empty() {
+        if !self.state.interrupted() {
             return false;
         }
         let files = node.ops.files(&disk.value);

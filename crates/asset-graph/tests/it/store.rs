@@ -902,3 +902,38 @@ fn a_failed_write_changes_no_output() {
             .starts_with("beta ")
     );
 }
+
+/// A directory of the outputs linked out of the install dir (`tls/` -> elsewhere): the run
+/// stops before anything is written, saving no state, naming the link and where it leads;
+/// once it is a directory again the same run writes everything.
+#[test]
+fn an_output_directory_linked_out_of_the_dir_stops_the_run_before_any_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("tls")).unwrap();
+    let err = open(dir.path(), T0, "alpha").run("all").unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            GraphError::Input(atomic_file::input::InputError::LinkOut { .. })
+        ),
+        "{err}"
+    );
+    assert!(err.is_invalid_input());
+    let text = err.to_string();
+    let real = fs::canonicalize(outside.path()).unwrap();
+    assert!(
+        text.contains(&format!("tls is a symbolic link to {}", real.display())),
+        "{text}"
+    );
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    let left: Vec<String> = tree(dir.path())
+        .into_iter()
+        .filter(|f| f != asset_graph::LOCK_FILE)
+        .collect();
+    // (The walk follows `tls` into the empty directory it leads to.)
+    assert!(left.is_empty(), "something was written: {left:?}");
+    fs::remove_file(dir.path().join("tls")).unwrap();
+    open(dir.path(), T0, "alpha").run("all").unwrap();
+    assert!(dir.path().join("tls/cert.key").is_file());
+}

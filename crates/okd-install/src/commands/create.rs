@@ -321,18 +321,29 @@ fn write_secret_atomic(path: &Path, data: &[u8]) -> Result<()> {
 }
 
 /// `create secrets`: every key, signer and the password into one 0600 file.
+///
+/// An existing file is never overwritten. When it already holds exactly this bundle (a run
+/// killed after writing it, or run twice) the command is done; else it stops, and the
+/// check comes first when there is no state to make the bundle from without new keys.
 fn secrets(dir: &Path, opts: &CreateOpts, output_file: &Path) -> Result<()> {
     let path = if output_file.is_absolute() {
         output_file.to_path_buf()
     } else {
+        // A path of DIR is an output of DIR: never through a directory link out of it (an
+        // absolute path is the user's own choice of place).
+        atomic_file::input::output_dirs_inside(dir, output_file)?;
         dir.join(output_file)
     };
-    if path.exists() {
-        bail!(
+    let exists = || std::fs::symlink_metadata(&path).is_ok();
+    let refuse = || {
+        anyhow::anyhow!(
             "{} already exists; okd-install never overwrites a secrets bundle: move it away or \
              pass --output-file",
             path.display()
-        );
+        )
+    };
+    if exists() && !dir.join(assets::layout::STATE_FILE).exists() {
+        return Err(refuse());
     }
     prepare_inputs(dir, opts)?;
     let settings = settings(opts)?;
@@ -341,6 +352,15 @@ fn secrets(dir: &Path, opts: &CreateOpts, output_file: &Path) -> Result<()> {
     let export = store
         .get::<assets::export::SecretsExport>()
         .context("the secrets bundle was not produced")?;
+    if exists() {
+        let same = atomic_file::input::read_named(&path, 16 << 20)
+            .is_ok_and(|bytes| bytes == export.yaml.as_bytes());
+        if !same {
+            return Err(refuse());
+        }
+        tracing::info!("{} already holds this secrets bundle", path.display());
+        return Ok(());
+    }
     write_secret_atomic(&path, export.yaml.as_bytes())?;
     tracing::info!("wrote secrets bundle {} (mode 0600)", path.display());
     Ok(())

@@ -28,6 +28,7 @@ pub(crate) fn live_iso(dir: &Path, args: &LiveIsoArgs) -> Result<()> {
         Some(path) => path.clone(),
         None => stream_artifact(&assets, Artifact::Iso, &args.stream)?,
     };
+    prepare_outputs(dir, &[role.iso_file()])?;
     let output = dir.join(role.iso_file());
     let edit = KargsEdit {
         append: args.karg.clone(),
@@ -58,6 +59,11 @@ pub(crate) fn pxe_files(dir: &Path, args: &PxeArgs) -> Result<()> {
     let (role, custom) = customization(&assets, &args.role)?;
     let urls = pxe_urls(&assets, role, args)?;
     let text = bootmedia::pxe::ipxe_script(&urls, &args.karg)?;
+    let mut outputs = vec![role.config_image_file(), role.ipxe_file()];
+    if args.download {
+        outputs.extend(PXE_PARTS.map(|(_, name)| name.to_string()));
+    }
+    prepare_outputs(dir, &outputs)?;
     if args.download {
         for (artifact, name) in PXE_PARTS {
             let cached = stream_artifact(&assets, artifact, &args.stream)?;
@@ -76,6 +82,22 @@ pub(crate) fn pxe_files(dir: &Path, args: &PxeArgs) -> Result<()> {
         script.display(),
         behaviour(role, &custom)
     );
+    Ok(())
+}
+
+/// Before boot media are written into DIR: the temporary file a killed run of a media command
+/// left (a whole ISO's copy, perhaps) goes, and no output may land through a directory link
+/// out of DIR (`outputs` relative to DIR).
+fn prepare_outputs(dir: &Path, outputs: &[String]) -> Result<()> {
+    for leftover in atomic_file::remove_abandoned_below(dir) {
+        tracing::info!(
+            "removed {}, left over from an interrupted write",
+            leftover.display()
+        );
+    }
+    for rel in outputs {
+        atomic_file::input::output_dirs_inside(dir, Path::new(rel))?;
+    }
     Ok(())
 }
 

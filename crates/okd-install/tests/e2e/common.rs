@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -65,7 +66,7 @@ pub(crate) fn create_at(dir: &Path, epoch: u64, args: &[&str]) -> Run {
 /// What one run of the binary did.
 #[derive(Debug)]
 pub(crate) struct Run {
-    /// Exit code (-1 when killed by a signal).
+    /// Exit code; 128 + the signal's number when a signal ended the run, as a shell says.
     pub code: i32,
     /// Standard output.
     pub stdout: String,
@@ -109,7 +110,11 @@ pub(crate) fn run(mut cmd: Command, args: &[&str]) -> Run {
         .output()
         .expect("spawning okd-install");
     Run {
-        code: out.status.code().unwrap_or(-1),
+        code: out
+            .status
+            .code()
+            .or_else(|| out.status.signal().map(|s| 128 + s))
+            .unwrap_or(-1),
         stdout: stdout(&out),
         stderr: stderr(&out),
     }

@@ -1,8 +1,8 @@
 //! Kills at every rename of a commit and concurrent runs: the state is the truth after any
-//! crash. A run of `create ignition-configs` is ended by the store's test hook
-//! (`OKD_INSTALL_CRASH_AFTER_RENAMES=N`, as `kill -9` would end it) after each rename in
-//! turn; the next run must converge without a new PKI and without calling its own files
-//! hand edits.
+//! crash. A run of `create ignition-configs` that generates its keys is killed by the test
+//! hook (`OKD_INSTALL_CRASH_AFTER_RENAMES=N`: a real `SIGKILL`) after each rename in turn;
+//! the next run must converge without a new PKI and without calling its own files hand
+//! edits. Every target at every point, byte for byte, is `killpoints.rs`'s.
 
 use std::path::Path;
 
@@ -17,7 +17,7 @@ fn ignition_configs(dir: &Path, crash_after: Option<u32>) -> Run {
 }
 
 /// `create target` of [`EXAMPLE`] at a fixed clock, ended after rename `crash_after` when it
-/// is given (the journal is rename 1, each output one more).
+/// is given (the copied example, then the journal, each output and the final state).
 fn create(dir: &Path, target: &str, crash_after: Option<u32>) -> Run {
     // `--dir .` from inside the directory: the journal must record its temporary files
     // relative to the install dir however the user named it.
@@ -43,8 +43,12 @@ fn create(dir: &Path, target: &str, crash_after: Option<u32>) -> Run {
 }
 
 /// Content hash of every stored value, by asset id: equal maps mean the same keys and
-/// certificates (the values themselves are private and stay out of messages).
+/// certificates (the values themselves are private and stay out of messages). Empty when
+/// there is no state yet (a run killed after copying its example).
 fn stored_digests(dir: &Path) -> Vec<(String, String)> {
+    if !dir.join(".okd-install-state.json").exists() {
+        return Vec::new();
+    }
     let state: serde_json::Value =
         serde_json::from_str(&read(&dir.join(".okd-install-state.json"))).expect("state JSON");
     state["assets"]
@@ -53,6 +57,11 @@ fn stored_digests(dir: &Path) -> Vec<(String, String)> {
         .iter()
         .map(|(id, e)| (id.clone(), e["content"].as_str().unwrap_or("").to_string()))
         .collect()
+}
+
+/// The asset ids of [`stored_digests`].
+fn ids(digests: &[(String, String)]) -> Vec<String> {
+    digests.iter().map(|(id, _)| id.clone()).collect()
 }
 
 /// The root CA a pointer config trusts.
@@ -121,38 +130,56 @@ fn assert_consistent(dir: &Path, what: &str) {
 fn a_kill_after_any_rename_converges_with_the_same_pki_and_no_hand_edit() {
     let clean = tempfile::tempdir().unwrap();
     ignition_configs(clean.path(), None).ok("uninterrupted run");
-    let ids = |digests: &[(String, String)]| -> Vec<String> {
-        digests.iter().map(|(id, _)| id.clone()).collect()
-    };
     let expected = ids(&stored_digests(clean.path()));
+    // Four points at a time (each run generates keys): until a run goes past its last rename.
     let mut n = 1;
     loop {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path();
-        let killed = ignition_configs(dir, Some(n));
-        if killed.code == 0 {
-            // N is past the last rename: every point was covered.
-            assert!(n > 5, "only {} renames in a commit", n - 1);
+        let batch: Vec<u32> = (n..n + 4).collect();
+        let expected = &expected;
+        let done = std::thread::scope(|s| {
+            let runs: Vec<_> = batch
+                .iter()
+                .map(|&k| s.spawn(move || kill_and_rerun(k, expected)))
+                .collect();
+            runs.into_iter().any(|r| r.join().unwrap())
+        });
+        if done {
             break;
         }
-        killed.expect_code(asset_graph::CRASH_EXIT, &format!("kill after rename {n}"));
-        let before = stored_digests(dir);
-        let again = ignition_configs(dir, None).ok(&format!("run after a kill at rename {n}"));
-        let console = format!("{}{}", again.stdout, again.stderr);
-        assert!(
-            !console.contains("edited by hand") && !console.contains("edited outside"),
-            "kill at rename {n}: the next run called its own file a hand edit:\n{console}"
-        );
-        let after = stored_digests(dir);
-        assert_eq!(before, after, "kill at rename {n}: a stored value changed");
-        assert_eq!(
-            ids(&after),
-            expected,
-            "kill at rename {n}: not the values of an uninterrupted run"
-        );
-        assert_consistent(dir, &format!("kill at rename {n}"));
-        n += 1;
+        n += 4;
     }
+    assert!(n > 4, "only {n} renames in a commit");
+}
+
+/// Kills `create ignition-configs` after rename `n` and runs it again: the same keys, the
+/// values of an uninterrupted run (`expected`, their ids), no hand edit. True when the run
+/// was past its last rename (not killed).
+fn kill_and_rerun(n: u32, expected: &[String]) -> bool {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let killed = ignition_configs(dir, Some(n));
+    if killed.code == 0 {
+        return true;
+    }
+    killed.expect_code(asset_graph::CRASH_EXIT, &format!("kill after rename {n}"));
+    let before = stored_digests(dir);
+    let again = ignition_configs(dir, None).ok(&format!("run after a kill at rename {n}"));
+    let console = format!("{}{}", again.stdout, again.stderr);
+    assert!(
+        !console.contains("edited by hand") && !console.contains("edited outside"),
+        "kill at rename {n}: the next run called its own file a hand edit:\n{console}"
+    );
+    let after = stored_digests(dir);
+    if !before.is_empty() {
+        assert_eq!(before, after, "kill at rename {n}: a stored value changed");
+    }
+    assert_eq!(
+        ids(&after),
+        expected,
+        "kill at rename {n}: not the values of an uninterrupted run"
+    );
+    assert_consistent(dir, &format!("kill at rename {n}"));
+    false
 }
 
 /// A run killed while staging (every output in its temporary file, nothing journaled yet)

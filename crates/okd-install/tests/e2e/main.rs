@@ -15,6 +15,7 @@ mod fixture;
 mod golden;
 mod hostile;
 mod image_mode;
+mod killpoints;
 mod media;
 mod outputs;
 mod redact;

@@ -69,13 +69,23 @@ fn bundle_is_private_reused_across_directories_and_never_overwritten() {
         .collect();
     assert_eq!(roots[0], roots[1], "the root CA was not reused");
 
+    // The same bundle again (a rerun after a kill that came after the write) is done; a file
+    // with anything else is never overwritten.
+    run(
+        okd(&src),
+        &["create", "secrets", "--output-file", &bundle_arg],
+    )
+    .ok("the same bundle again")
+    .stderr_has(&["already holds this secrets bundle"]);
+    let other = format!("{text}# mine\n");
+    std::fs::write(&bundle, &other).unwrap();
     let out = run(
         okd(&src),
         &["create", "secrets", "--output-file", &bundle_arg],
     )
     .expect_code(1, "overwriting a bundle");
     out.stderr_has(&[&bundle_arg, "already exists"]);
-    assert_eq!(read(&bundle), text, "the bundle was overwritten");
+    assert_eq!(read(&bundle), other, "the bundle was overwritten");
 }
 
 fn refused_bundle(contents: &str, needles: &[&str]) {
