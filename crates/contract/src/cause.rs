@@ -348,7 +348,7 @@ fn is_manifest_refusal(l: &str) -> bool {
 ///
 /// A missing namespace is awaited for one line: whether anything will create it is known
 /// only with the manifests beside it, so [`Cause::ManifestNamespace`] is judged on the whole
-/// bundle (the gather analysis, by [`crate::namespace::is_platform`]), never on a line.
+/// bundle (the gather analysis, by the release's namespace table), never on a line.
 fn is_awaited(l: &str) -> bool {
     let release_sync = l.contains("updatepayload") || l.contains("sync_worker.go");
     let missing_namespace = l.contains("namespaces \"") && l.ends_with("\" not found");
