@@ -274,23 +274,14 @@ fn judge(f: &CreateFailure, definition: Option<&Definition>, beside: &Beside) ->
                 }
             }
             Some(_) => Judgement::Blocks,
-            None if f.group.ends_with(".openshift.io") => Judgement::AwaitsRelease,
+            // A kind of an OpenShift API group: the release's operators install its CRD.
+            None if !f.refused_for_good() => Judgement::AwaitsRelease,
             None => Judgement::Blocks,
         },
         Refusal::NotServed => Judgement::AwaitsRelease,
-        Refusal::Invalid
-        | Refusal::Forbidden
-        | Refusal::WebhookDenied { .. }
-        | Refusal::WebhookUnreachable { .. } => Judgement::Blocks,
-        Refusal::NamespaceTerminating { .. }
-        | Refusal::AlreadyExists
-        | Refusal::Conflict
-        | Refusal::Timeout
-        | Refusal::Unavailable
-        | Refusal::Unreachable
-        | Refusal::Unauthorized
-        | Refusal::Internal => Judgement::Transient,
         Refusal::Other => Judgement::Unrecognised,
+        _ if f.refused_for_good() => Judgement::Blocks,
+        _ => Judgement::Transient,
     }
 }
 

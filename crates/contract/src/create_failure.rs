@@ -120,7 +120,7 @@ impl Refusal {
             }
             Refusal::KindUnknown { kind, versions, .. } => format!(
                 "the API server serves no kind {kind} in {}: no CustomResourceDefinition \
-                 defines it (yet)",
+                 defines it",
                 versions.join(" or ")
             ),
             Refusal::NotServed => "its kind's API is not served (yet)".into(),
@@ -291,6 +291,22 @@ impl CreateFailure {
                 refusal,
             },
         ))
+    }
+
+    /// Whether nothing will make the API server take the object, as far as the line alone
+    /// tells: a rejected field, a refusal by policy or webhook, a webhook it cannot call, or
+    /// a kind nothing serves outside the OpenShift API groups (whose CRDs the release's
+    /// operators install). A missing namespace, a CRD defined beside it and a passing
+    /// reason need the bundle's manifests to judge, which the line does not carry.
+    pub fn refused_for_good(&self) -> bool {
+        match &self.refusal {
+            Refusal::KindUnknown { group, .. } => !group.ends_with(".openshift.io"),
+            Refusal::Invalid
+            | Refusal::Forbidden
+            | Refusal::WebhookDenied { .. }
+            | Refusal::WebhookUnreachable { .. } => true,
+            _ => false,
+        }
     }
 
     /// The object in words: `configmaps heldout-probe in namespace X` (or without the
