@@ -81,6 +81,7 @@ pub fn unknown_namespaces<'a>(
         .filter(|o| o.kind == "Namespace" && o.api_version == "v1")
         .map(|o| o.name.as_str())
         .collect();
+    let known_release: Vec<&str> = release_names(release).collect();
     let mut out = Vec::new();
     for file in &files {
         for o in &file.objects {
@@ -90,7 +91,7 @@ pub fn unknown_namespaces<'a>(
             if created.contains(&ns) || created_by_release(ns, release).is_some() {
                 continue;
             }
-            let known = release_names(release).chain(created.iter().copied());
+            let known = known_release.iter().chain(created.iter()).copied();
             out.push(UnknownNamespace {
                 file: file.rel_path(),
                 kind: o.kind.clone(),
