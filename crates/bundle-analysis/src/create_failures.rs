@@ -378,13 +378,7 @@ pub(crate) fn finding(
         _ => Cause::UserManifest,
     };
     let mut finding = Finding::new(cause, m.line.clone()).at(unit, stage);
-    finding.summary = format!(
-        "cluster-bootstrap cannot {} {} ({}): {}",
-        f.operation.words(),
-        f.file,
-        f.object(),
-        f.refusal.words()
-    );
+    finding.summary = f.summary();
     finding.details.push(retries(m));
     finding.details.extend(what_was_checked(m, manifests_seen));
     let others = failures

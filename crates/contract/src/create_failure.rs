@@ -293,6 +293,18 @@ impl CreateFailure {
         ))
     }
 
+    /// The failure in one sentence, as every reader says it (the bundle's analysis, and
+    /// wait-for where it sees the same line).
+    pub fn summary(&self) -> String {
+        format!(
+            "cluster-bootstrap cannot {} {} ({}): {}",
+            self.operation.words(),
+            self.file,
+            self.object(),
+            self.refusal.words()
+        )
+    }
+
     /// Whether nothing will make the API server take the object, as far as the line alone
     /// tells: a rejected field, a refusal by policy or webhook, a webhook it cannot call, or
     /// a kind nothing serves outside the OpenShift API groups (whose CRDs the release's
