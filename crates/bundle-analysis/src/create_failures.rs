@@ -257,10 +257,13 @@ fn judge(f: &CreateFailure, definition: Option<&Definition>, beside: &Beside) ->
         Refusal::NamespaceMissing { namespace } => {
             if releases::namespaces::created_by_release(namespace, None).is_some() {
                 Judgement::AwaitsRelease
-            } else if let Some((_, file)) = beside.created_by.iter().find(|(n, _)| n == namespace)
-            {
+            } else if let Some((_, file)) = beside.created_by.iter().find(|(n, _)| n == namespace) {
                 Judgement::NamespaceFromManifest { file: file.clone() }
-            } else if beside.existing.as_ref().is_some_and(|e| e.contains(namespace)) {
+            } else if beside
+                .existing
+                .as_ref()
+                .is_some_and(|e| e.contains(namespace))
+            {
                 Judgement::NamespaceExists
             } else {
                 Judgement::Blocks
@@ -335,8 +338,7 @@ fn read_manifest(file: &BundleFile, b: &mut Beside) {
         if kind == "Namespace" && api_version == "v1" {
             b.created_by.push((name.clone(), file.path.clone()));
         }
-        if kind == "CustomResourceDefinition" && api_version.starts_with("apiextensions.k8s.io/")
-        {
+        if kind == "CustomResourceDefinition" && api_version.starts_with("apiextensions.k8s.io/") {
             let served = d
                 .pointer("/spec/versions")
                 .and_then(Value::as_array)
@@ -584,7 +586,10 @@ mod tests {
                    - name: v1\n    served: true\n    storage: true\n  - name: v0\n    served: false\n";
         let b = beside(&[manifest("crd.yaml", crd)]);
         let d = &b.definitions[0];
-        assert_eq!((d.group.as_str(), d.kind.as_str()), ("widgets.example.com", "Widget"));
+        assert_eq!(
+            (d.group.as_str(), d.kind.as_str()),
+            ("widgets.example.com", "Widget")
+        );
         assert_eq!(d.served, ["v1"]);
     }
 }

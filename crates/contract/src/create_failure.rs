@@ -182,7 +182,10 @@ pub struct CreateFailure {
 const AS_IT_HAPPENS: [(&str, Operation); 3] = [
     ("Failed to create \"", Operation::Create),
     ("Failed to get \"", Operation::Get),
-    ("Failed to update status for the \"", Operation::UpdateStatus),
+    (
+        "Failed to update status for the \"",
+        Operation::UpdateStatus,
+    ),
 ];
 
 /// The summary's words after `"FILE": `.
@@ -245,7 +248,12 @@ impl CreateFailure {
         for (words, op) in SUMMARISED {
             if let Some(at) = line.find(words) {
                 let open = line[..at].rfind('"')?;
-                return Some((&line[..open], &line[open + 1..at], op, &line[at + words.len()..]));
+                return Some((
+                    &line[..open],
+                    &line[open + 1..at],
+                    op,
+                    &line[at + words.len()..],
+                ));
             }
         }
         None
@@ -389,8 +397,8 @@ pub fn refusal(reason: &str) -> Refusal {
     if let Some(found) = kind_unknown(reason) {
         return found;
     }
-    if let Some(webhook) = quoted_after(reason, "admission webhook")
-        .filter(|_| l.contains("denied the request"))
+    if let Some(webhook) =
+        quoted_after(reason, "admission webhook").filter(|_| l.contains("denied the request"))
     {
         return Refusal::WebhookDenied {
             webhook: webhook.to_string(),
@@ -510,7 +518,11 @@ mod tests {
         );
         assert_eq!((f.resource.as_str(), f.name.as_str()), ("", ""));
         assert_eq!(f.object(), "Widget widgets.example.com/v1");
-        assert!(f.refusal.words().contains("no kind Widget in widgets.example.com/v1"));
+        assert!(
+            f.refusal
+                .words()
+                .contains("no kind Widget in widgets.example.com/v1")
+        );
 
         let versions = r#""w.yaml": unable to get REST mapping for "w.yaml": no matches for kind "Widget" in versions ["widgets.example.com/v1" "widgets.example.com/v2"]"#;
         let (_, f) = CreateFailure::parse(versions).expect("versions");
@@ -519,7 +531,10 @@ mod tests {
             Refusal::KindUnknown {
                 kind: "Widget".into(),
                 group: "widgets.example.com".into(),
-                versions: vec!["widgets.example.com/v1".into(), "widgets.example.com/v2".into()],
+                versions: vec![
+                    "widgets.example.com/v1".into(),
+                    "widgets.example.com/v2".into()
+                ],
             }
         );
         assert_eq!(f.object(), "Widget widgets.example.com");
@@ -538,8 +553,14 @@ mod tests {
     #[test]
     fn get_and_status_failures_name_their_operation() {
         let cases = [
-            (r#"Failed to get "a.yaml" configmaps.v1./a -n x: Unauthorized"#, Operation::Get),
-            (r#""a.yaml": failed to get configmaps.v1./a -n x: Unauthorized"#, Operation::Get),
+            (
+                r#"Failed to get "a.yaml" configmaps.v1./a -n x: Unauthorized"#,
+                Operation::Get,
+            ),
+            (
+                r#""a.yaml": failed to get configmaps.v1./a -n x: Unauthorized"#,
+                Operation::Get,
+            ),
             (
                 r#"Failed to update status for the "a.yaml" configmaps.v1./a -n x: Unauthorized"#,
                 Operation::UpdateStatus,
@@ -552,7 +573,10 @@ mod tests {
         for (line, op) in cases {
             let (_, f) = CreateFailure::parse(line).unwrap_or_else(|| panic!("{line}"));
             assert_eq!(f.operation, op, "{line}");
-            assert_eq!((f.file.as_str(), f.name.as_str(), f.namespace.as_str()), ("a.yaml", "a", "x"));
+            assert_eq!(
+                (f.file.as_str(), f.name.as_str(), f.namespace.as_str()),
+                ("a.yaml", "a", "x")
+            );
             assert_eq!(f.refusal, Refusal::Unauthorized, "{line}");
         }
     }
@@ -573,7 +597,9 @@ mod tests {
             ),
             (
                 r#"Failed to create "c.yaml" configmaps.v1./c -n team-a: configmaps "c" is forbidden: unable to create new content in namespace team-a because it is being terminated"#,
-                Refusal::NamespaceTerminating { namespace: "team-a".into() },
+                Refusal::NamespaceTerminating {
+                    namespace: "team-a".into(),
+                },
             ),
             (
                 r#"Failed to create "99_openshift-machineconfig_99-worker-ssh.yaml" machineconfigs.v1.machineconfiguration.openshift.io/99-worker-ssh -n : the server could not find the requested resource"#,
@@ -581,11 +607,15 @@ mod tests {
             ),
             (
                 r#""p.yaml": failed to create pods.v1./p -n team-a: admission webhook "vpod.policy.example.com" denied the request: image not signed"#,
-                Refusal::WebhookDenied { webhook: webhook("vpod.policy.example.com") },
+                Refusal::WebhookDenied {
+                    webhook: webhook("vpod.policy.example.com"),
+                },
             ),
             (
                 r#""p.yaml": failed to create pods.v1./p -n team-a: Internal error occurred: failed calling webhook "vpod.policy.example.com": failed to call webhook: Post "https://policy.team-a.svc:443/validate?timeout=10s": dial tcp 172.30.4.5:443: connect: connection refused"#,
-                Refusal::WebhookUnreachable { webhook: webhook("vpod.policy.example.com") },
+                Refusal::WebhookUnreachable {
+                    webhook: webhook("vpod.policy.example.com"),
+                },
             ),
             (
                 r#""c.yaml": failed to create configmaps.v1./c -n a: configmaps "c" already exists"#,
@@ -643,7 +673,10 @@ mod tests {
         for (line, want) in cases {
             let (_, f) = CreateFailure::parse(line).unwrap_or_else(|| panic!("{line}"));
             assert_eq!(f.refusal, want, "{line}");
-            assert!(line.ends_with(&f.reason), "the reason is kept as written: {line}");
+            assert!(
+                line.ends_with(&f.reason),
+                "the reason is kept as written: {line}"
+            );
         }
         // A reason outside every class says so, and nothing else.
         assert!(Refusal::Other.words().contains("does not recognise"));

@@ -45,11 +45,17 @@ impl UnknownNamespace {
         let (guess, fix) = match &self.did_you_mean {
             Some(known) => (
                 format!(" Did you mean {known}?"),
-                format!("Correct the namespace to {known}, or add a Namespace manifest for {}", self.namespace),
+                format!(
+                    "Correct the namespace to {known}, or add a Namespace manifest for {}",
+                    self.namespace
+                ),
             ),
             None => (
                 String::new(),
-                format!("Add a Namespace manifest for {} or correct the namespace", self.namespace),
+                format!(
+                    "Add a Namespace manifest for {} or correct the namespace",
+                    self.namespace
+                ),
             ),
         };
         format!(
@@ -184,7 +190,10 @@ mod tests {
             ]
         );
         let message = found[0].message();
-        assert!(message.contains("Did you mean openshift-monitoring?"), "{message}");
+        assert!(
+            message.contains("Did you mean openshift-monitoring?"),
+            "{message}"
+        );
         assert!(message.contains("release 4.19"), "{message}");
     }
 
@@ -197,6 +206,9 @@ mod tests {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: openshift-cluster-api-operator\n",
         );
         assert!(unknown_namespaces([&f], Some("4.22".parse().unwrap())).is_empty());
-        assert_eq!(unknown_namespaces([&f], Some("4.19".parse().unwrap())).len(), 1);
+        assert_eq!(
+            unknown_namespaces([&f], Some("4.19".parse().unwrap())).len(),
+            1
+        );
     }
 }

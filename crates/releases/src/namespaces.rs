@@ -71,7 +71,12 @@ impl NamespaceFact {
 
     /// `openshift/cluster-monitoring-operator manifests/…yaml (release-4.19@d7be4f8c4a07)`.
     pub fn source(&self) -> String {
-        format!("{} {} ({})", self.repository, self.path, self.read.join(", "))
+        format!(
+            "{} {} ({})",
+            self.repository,
+            self.path,
+            self.read.join(", ")
+        )
     }
 }
 
@@ -92,7 +97,10 @@ pub fn facts() -> &'static [NamespaceFact] {
 }
 
 /// The fact that `release` (`None`: any supported release) creates `namespace`.
-pub fn created_by_release(namespace: &str, release: Option<Minor>) -> Option<&'static NamespaceFact> {
+pub fn created_by_release(
+    namespace: &str,
+    release: Option<Minor>,
+) -> Option<&'static NamespaceFact> {
     facts()
         .iter()
         .find(|f| f.name == namespace && f.holds_for(release))
@@ -110,7 +118,10 @@ pub fn release_names(release: Option<Minor>) -> impl Iterator<Item = &'static st
 /// Damerau–Levenshtein distance (a swapped pair counts one edit), at most 1 for names
 /// shorter than 10 characters and 2 from there on, so that short names are not matched to
 /// every other short name. `None` when `namespace` is itself known or nothing is near.
-pub fn did_you_mean<'a>(namespace: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    namespace: &str,
+    known: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = if namespace.chars().count() < 10 { 1 } else { 2 };
     let mut best: Option<(usize, &str)> = None;
     for k in known {
@@ -148,7 +159,10 @@ mod tests {
                 );
                 if let Some(minor) = branch.strip_prefix("release-") {
                     let minor: Minor = minor.parse().unwrap_or_else(|e| panic!("{r}: {e}"));
-                    assert!(crate::table().get(minor).is_some(), "{r}: not a supported release");
+                    assert!(
+                        crate::table().get(minor).is_some(),
+                        "{r}: not a supported release"
+                    );
                 }
             }
         }
@@ -192,8 +206,14 @@ mod tests {
     #[test]
     fn near_names_are_suggested_and_far_or_equal_ones_not() {
         let known = || release_names(None);
-        assert_eq!(did_you_mean("openshift-monitorng", known()), Some("openshift-monitoring"));
-        assert_eq!(did_you_mean("openshfit-monitoring", known()), Some("openshift-monitoring"));
+        assert_eq!(
+            did_you_mean("openshift-monitorng", known()),
+            Some("openshift-monitoring")
+        );
+        assert_eq!(
+            did_you_mean("openshfit-monitoring", known()),
+            Some("openshift-monitoring")
+        );
         assert_eq!(did_you_mean("openshift-monitoring", known()), None);
         assert_eq!(did_you_mean("team-a", known()), None);
         // Short names take one edit only.

@@ -86,7 +86,10 @@ mod tests {
         assert_eq!(f.cause, Cause::UserManifest);
         let (_, failure) = CreateFailure::parse(line).unwrap();
         assert_eq!(f.summary, failure.summary());
-        assert!(f.summary.contains("99-user-widget.yaml") && f.summary.contains("Widget in widgets.example.com/v1"));
+        assert!(
+            f.summary.contains("99-user-widget.yaml")
+                && f.summary.contains("Widget in widgets.example.com/v1")
+        );
     }
 
     fn event(message: &str) -> KubeEvent {

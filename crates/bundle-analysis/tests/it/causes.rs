@@ -697,8 +697,9 @@ fn a_manifest_the_api_keeps_refusing_is_the_users() {
         assert!(f.summary.contains(named), "{named}: {}", f.summary);
     }
     assert!(
-        f.remedy
-            .starts_with("add the CustomResourceDefinition that defines Widget in widgets.example.com"),
+        f.remedy.starts_with(
+            "add the CustomResourceDefinition that defines Widget in widgets.example.com"
+        ),
         "{}",
         f.remedy
     );

@@ -228,7 +228,9 @@ fn widget_crd(versions: &[&str]) -> String {
                    kind: Widget\n    plural: widgets\n  scope: Namespaced\n  versions:\n"
         .to_string();
     for v in versions {
-        crd.push_str(&format!("  - name: {v}\n    served: true\n    storage: true\n"));
+        crd.push_str(&format!(
+            "  - name: {v}\n    served: true\n    storage: true\n"
+        ));
     }
     crd
 }
@@ -262,21 +264,39 @@ fn a_kind_nothing_defines_is_named_from_the_rest_mapping_line() {
     let f = a.finding.as_ref().unwrap_or_else(|| panic!("{report}"));
     assert_eq!(f.cause, Cause::UserManifest, "{report}");
     assert_eq!(f.evidence, WIDGET_MAPPING);
-    for named in [WIDGET_FILE, "Widget", "widgets.example.com/v1", "my-widget", "namespace default"] {
+    for named in [
+        WIDGET_FILE,
+        "Widget",
+        "widgets.example.com/v1",
+        "my-widget",
+        "namespace default",
+    ] {
         assert!(f.summary.contains(named), "{named}: {}", f.summary);
     }
-    assert!(f.details[0].starts_with("refused 30 time(s) from "), "{:?}", f.details);
     assert!(
-        f.details[1].starts_with("no CustomResourceDefinition of the bundle's rendered-assets/openshift/manifests/")
-            && f.details[1].ends_with("defines Widget in widgets.example.com"),
+        f.details[0].starts_with("refused 30 time(s) from "),
         "{:?}",
         f.details
     );
-    assert!(f.remedy.contains(WIDGET_FILE) && f.remedy.contains("Widget in widgets.example.com"), "{}", f.remedy);
+    assert!(
+        f.details[1].starts_with(
+            "no CustomResourceDefinition of the bundle's rendered-assets/openshift/manifests/"
+        ) && f.details[1].ends_with("defines Widget in widgets.example.com"),
+        "{:?}",
+        f.details
+    );
+    assert!(
+        f.remedy.contains(WIDGET_FILE) && f.remedy.contains("Widget in widgets.example.com"),
+        "{}",
+        f.remedy
+    );
     no_other_class(f, &["CustomResourceDefinition"]);
     let m = &a.manifest_failures[0];
     assert_eq!(m.judgement, Judgement::Blocks);
-    assert_eq!((m.failure.name.as_str(), m.failure.namespace.as_str()), ("my-widget", "default"));
+    assert_eq!(
+        (m.failure.name.as_str(), m.failure.namespace.as_str()),
+        ("my-widget", "default")
+    );
 }
 
 /// The same refusals with the kind's CRD among the manifests: created by the same run, the
@@ -295,7 +315,10 @@ fn a_kind_whose_definition_is_among_the_manifests_is_a_wait() {
             file: "log-bundle-crd/rendered-assets/openshift/manifests/00-widget-crd.yaml".into()
         }
     );
-    assert!(a.render().contains("00-widget-crd.yaml, which cluster-bootstrap creates too"));
+    assert!(
+        a.render()
+            .contains("00-widget-crd.yaml, which cluster-bootstrap creates too")
+    );
 }
 
 /// A CRD among the manifests that does not serve the object's version never will: stuck,
@@ -307,13 +330,21 @@ fn a_definition_without_the_objects_version_is_stuck() {
         .asset_manifest(WIDGET_FILE, WIDGET_YAML)
         .asset_manifest("00-widget-crd.yaml", &widget_crd(&["v2"]));
     let a = analyse(bundle);
-    let f = a.finding.as_ref().unwrap_or_else(|| panic!("{}", a.render()));
+    let f = a
+        .finding
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}", a.render()));
     assert!(
         f.details[1].contains("00-widget-crd.yaml defines Widget in widgets.example.com but serves version(s) v2, not v1"),
         "{:?}",
         f.details
     );
-    assert!(f.remedy.starts_with("change the apiVersion of 99-user-widget.yaml"), "{}", f.remedy);
+    assert!(
+        f.remedy
+            .starts_with("change the apiVersion of 99-user-widget.yaml"),
+        "{}",
+        f.remedy
+    );
 }
 
 /// The refusals nothing will make the API server take: each is the user-manifest cause,
@@ -355,12 +386,28 @@ fn refusals_that_hold_the_bootstrap_name_the_object_and_only_their_own_fix() {
         let m = &a.manifest_failures[0];
         assert_eq!(f.cause, Cause::UserManifest, "{report}");
         assert_eq!(f.evidence, line);
-        for named in [m.failure.file.as_str(), m.failure.name.as_str(), m.failure.namespace.as_str()] {
-            assert!(line.contains(named) && f.summary.contains(named), "{named}: {}", f.summary);
+        for named in [
+            m.failure.file.as_str(),
+            m.failure.name.as_str(),
+            m.failure.namespace.as_str(),
+        ] {
+            assert!(
+                line.contains(named) && f.summary.contains(named),
+                "{named}: {}",
+                f.summary
+            );
         }
-        assert!(f.summary.contains(&m.failure.refusal.words()), "{}", f.summary);
+        assert!(
+            f.summary.contains(&m.failure.refusal.words()),
+            "{}",
+            f.summary
+        );
         assert!(f.remedy.starts_with(fix), "{}", f.remedy);
-        assert!(f.details[0].starts_with("refused 8 time(s)"), "{:?}", f.details);
+        assert!(
+            f.details[0].starts_with("refused 8 time(s)"),
+            "{:?}",
+            f.details
+        );
         no_other_class(f, own);
     }
 }
@@ -369,13 +416,29 @@ fn refusals_that_hold_the_bootstrap_name_the_object_and_only_their_own_fix() {
 /// not recognise are listed with their count, never made a cause or given advice.
 #[test]
 fn passing_and_unrecognised_reasons_are_listed_not_blamed() {
-    let reason = |r: &str| format!(r#""x.yaml": failed to create configmaps.v1./x -n kube-system: {r}"#);
+    let reason =
+        |r: &str| format!(r#""x.yaml": failed to create configmaps.v1./x -n kube-system: {r}"#);
     let cases = [
-        ("Timeout: request did not complete within requested timeout - context deadline exceeded", Judgement::Transient),
-        ("the server is currently unable to handle the request (post configmaps)", Judgement::Transient),
-        (r#"Post "https://localhost:6443/api/v1/namespaces/kube-system/configmaps": dial tcp [::1]:6443: connect: connection refused"#, Judgement::Transient),
-        (r#"Operation cannot be fulfilled on configmaps "x": the object has been modified; please apply your changes to the latest version and try again"#, Judgement::Transient),
-        ("Internal error occurred: resource quota evaluation timed out", Judgement::Transient),
+        (
+            "Timeout: request did not complete within requested timeout - context deadline exceeded",
+            Judgement::Transient,
+        ),
+        (
+            "the server is currently unable to handle the request (post configmaps)",
+            Judgement::Transient,
+        ),
+        (
+            r#"Post "https://localhost:6443/api/v1/namespaces/kube-system/configmaps": dial tcp [::1]:6443: connect: connection refused"#,
+            Judgement::Transient,
+        ),
+        (
+            r#"Operation cannot be fulfilled on configmaps "x": the object has been modified; please apply your changes to the latest version and try again"#,
+            Judgement::Transient,
+        ),
+        (
+            "Internal error occurred: resource quota evaluation timed out",
+            Judgement::Transient,
+        ),
         ("Unauthorized", Judgement::Transient),
         ("the widget subsystem is sulking", Judgement::Unrecognised),
     ];
@@ -389,7 +452,13 @@ fn passing_and_unrecognised_reasons_are_listed_not_blamed() {
         assert_eq!(m.attempts, 5, "{r}");
         assert_eq!(m.failure.reason, r);
         let listed = a.render();
-        assert!(listed.contains(&format!("x.yaml (configmaps x in namespace kube-system): {}", m.failure.refusal.words())), "{listed}");
+        assert!(
+            listed.contains(&format!(
+                "x.yaml (configmaps x in namespace kube-system): {}",
+                m.failure.refusal.words()
+            )),
+            "{listed}"
+        );
     }
 }
 
@@ -398,17 +467,41 @@ fn passing_and_unrecognised_reasons_are_listed_not_blamed() {
 #[test]
 fn a_namespace_one_letter_off_the_releases_is_named_with_the_one_meant() {
     let line = |ns: &str| {
-        format!(r#""99-monitoring.yaml": failed to create configmaps.v1./cluster-monitoring-config -n {ns}: namespaces "{ns}" not found"#)
+        format!(
+            r#""99-monitoring.yaml": failed to create configmaps.v1./cluster-monitoring-config -n {ns}: namespaces "{ns}" not found"#
+        )
     };
     let typo = line("openshift-monitorng");
-    let a = analyse(host("typo", stalled(), &create_loop_journal(10, None, Some(&typo))));
-    let f = a.finding.as_ref().unwrap_or_else(|| panic!("{}", a.render()));
+    let a = analyse(host(
+        "typo",
+        stalled(),
+        &create_loop_journal(10, None, Some(&typo)),
+    ));
+    let f = a
+        .finding
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}", a.render()));
     assert_eq!(f.cause, Cause::ManifestNamespace);
-    assert!(f.details.iter().any(|d| d == "did you mean openshift-monitoring?"), "{:?}", f.details);
-    assert!(f.remedy.contains("correct the namespace in 99-monitoring.yaml to openshift-monitoring"), "{}", f.remedy);
+    assert!(
+        f.details
+            .iter()
+            .any(|d| d == "did you mean openshift-monitoring?"),
+        "{:?}",
+        f.details
+    );
+    assert!(
+        f.remedy
+            .contains("correct the namespace in 99-monitoring.yaml to openshift-monitoring"),
+        "{}",
+        f.remedy
+    );
     no_other_class(f, &["Namespace manifest"]);
     let right = line("openshift-monitoring");
-    let a = analyse(host("right", stalled(), &create_loop_journal(10, None, Some(&right))));
+    let a = analyse(host(
+        "right",
+        stalled(),
+        &create_loop_journal(10, None, Some(&right)),
+    ));
     assert_eq!(a.finding, None, "{}", a.render());
     assert_eq!(a.manifest_failures[0].judgement, Judgement::AwaitsRelease);
 }

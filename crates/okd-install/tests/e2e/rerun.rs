@@ -113,9 +113,18 @@ fn user_manifest_in_a_namespace_nothing_creates_is_warned_about_before_booting()
     let team = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n---\n\
                 apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team-a\n";
     let files = [
-        ("openshift/99-heldout-probe.yaml", config_map("heldout-probe", "heldout-never-created")),
-        ("manifests/99-typo.yaml", config_map("cluster-monitoring-config", "openshift-monitorng")),
-        ("manifests/99-right.yaml", config_map("cluster-monitoring-config", "openshift-monitoring")),
+        (
+            "openshift/99-heldout-probe.yaml",
+            config_map("heldout-probe", "heldout-never-created"),
+        ),
+        (
+            "manifests/99-typo.yaml",
+            config_map("cluster-monitoring-config", "openshift-monitorng"),
+        ),
+        (
+            "manifests/99-right.yaml",
+            config_map("cluster-monitoring-config", "openshift-monitoring"),
+        ),
         ("manifests/99-team.yaml", team.to_string()),
     ];
     for (name, text) in &files {
@@ -130,14 +139,34 @@ fn user_manifest_in_a_namespace_nothing_creates_is_warned_about_before_booting()
     };
     let heldout = warning("openshift/99-heldout-probe.yaml");
     assert_eq!(heldout.len(), 1, "{}", out.stderr);
-    assert!(heldout[0].contains("heldout-never-created"), "{}", heldout[0]);
+    assert!(
+        heldout[0].contains("heldout-never-created"),
+        "{}",
+        heldout[0]
+    );
     assert!(!heldout[0].contains("Did you mean"), "{}", heldout[0]);
     let typo = warning("manifests/99-typo.yaml");
     assert_eq!(typo.len(), 1, "{}", out.stderr);
-    assert!(typo[0].contains("namespace openshift-monitorng"), "{}", typo[0]);
-    assert!(typo[0].contains("Did you mean openshift-monitoring?"), "{}", typo[0]);
-    assert!(warning("manifests/99-right.yaml").is_empty(), "{}", out.stderr);
-    assert!(warning("manifests/99-team.yaml").is_empty(), "{}", out.stderr);
+    assert!(
+        typo[0].contains("namespace openshift-monitorng"),
+        "{}",
+        typo[0]
+    );
+    assert!(
+        typo[0].contains("Did you mean openshift-monitoring?"),
+        "{}",
+        typo[0]
+    );
+    assert!(
+        warning("manifests/99-right.yaml").is_empty(),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        warning("manifests/99-team.yaml").is_empty(),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
