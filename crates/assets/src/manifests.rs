@@ -133,12 +133,13 @@ impl Asset for ManifestsAsset {
         files.sort_by_key(ManifestEntry::rel_path);
         let no_proxy = proxy_status_no_proxy(&files)?;
         let mut warnings = outcome.warnings;
-        // Before booting, what the bootstrap would otherwise wait on for ever.
+        // Before booting, what the bootstrap would otherwise wait on for ever. The release is
+        // not known when loading, so the namespaces of any supported release count.
         let loaded = manifest_files
             .iter()
             .chain(outcome.openshift.iter().flatten());
         warnings.extend(
-            manifests::namespaces::unknown_namespaces(loaded)
+            manifests::namespaces::unknown_namespaces(loaded, None)
                 .iter()
                 .map(manifests::namespaces::UnknownNamespace::message),
         );

@@ -260,7 +260,12 @@ fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls) -> Optio
         .filter_map(|(i, l)| {
             let service = l.unit.as_deref().map(|u| u.trim_end_matches(".service"));
             let cause = Cause::recognise(&l.text, service)?;
-            let settled = (cause == Cause::UserManifest && created_later(&lines[..i], &l.text))
+            // A line of cluster-bootstrap's create loop was judged with the manifests beside
+            // it (`refused`, or a wait such as a CRD among the same manifests).
+            let create_loop = cause == Cause::UserManifest
+                && contract::create_failure::CreateFailure::parse(&l.text).is_some();
+            let settled = create_loop
+                || (cause == Cause::UserManifest && created_later(&lines[..i], &l.text))
                 || pulled_again(&lines[..i], l);
             (!settled).then_some((cause, l))
         })

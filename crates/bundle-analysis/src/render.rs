@@ -336,7 +336,14 @@ fn judgement_words(j: &super::Judgement) -> String {
             format!("its namespace comes from {file}, which cluster-bootstrap creates too")
         }
         Judgement::NamespaceExists => "its namespace exists now (resources/namespaces.json)".into(),
+        Judgement::AwaitsDefinition { file } => format!(
+            "its CustomResourceDefinition is {file}, which cluster-bootstrap creates too: it is \
+             tried again until the definition is established"
+        ),
         Judgement::Transient => "a reason that may pass when tried again".into(),
+        Judgement::Unrecognised => {
+            "a reason okd-install does not recognise: whether it passes is not known".into()
+        }
     }
 }
 

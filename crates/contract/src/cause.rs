@@ -139,8 +139,10 @@ impl Cause {
                  certificates valid for 24 hours) and boot again"
             }
             Cause::UserManifest => {
-                "fix or remove the manifest named in the error line, then create the \
-                 Ignition configs again"
+                "correct or take out the file the finding names, as the API server's reason \
+                 says (a kind nothing defines: add its CustomResourceDefinition to manifests/ \
+                 or create the object after the install), then create the Ignition configs \
+                 again"
             }
             Cause::ManifestNamespace => {
                 "add a Namespace manifest for that namespace to manifests/ (or correct the \
@@ -217,7 +219,7 @@ impl Cause {
         if is_etcd_failure(&l) {
             return Some(Cause::EtcdStart);
         }
-        if is_manifest_refusal(&l) {
+        if is_manifest_refusal(line, &l) {
             return Some(Cause::UserManifest);
         }
         None
@@ -267,8 +269,9 @@ impl Cause {
             }
             Cause::UserManifest => "no (`verify` only parses manifests)",
             Cause::ManifestNamespace => {
-                "`create` and `verify` warn (manifests.namespace), except for `openshift-*` and \
-                 `kube-*` namespaces"
+                "`create` and `verify` warn (manifests.namespace), judged against the namespaces \
+                 the release creates (`explain releases`) and those of manifests/ and \
+                 openshift/, with \"did you mean\" for a near miss"
             }
             Cause::EtcdStart
             | Cause::RenderStage
@@ -322,7 +325,12 @@ fn names_api(l: &str) -> bool {
 /// or a kind no CRD provides. Not what it waits for: cluster-bootstrap creates every manifest
 /// again until it is taken, and on every bootstrap some wait for a namespace or a CRD that
 /// the cluster-version operator brings from the release ([`is_awaited`]).
-fn is_manifest_refusal(l: &str) -> bool {
+fn is_manifest_refusal(line: &str, l: &str) -> bool {
+    // A line of cluster-bootstrap's create loop is read by its structure, as the analysis of
+    // a bundle reads it (with the manifests beside it, which a single line lacks).
+    if let Some((_, failure)) = crate::create_failure::CreateFailure::parse(line) {
+        return failure.refused_for_good();
+    }
     let refused = (l.contains("failed to create") && l.contains(".yaml"))
         || l.contains("no matches for kind")
         || (l.contains("is invalid:") && l.contains("invalid value"))
@@ -340,7 +348,7 @@ fn is_manifest_refusal(l: &str) -> bool {
 ///
 /// A missing namespace is awaited for one line: whether anything will create it is known
 /// only with the manifests beside it, so [`Cause::ManifestNamespace`] is judged on the whole
-/// bundle (the gather analysis, by [`crate::namespace::is_platform`]), never on a line.
+/// bundle (the gather analysis, by the release's namespace table), never on a line.
 fn is_awaited(l: &str) -> bool {
     let release_sync = l.contains("updatepayload") || l.contains("sync_worker.go");
     let missing_namespace = l.contains("namespaces \"") && l.ends_with("\" not found");

@@ -13,7 +13,6 @@
 
 pub mod cause;
 pub mod create_failure;
-pub mod namespace;
 pub mod registry_error;
 pub use cause::Cause;
 

@@ -101,6 +101,25 @@ pub(crate) fn supported_text() -> String {
         "A release image's version comes from its tag (4.22.0-okd-scos.7, 5.0.0-okd-scos.0, \
          4.19), a known digest, or --release-version.\n",
     );
+    out.push_str(&namespaces_text());
+    out
+}
+
+/// The namespaces the releases create, each with how and where the fact was read: what a
+/// user manifest's namespace is judged against before boot and in the analysis.
+fn namespaces_text() -> String {
+    let mut out = String::from(
+        "namespaces the releases create (data/release-namespaces.toml; a manifest in any other \
+         namespace needs a Namespace manifest in manifests/ or openshift/):\n",
+    );
+    for f in releases::namespaces::facts() {
+        out.push_str(&format!(
+            "  {}: {}, {}\n",
+            f.name,
+            f.created.words(),
+            f.source()
+        ));
+    }
     out
 }
 
@@ -113,6 +132,20 @@ mod tests {
         assert!(chosen.image.starts_with("quay.io/okd/"), "{}", chosen.image);
         let newest = releases::table().releases.last().unwrap();
         assert_eq!(chosen.resolved.release.version, newest.version);
+    }
+
+    /// Every namespace of the table is listed with its source.
+    #[test]
+    fn the_listing_names_every_namespace_with_its_source() {
+        let text = super::supported_text();
+        for f in releases::namespaces::facts() {
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with(&format!("  {}: ", f.name)) && l.contains(&f.path)),
+                "{}:\n{text}",
+                f.name
+            );
+        }
     }
 
     #[test]

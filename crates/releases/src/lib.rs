@@ -12,6 +12,7 @@
 
 #![deny(missing_docs)]
 
+pub mod namespaces;
 mod stream;
 
 pub use stream::{Artifact, MetalArtifacts, Stream, StreamError, coreos_arch};

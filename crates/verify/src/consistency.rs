@@ -215,7 +215,8 @@ fn check_manifests(m: &Material, report: &mut Report) -> bool {
         &dir,
         format!("{} files parse as Kubernetes objects", disk.files.len()),
     );
-    for unknown in manifests::namespaces::unknown_namespaces(&disk.files) {
+    let release = m.stored.release.as_ref().map(|r| r.release.version);
+    for unknown in manifests::namespaces::unknown_namespaces(&disk.files, release) {
         report.warn("manifests.namespace", &unknown.file, unknown.problem());
     }
     report_image_mode(m, &disk.files, "", report);

@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use contract::cause::{Cause, Finding};
+use contract::create_failure::CreateFailure;
 use contract::registry_error::{self, PulledImage};
 use k8s_openapi::api::core::v1::Event as KubeEvent;
 use kube::Api;
@@ -60,6 +61,15 @@ fn worded(cause: Cause, message: &str) -> Finding {
         {
             Finding::pull(cause, message, &PulledImage::Payload, None)
         }
+        // A line of cluster-bootstrap's create loop, in the words the bundle's analysis
+        // uses for it (the file, the object and the API server's reason).
+        Cause::UserManifest => {
+            let mut f = Finding::new(cause, message);
+            if let Some((_, failure)) = CreateFailure::parse(message) {
+                f.summary = failure.summary();
+            }
+            f
+        }
         _ => Finding::new(cause, message),
     }
 }
@@ -67,6 +77,20 @@ fn worded(cause: Cause, message: &str) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same refusal wait-for sees in an event is said in the analysis' words.
+    #[test]
+    fn a_create_loop_line_is_said_as_the_analysis_says_it() {
+        let line = r#""99-user-widget.yaml": failed to create widgets.v1.widgets.example.com/my-widget -n default: no matches for kind "Widget" in version "widgets.example.com/v1""#;
+        let f = finding_of(&event(line)).expect("a finding");
+        assert_eq!(f.cause, Cause::UserManifest);
+        let (_, failure) = CreateFailure::parse(line).unwrap();
+        assert_eq!(f.summary, failure.summary());
+        assert!(
+            f.summary.contains("99-user-widget.yaml")
+                && f.summary.contains("Widget in widgets.example.com/v1")
+        );
+    }
 
     fn event(message: &str) -> KubeEvent {
         serde_json::from_value(serde_json::json!({

@@ -97,30 +97,73 @@ fn user_manifest_in_openshift_travels_into_bootstrap() {
 }
 
 /// A user manifest in a namespace nothing creates would hold the bootstrap for ever: the run
-/// that reads it warns, naming the file and what it checked; one in a platform namespace and
-/// one whose namespace a manifest creates are not named.
+/// that reads it warns, naming the file and the namespace. One a letter off a namespace the
+/// release creates (the issue's `openshift-monitorng`) is named with that namespace; one in
+/// the release's own namespace and one whose namespace a manifest creates are not named.
 #[test]
 fn user_manifest_in_a_namespace_nothing_creates_is_warned_about_before_booting() {
     let tmp = with_manifests();
     let dir = tmp.path();
-    let probe = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: heldout-probe\n  \
-                 namespace: heldout-never-created\ndata:\n  probe: \"1\"\n";
+    let config_map = |name: &str, namespace: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  \
+             namespace: {namespace}\ndata:\n  probe: \"1\"\n"
+        )
+    };
     let team = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n---\n\
                 apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team-a\n";
-    std::fs::write(dir.join("openshift/99-heldout-probe.yaml"), probe).unwrap();
-    std::fs::write(dir.join("manifests/99-team.yaml"), team).unwrap();
+    let files = [
+        (
+            "openshift/99-heldout-probe.yaml",
+            config_map("heldout-probe", "heldout-never-created"),
+        ),
+        (
+            "manifests/99-typo.yaml",
+            config_map("cluster-monitoring-config", "openshift-monitorng"),
+        ),
+        (
+            "manifests/99-right.yaml",
+            config_map("cluster-monitoring-config", "openshift-monitoring"),
+        ),
+        ("manifests/99-team.yaml", team.to_string()),
+    ];
+    for (name, text) in &files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
     let out = ignition_configs(dir);
-    out.stderr_has(&[
-        "openshift/99-heldout-probe.yaml: ConfigMap heldout-probe is in namespace \
-         heldout-never-created, which no manifest of manifests/ or openshift/ creates",
-        "cannot know the namespaces an operator creates at run time",
-    ]);
-    assert!(!out.stderr.contains("team-a,"), "{}", out.stderr);
-    assert_eq!(
+    let warning = |file: &str| -> Vec<&str> {
         out.stderr
-            .matches("which no manifest of manifests/ or openshift/")
-            .count(),
-        1,
+            .lines()
+            .filter(|l| l.contains(&format!("{file}: ")) && l.contains(" is in namespace "))
+            .collect()
+    };
+    let heldout = warning("openshift/99-heldout-probe.yaml");
+    assert_eq!(heldout.len(), 1, "{}", out.stderr);
+    assert!(
+        heldout[0].contains("heldout-never-created"),
+        "{}",
+        heldout[0]
+    );
+    assert!(!heldout[0].contains("Did you mean"), "{}", heldout[0]);
+    let typo = warning("manifests/99-typo.yaml");
+    assert_eq!(typo.len(), 1, "{}", out.stderr);
+    assert!(
+        typo[0].contains("namespace openshift-monitorng"),
+        "{}",
+        typo[0]
+    );
+    assert!(
+        typo[0].contains("Did you mean openshift-monitoring?"),
+        "{}",
+        typo[0]
+    );
+    assert!(
+        warning("manifests/99-right.yaml").is_empty(),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        warning("manifests/99-team.yaml").is_empty(),
         "{}",
         out.stderr
     );

@@ -207,6 +207,21 @@ fn a_manifest_in_a_namespace_nothing_creates_is_a_warning() {
         "{warned:?}"
     );
     assert!(report.exit_ok(), "a warning, not an error");
+    // A namespace one letter off one the release creates is judged too, and named.
+    let typo =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: openshift-monitorng\n";
+    std::fs::write(dir.path().join("manifests/99-typo.yaml"), typo).expect("write");
+    let report = verify::verify(dir.path(), &now_opts());
+    let warned = findings(&report, "manifests.namespace", Status::Warning);
+    assert_eq!(warned.len(), 2, "{}", report.render_text());
+    let typo = warned
+        .iter()
+        .find(|w| w.starts_with("manifests/99-typo.yaml: "))
+        .expect("typo warned");
+    assert!(
+        typo.contains("Did you mean openshift-monitoring?"),
+        "{typo}"
+    );
 }
 
 #[test]
