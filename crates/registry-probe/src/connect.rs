@@ -227,7 +227,11 @@ async fn handshake(
             Some(p) if p.rejection().is_some() => {
                 certificate_failure(registry, host, p.leaf(), p.rejection())
             }
-            _ => other(format!("the TLS handshake failed: {e}")),
+            _ => Failure::new(
+                registry,
+                Some(RegistryFault::TlsHandshake),
+                Some(format!("the TLS handshake failed: {e}")),
+            ),
         }),
     }
 }

@@ -5,14 +5,16 @@
 //! fails its own way: the registry's name (DNS, or a `--resolve` override), TCP, the
 //! proxy's tunnel, TLS against the host's trust, the registry's challenge (none, basic, or a
 //! bearer token from its token service) with the pull secret's credentials, and the manifest
-//! by digest (`HEAD /v2/REPO/manifests/DIGEST`). [`Prober`] runs them with a bounded wait
-//! each and names a failure with [`contract::registry_error::RegistryFault`], the kinds the
-//! analysis of a booted host uses, so a fault reads the same before and after boot.
+//! by digest, then what the pull fetches next ([`contents`]): the platform's manifest of a
+//! list, the config and every layer. [`Prober`] runs them with a bounded wait each and names
+//! a failure with [`contract::registry_error::RegistryFault`], the kinds the analysis of a
+//! booted host uses, so a fault reads the same before and after boot.
 //!
 //! Connections are kept per registry and reused; at most [`Settings::max_connections`]
 //! requests are in flight at once. No credential or token is ever part of a message.
 
 mod connect;
+pub mod contents;
 mod image;
 mod proxy;
 mod reference;
@@ -32,6 +34,7 @@ use tokio::sync::{OnceCell, Semaphore};
 use tokio::time::timeout;
 
 use connect::Conn;
+pub use contents::{Blob, Contents};
 pub use image::ReadError;
 pub use proxy::{Proxy, ProxyError};
 pub use reference::{BadReference, ImageRef, Pin};
@@ -84,6 +87,10 @@ pub struct Failure {
     /// The token service's URL (the realm of the registry's bearer challenge) when the
     /// failure is on the way to it: the registry answered, its token service did not.
     pub token_service: Option<String>,
+    /// The HTTP status the registry answered, when the failure is an answer.
+    pub status: Option<u16>,
+    /// The registry's error code (`BLOB_UNKNOWN`, `TOOMANYREQUESTS`, ...) when it sent one.
+    pub code: Option<String>,
 }
 
 impl Failure {
@@ -98,6 +105,8 @@ impl Failure {
             detail,
             proxy: None,
             token_service: None,
+            status: None,
+            code: None,
         }
     }
 
@@ -174,6 +183,17 @@ enum Challenge {
 
 /// A repository's pull token, asked for once.
 type TokenCell = OnceCell<Result<String, Failure>>;
+/// Whether a blob (registry, repository, digest) is there, asked once.
+type BlobCell = OnceCell<Result<(), Failure>>;
+
+/// What a request asks for, which names a 404.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// A manifest: a 404 is an unknown manifest (or repository).
+    Manifest,
+    /// The blob with this digest: a 404 is a blob the registry lacks.
+    Blob(&'a str),
+}
 
 /// One registry: its challenge (asked once), its idle connections, its tokens.
 #[derive(Default)]
@@ -188,11 +208,12 @@ pub struct Prober {
     settings: Settings,
     secret: PullSecret,
     registries: Mutex<HashMap<String, Arc<Registry>>>,
+    blobs: Mutex<HashMap<(String, String, String), Arc<BlobCell>>>,
     in_flight: Semaphore,
 }
 
 /// A response read whole (or up to its limit).
-struct Answer {
+pub(crate) struct Answer {
     status: StatusCode,
     headers: hyper::HeaderMap,
     body: Bytes,
@@ -206,6 +227,7 @@ impl Prober {
             settings,
             secret,
             registries: Mutex::new(HashMap::new()),
+            blobs: Mutex::new(HashMap::new()),
             in_flight: Semaphore::new(permits),
         }
     }
@@ -219,39 +241,67 @@ impl Prober {
             .clone()
     }
 
-    /// Whether `image`'s manifest can be pulled: every step up to `HEAD` of the manifest.
-    pub async fn check(&self, image: &ImageRef) -> Result<(), Failure> {
-        let path = format!("/v2/{}/manifests/{}", image.repository, image.reference());
-        let answer = self
-            .authorized(image, Method::HEAD, &path, MAX_SMALL_BODY)
-            .await?;
-        self.judge(image, &answer)
-    }
-
     /// The manifest of `image` (its body and media type).
     pub(crate) async fn manifest(&self, image: &ImageRef) -> Result<(String, Bytes), Failure> {
         let path = format!("/v2/{}/manifests/{}", image.repository, image.reference());
         let answer = self
             .authorized(image, Method::GET, &path, MAX_SMALL_BODY)
             .await?;
-        self.judge(image, &answer)?;
+        self.judge(image, &answer, Target::Manifest)?;
         let media = header(&answer.headers, hyper::header::CONTENT_TYPE).unwrap_or_default();
         Ok((media, answer.body))
     }
 
-    /// Names what a manifest request's status means.
-    fn judge(&self, image: &ImageRef, answer: &Answer) -> Result<(), Failure> {
-        let fail = |fault, detail| Err(Failure::new(&image.registry, fault, detail));
-        match answer.status {
-            s if s.is_success() => Ok(()),
-            StatusCode::NOT_FOUND => fail(Some(RegistryFault::ManifestUnknown), None),
-            StatusCode::UNAUTHORIZED => fail(
-                Some(RegistryFault::Unauthorized),
+    /// Names what the status of a request for `target` means, with the registry's error
+    /// code and message when its answer has them.
+    pub(crate) fn judge(
+        &self,
+        image: &ImageRef,
+        answer: &Answer,
+        target: Target<'_>,
+    ) -> Result<(), Failure> {
+        let status = answer.status;
+        if status.is_success() {
+            return Ok(());
+        }
+        let (code, message) = registry_error_code(&answer.body);
+        let what = match target {
+            Target::Manifest => format!("the manifest of {image}"),
+            Target::Blob(d) => format!("blob {d} of {}", image.name()),
+        };
+        let said = |s: String| match &message {
+            Some(m) => format!("{s}: {m}"),
+            None => s,
+        };
+        let (fault, detail) = match (status, target) {
+            (StatusCode::NOT_FOUND, Target::Manifest) => (RegistryFault::ManifestUnknown, None),
+            (StatusCode::NOT_FOUND, Target::Blob(_)) => (
+                RegistryFault::BlobUnknown,
+                Some(format!("it serves the manifest but not {what}")),
+            ),
+            (StatusCode::UNAUTHORIZED, _) => (
+                RegistryFault::Unauthorized,
                 Some(self.credentials_state(image, "it")),
             ),
-            StatusCode::FORBIDDEN => fail(Some(RegistryFault::Denied), None),
-            s => fail(None, Some(format!("answered HTTP {s} for the manifest"))),
-        }
+            (StatusCode::FORBIDDEN, _) => (RegistryFault::Denied, None),
+            (StatusCode::TOO_MANY_REQUESTS, _) => (
+                RegistryFault::TooManyRequests,
+                Some(said(format!("HTTP {status} for {what}"))),
+            ),
+            (s, _) if s.is_server_error() => (
+                RegistryFault::ServerError,
+                Some(said(format!("HTTP {status} for {what}"))),
+            ),
+            _ => (
+                RegistryFault::HttpStatus,
+                Some(said(format!("answered HTTP {status} for {what}"))),
+            ),
+        };
+        Err(Failure {
+            status: Some(status.as_u16()),
+            code,
+            ..Failure::new(&image.registry, Some(fault), detail)
+        })
     }
 
     /// Whether the pull secret has credentials for `image`, in words (never the
@@ -341,7 +391,7 @@ impl Prober {
         // A failure on the way is the token service's (its name, port, certificate), not
         // the registry's, which answered: named so.
         let answer = self
-            .fetch_url(&image.registry, &url, credentials, MAX_SMALL_BODY)
+            .fetch_url(&image.registry, Method::GET, &url, credentials, MAX_SMALL_BODY)
             .await
             .map_err(|f| {
                 let of = format!("the token service of {}, {realm}", image.registry);
@@ -427,7 +477,7 @@ impl Prober {
             .await;
         // A kept connection the registry closed meanwhile is no finding: once more on a
         // new one, as an HTTP client does.
-        if reused && matches!(&answer, Err(f) if f.fault.is_none()) {
+        if reused && matches!(&answer, Err(f) if f.fault == Some(RegistryFault::ConnectionReset)) {
             conn = connect::open(&self.settings, &image.registry, &host, port).await?;
             answer = self
                 .exchange(
@@ -482,7 +532,12 @@ impl Prober {
                 .collect()
                 .await
                 .map(|c| c.to_bytes())
-                .map_err(|e| format!("reading the answer: {e}"));
+                .map_err(|e| {
+                    // An answer larger than any registry sends is odd, not cut short.
+                    let fault = (!e.is::<http_body_util::LengthLimitError>())
+                        .then_some(RegistryFault::ConnectionReset);
+                    (fault, format!("reading the answer to {path}: {e}"))
+                });
             Ok::<_, hyper::Error>((parts, body))
         };
         match timeout(self.settings.request_timeout, exchange).await {
@@ -496,10 +551,10 @@ impl Prober {
             )),
             Ok(Err(e)) => Err(Failure::new(
                 registry,
-                None,
-                Some(format!("closed the connection: {e}")),
+                Some(RegistryFault::ConnectionReset),
+                Some(format!("closed the connection on {path}: {e}")),
             )),
-            Ok(Ok((_, Err(e)))) => Err(Failure::new(registry, None, Some(e))),
+            Ok(Ok((_, Err((fault, e))))) => Err(Failure::new(registry, fault, Some(e))),
             Ok(Ok((parts, Ok(body)))) => Ok(Answer {
                 status: parts.status,
                 headers: parts.headers,
@@ -513,6 +568,7 @@ impl Prober {
     async fn fetch_url(
         &self,
         registry: &str,
+        method: Method,
         url: &str,
         authorization: Option<String>,
         limit: usize,
@@ -533,7 +589,7 @@ impl Prober {
         self.exchange(
             registry,
             &mut conn,
-            Method::GET,
+            method,
             authority,
             path,
             authorization,
@@ -550,6 +606,19 @@ fn split_https(url: &str) -> Option<(&str, &str)> {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
     })
+}
+
+/// The first error code and message of a registry's error answer
+/// (`{"errors":[{"code":"BLOB_UNKNOWN","message":"..."}]}`), when it is one.
+fn registry_error_code(body: &[u8]) -> (Option<String>, Option<String>) {
+    let json: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let first = &json["errors"][0];
+    let text = |v: &serde_json::Value| {
+        v.as_str()
+            .filter(|s| !s.is_empty())
+            .map(|s| s.chars().take(200).collect())
+    };
+    (text(&first["code"]), text(&first["message"]))
 }
 
 /// A header's value as text.
