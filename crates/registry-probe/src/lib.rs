@@ -134,6 +134,7 @@ impl Failure {
             image,
             registry: Some(self.registry.clone()),
             detail: self.detail.clone(),
+            ..PullError::new(RegistryFault::Unrecognised)
         })
     }
 

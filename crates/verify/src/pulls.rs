@@ -596,7 +596,7 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
                 fault: RegistryFault::Blocked,
                 image: None,
                 registry: Some(v.image.registry.clone()),
-                detail: None,
+                ..PullError::new(RegistryFault::Blocked)
             };
             let mut why = tried.join("; then ");
             if why.is_empty() {
