@@ -58,8 +58,7 @@ impl Prober {
     pub async fn contents(&self, image: &ImageRef) -> Result<Contents, Failure> {
         let json = self.checked_manifest(image).await?;
         if json["manifests"].is_array() {
-            let chosen = platform_entry(&json)
-                .ok_or_else(|| platform_missing(image, &json))?;
+            let chosen = platform_entry(&json).ok_or_else(|| platform_missing(image, &json))?;
             let one = ImageRef {
                 pin: Pin::Digest(chosen),
                 ..image.clone()
@@ -102,15 +101,24 @@ impl Prober {
             Failure::new(
                 &image.registry,
                 None,
-                Some(format!("served a manifest for {image} that is not JSON: {e}")),
+                Some(format!(
+                    "served a manifest for {image} that is not JSON: {e}"
+                )),
             )
         })?;
-        let media = media.split(';').next().unwrap_or_default().trim().to_string();
+        let media = media
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         let declared = json["mediaType"].as_str().unwrap_or_default();
         let known = |t: &str| LIST_TYPES.contains(&t) || IMAGE_TYPES.contains(&t);
         let is_docker_v1 = media.starts_with("application/vnd.docker.distribution.manifest.v1");
-        if known(&media) || is_docker_v1 || (media.is_empty() || media == "application/json")
-            && (known(declared) || json["schemaVersion"] == 2)
+        if known(&media)
+            || is_docker_v1
+            || (media.is_empty() || media == "application/json")
+                && (known(declared) || json["schemaVersion"] == 2)
         {
             return Ok(json);
         }
@@ -210,9 +218,7 @@ fn platform_entry(list: &serde_json::Value) -> Option<String> {
     list["manifests"]
         .as_array()?
         .iter()
-        .find(|m| {
-            m["platform"]["os"] == PLATFORM.0 && m["platform"]["architecture"] == PLATFORM.1
-        })
+        .find(|m| m["platform"]["os"] == PLATFORM.0 && m["platform"]["architecture"] == PLATFORM.1)
         .and_then(|m| m["digest"].as_str())
         .map(str::to_string)
 }

@@ -25,7 +25,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use contract::registry_error::{PullError, RegistryFault};
+use contract::registry_error::{Operation, PullError, RegistryFault};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
 use hyper::{Method, Request, StatusCode};
@@ -91,6 +91,8 @@ pub struct Failure {
     pub status: Option<u16>,
     /// The registry's error code (`BLOB_UNKNOWN`, `TOOMANYREQUESTS`, ...) when it sent one.
     pub code: Option<String>,
+    /// The step of the pull that failed, when it is known.
+    pub operation: Operation,
 }
 
 impl Failure {
@@ -107,6 +109,7 @@ impl Failure {
             token_service: None,
             status: None,
             code: None,
+            operation: Operation::Unknown,
         }
     }
 
@@ -124,17 +127,29 @@ impl Failure {
     }
 
     /// The failure as the reader of registry errors words it, for `image` (or images in
-    /// general when `None`).
+    /// general when `None`); an answer of no class the reader knows is said to be one,
+    /// with what the registry did as its line.
     pub fn pull_error(&self, image: Option<String>) -> Option<PullError> {
         if self.proxy.is_some() {
             return None;
         }
+        let fault = self.fault.unwrap_or(RegistryFault::Unrecognised);
         Some(PullError {
-            fault: self.fault?,
+            repository: image
+                .as_deref()
+                .and_then(|i| ImageRef::parse(i).ok())
+                .map(|i| i.repository),
             image,
             registry: Some(self.registry.clone()),
-            detail: self.detail.clone(),
-            ..PullError::new(RegistryFault::Unrecognised)
+            detail: self.fault.and(self.detail.clone()),
+            line: match self.fault {
+                None => self.detail.clone(),
+                Some(_) => None,
+            },
+            status: self.status,
+            code: self.code.clone(),
+            operation: self.operation,
+            ..PullError::new(fault)
         })
     }
 
@@ -301,6 +316,10 @@ impl Prober {
         Err(Failure {
             status: Some(status.as_u16()),
             code,
+            operation: match target {
+                Target::Manifest => Operation::ReadManifest,
+                Target::Blob(_) => Operation::ReadBlob,
+            },
             ..Failure::new(&image.registry, Some(fault), detail)
         })
     }
@@ -392,7 +411,13 @@ impl Prober {
         // A failure on the way is the token service's (its name, port, certificate), not
         // the registry's, which answered: named so.
         let answer = self
-            .fetch_url(&image.registry, Method::GET, &url, credentials, MAX_SMALL_BODY)
+            .fetch_url(
+                &image.registry,
+                Method::GET,
+                &url,
+                credentials,
+                MAX_SMALL_BODY,
+            )
             .await
             .map_err(|f| {
                 let of = format!("the token service of {}, {realm}", image.registry);
@@ -755,8 +780,11 @@ mod tests {
         let reason = refused.reason(None);
         assert!(reason.contains("wants credentials"), "{reason}");
         assert!(reason.contains("has no credentials"), "{reason}");
-        let odd = Failure::new("r:5000", None, Some("answered HTTP 500".into()));
-        assert!(odd.pull_error(None).is_none());
-        assert_eq!(odd.reason(None), "`r:5000` answered HTTP 500");
+        let odd = Failure::new("r:5000", None, Some("redirected it 11 times".into()));
+        let said = odd.pull_error(None).expect("words for it");
+        assert_eq!(said.fault, RegistryFault::Unrecognised);
+        let reason = odd.reason(None);
+        assert!(reason.contains("does not recognise"), "{reason}");
+        assert!(reason.contains("redirected it 11 times"), "{reason}");
     }
 }

@@ -572,7 +572,7 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
         _ if v.blob_failed => (
             first
                 .and_then(|f| f.fault)
-                .map_or("unanswered", RegistryFault::id)
+                .map_or("unrecognised", RegistryFault::id)
                 .to_string(),
             tried.join("; then "),
             remedy,
@@ -620,7 +620,7 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
         _ => (
             first
                 .and_then(|f| f.fault)
-                .map_or("unanswered", RegistryFault::id)
+                .map_or("unrecognised", RegistryFault::id)
                 .to_string(),
             tried.join("; then "),
             remedy,
@@ -708,6 +708,7 @@ mod tests {
             token_service: None,
             status: None,
             code: None,
+            operation: Default::default(),
         }
     }
 

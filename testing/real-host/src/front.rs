@@ -51,6 +51,8 @@ pub enum Action {
     Delay(Duration),
     /// Forwards, with the body's bytes inverted from the middle on (same length).
     Corrupt,
+    /// Forwards, with this header (name, value) in place of the registry's.
+    Header(String, String),
 }
 
 /// Which requests an action takes: its method (any when `None`) and a piece of its path.
@@ -109,6 +111,8 @@ pub enum Serving {
     Tls { cert: PathBuf, key: PathBuf },
     /// No TLS: an HTTP error answer to whatever the client sends first.
     PlainHttp,
+    /// Accepts connections and never says a word.
+    Silent,
 }
 
 /// A running front; stopped when dropped.
@@ -151,8 +155,9 @@ impl Front {
     ) -> Result<Front> {
         let acceptor = match &serving {
             Serving::Tls { cert, key } => Some(crate::token::tls_acceptor(cert, key)?),
-            Serving::PlainHttp => None,
+            Serving::PlainHttp | Serving::Silent => None,
         };
+        let silent = matches!(serving, Serving::Silent);
         let upstream = upstream(registry)?;
         let address: SocketAddr = format!("{LAB_ADDRESS}:{port}")
             .parse()
@@ -183,7 +188,7 @@ impl Front {
                     return;
                 }
             };
-            serve(listener, acceptor, shared, stopped);
+            serve(listener, acceptor, silent, shared, stopped);
         });
         let ready = is_bound
             .recv()
@@ -243,7 +248,9 @@ fn answer(what: &str, e: impl std::fmt::Display) -> Error {
 fn upstream(registry: &Registry) -> Result<Upstream> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_slice_iter(registry.ca_pem.as_bytes()).flatten() {
-        roots.add(cert).map_err(|e| answer("the registry's CA", e))?;
+        roots
+            .add(cert)
+            .map_err(|e| answer("the registry's CA", e))?;
     }
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
@@ -273,6 +280,7 @@ struct Shared {
 fn serve(
     listener: std::net::TcpListener,
     acceptor: Option<tokio_rustls::TlsAcceptor>,
+    silent: bool,
     shared: Shared,
     mut stopped: tokio::sync::oneshot::Receiver<()>,
 ) {
@@ -286,11 +294,16 @@ fn serve(
         let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
             return;
         };
+        let mut held = Vec::new();
         loop {
             tokio::select! {
                 _ = &mut stopped => break,
                 accepted = listener.accept() => {
                     let Ok((tcp, _)) = accepted else { continue };
+                    if silent {
+                        held.push(tcp);
+                        continue;
+                    }
                     tokio::spawn(connection(tcp, acceptor.clone(), shared.clone()));
                 }
             }
@@ -340,9 +353,10 @@ async fn handle(
         "{} {} {}",
         request.method(),
         request.uri().path(),
-        action
-            .as_ref()
-            .map_or_else(|| "forwarded".to_string(), |a| format!("{a:?}").chars().take(60).collect())
+        action.as_ref().map_or_else(
+            || "forwarded".to_string(),
+            |a| format!("{a:?}").chars().take(60).collect()
+        )
     );
     lock(&shared.log).push(said);
     match action {
@@ -370,7 +384,21 @@ async fn handle(
             let (parts, body) = response.into_parts();
             let body = body.bytes;
             let kept = body.slice(..keep.min(body.len().saturating_sub(1)));
-            Ok(Response::from_parts(parts, Chopped { bytes: kept, cut: true }))
+            Ok(Response::from_parts(
+                parts,
+                Chopped {
+                    bytes: kept,
+                    cut: true,
+                },
+            ))
+        }
+        Some(Action::Header(name, value)) => {
+            let mut response = forward(&shared.upstream, request).await?;
+            let name = hyper::header::HeaderName::try_from(name).map_err(std::io::Error::other)?;
+            let value =
+                hyper::header::HeaderValue::try_from(value).map_err(std::io::Error::other)?;
+            response.headers_mut().insert(name, value);
+            Ok(response)
         }
         Some(Action::Corrupt) => {
             let response = forward(&shared.upstream, request).await?;
@@ -380,7 +408,10 @@ async fn handle(
             for b in &mut bytes[half..] {
                 *b = !*b;
             }
-            Ok(Response::from_parts(parts, Chopped::whole(Bytes::from(bytes))))
+            Ok(Response::from_parts(
+                parts,
+                Chopped::whole(Bytes::from(bytes)),
+            ))
         }
     }
 }

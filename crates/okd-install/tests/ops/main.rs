@@ -17,6 +17,7 @@ mod gather_host;
 mod interrupt;
 mod pki;
 mod preflight;
+mod pull_matrix;
 mod real_bootstrap;
 mod real_host;
 mod real_render;
