@@ -718,12 +718,12 @@ mod tests {
         );
         let image = |r: &str| ImageRef::parse(&format!("{r}:5000/okd/x@sha256:ab")).unwrap();
         let slow = prober
-            .check(&image("slow.registry.invalid"))
+            .contents(&image("slow.registry.invalid"))
             .await
             .unwrap_err();
         assert_eq!(slow.fault, Some(RegistryFault::Timeout), "{slow:?}");
         let down = prober
-            .check(&image("down.registry.invalid"))
+            .contents(&image("down.registry.invalid"))
             .await
             .unwrap_err();
         assert_eq!(
