@@ -15,9 +15,11 @@
 //! (`initializing source docker://IMAGE:`, `pinging container registry REGISTRY:`,
 //! `reading manifest REF in REPO:`, `registry PREFIX is blocked in FILE`).
 
+mod context;
 mod parse;
 
-pub use parse::{join_continued, read, read_pull, repository_of_image};
+pub use context::{MirrorRule, PullContext};
+pub use parse::{is_pull_error, join_continued, read, read_pull, repository_of_image};
 
 /// What went wrong between the host and the registry: the reason class of a failed pull.
 ///
@@ -698,6 +700,9 @@ pub enum PulledImage {
     /// (the machine-config operator's, whose helper names the node image of an OS image
     /// stream), in the same stage.
     LookupComponent,
+    /// One of the images node-image-pull pulls to look the node image up (the release
+    /// image, or its machine-config operator image), when the line does not say which.
+    LookupImage,
     /// The node (OS) image.
     Node,
     /// The payload image a render stage of bootkube.sh runs.
@@ -715,6 +720,9 @@ impl PulledImage {
         match self {
             PulledImage::Release | PulledImage::ReleaseForNodeImage => "the release image".into(),
             PulledImage::LookupComponent => "the release's component image".into(),
+            PulledImage::LookupImage => {
+                "an image (the release image or its machine-config operator image)".into()
+            }
             PulledImage::Node => "the node (OS) image".into(),
             PulledImage::Component { stage } => format!("the image of render stage {stage}"),
             PulledImage::Payload => "a payload image of the release".into(),
@@ -726,6 +734,7 @@ impl PulledImage {
         match self {
             PulledImage::ReleaseForNodeImage => Some("in which it looks up the node image"),
             PulledImage::LookupComponent => Some("which it runs to look up the node image"),
+            PulledImage::LookupImage => Some("which it pulls to look up the node image"),
             _ => None,
         }
     }

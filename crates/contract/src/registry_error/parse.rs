@@ -100,6 +100,13 @@ const STATUS_BEFORE: &[&str] = &[
     "http status ",
 ];
 
+/// Whether `line` is a pull's error by its words ([`PULL_MARKERS`]): a line the reader takes
+/// apart, and an unrecognised one is said to be one.
+pub fn is_pull_error(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    PULL_MARKERS.iter().any(|m| l.contains(m))
+}
+
 /// The registry error one line holds, if it holds one: the first failure to act on
 /// ([`FailedPull::first`]).
 ///
@@ -175,7 +182,7 @@ fn attempt(part: &str) -> Option<PullError> {
 pub(super) fn error_of(text: &str, reference: Option<&str>) -> Option<PullError> {
     let text = text.trim();
     let l = text.to_ascii_lowercase();
-    let marked = reference.is_some() || PULL_MARKERS.iter().any(|m| l.contains(m));
+    let marked = reference.is_some() || is_pull_error(text);
     let operation = operation_of(&l);
     let status = status_of(&l);
     let code = code_of(text);
