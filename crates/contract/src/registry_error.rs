@@ -15,6 +15,12 @@
 //! (`initializing source docker://IMAGE:`, `pinging container registry REGISTRY:`,
 //! `reading manifest REF in REPO:`, `registry PREFIX is blocked in FILE`).
 
+mod context;
+mod parse;
+
+pub use context::{MirrorRule, PullContext};
+pub use parse::{is_pull_error, join_continued, read, read_pull, repository_of_image};
+
 /// What went wrong between the host and the registry: the reason class of a failed pull.
 ///
 /// Each class has its own reason and its own fix ([`PullError::reason`],
@@ -694,6 +700,9 @@ pub enum PulledImage {
     /// (the machine-config operator's, whose helper names the node image of an OS image
     /// stream), in the same stage.
     LookupComponent,
+    /// One of the images node-image-pull pulls to look the node image up (the release
+    /// image, or its machine-config operator image), when the line does not say which.
+    LookupImage,
     /// The node (OS) image.
     Node,
     /// The payload image a render stage of bootkube.sh runs.
@@ -711,6 +720,9 @@ impl PulledImage {
         match self {
             PulledImage::Release | PulledImage::ReleaseForNodeImage => "the release image".into(),
             PulledImage::LookupComponent => "the release's component image".into(),
+            PulledImage::LookupImage => {
+                "an image (the release image or its machine-config operator image)".into()
+            }
             PulledImage::Node => "the node (OS) image".into(),
             PulledImage::Component { stage } => format!("the image of render stage {stage}"),
             PulledImage::Payload => "a payload image of the release".into(),
@@ -722,6 +734,7 @@ impl PulledImage {
         match self {
             PulledImage::ReleaseForNodeImage => Some("in which it looks up the node image"),
             PulledImage::LookupComponent => Some("which it runs to look up the node image"),
+            PulledImage::LookupImage => Some("which it pulls to look up the node image"),
             _ => None,
         }
     }
@@ -760,280 +773,6 @@ fn key_host(key: &str) -> &str {
         .trim_start_matches("https://")
         .trim_start_matches("http://");
     key.split('/').next().unwrap_or(key)
-}
-
-/// The opening of the part of podman's error that lists the mirrors that failed.
-const MIRRORS_FAILED: &str = "(Mirrors also failed: ";
-/// Where the mirrors' list ends and the source's part begins.
-const MIRRORS_END: &str = "]): ";
-
-/// The registry error one line holds, if it holds one: the first failure to act on
-/// ([`FailedPull::first`]).
-///
-/// A line that names a pull (the image, the registry) but no known fault, and a line that
-/// names no pull, read as nothing: the reader never guesses.
-pub fn read(line: &str) -> Option<PullError> {
-    read_pull(line).and_then(|p| p.first().cloned())
-}
-
-/// The failed pull one line (its continuation lines joined, see [`join_continued`]) tells,
-/// with each registry tried and why it failed.
-pub fn read_pull(line: &str) -> Option<FailedPull> {
-    let Some(at) = find_ci(line, MIRRORS_FAILED) else {
-        return one_registry(line);
-    };
-    let image = image_of(&line[..at]);
-    let rest = &line[at + MIRRORS_FAILED.len()..];
-    let end = rest.find(MIRRORS_END)?;
-    let mut mirrors: Vec<PullError> = rest[..end]
-        .trim_start_matches('[')
-        .split("]\n[")
-        .flat_map(|part| part.split("] ["))
-        .filter_map(attempt)
-        .collect();
-    let mut source = None;
-    if let Some(last) = attempt(&rest[end + MIRRORS_END.len()..]) {
-        match &image {
-            Some(i) if last.registry.as_deref() != Some(registry_of_image(i).as_str()) => {
-                mirrors.push(last)
-            }
-            _ => source = Some(last),
-        }
-    }
-    let pull = FailedPull {
-        image,
-        mirrors,
-        source,
-    };
-    pull.first().is_some().then_some(pull)
-}
-
-/// A pull podman reports with one registry: the image's own, or its only mirror.
-fn one_registry(line: &str) -> Option<FailedPull> {
-    let (fault, detail) = fault_of(line)?;
-    let image = image_of(line);
-    let registry = registry_of(line, fault).or_else(|| image.as_deref().map(registry_of_image));
-    let own = match (&image, &registry) {
-        (Some(i), Some(r)) => registry_of_image(i) == *r,
-        _ => true,
-    };
-    let error = PullError {
-        fault,
-        image: image.clone(),
-        registry,
-        detail,
-        ..PullError::new(fault)
-    };
-    Some(match own {
-        true => FailedPull {
-            image,
-            mirrors: Vec::new(),
-            source: Some(error),
-        },
-        false => FailedPull {
-            image,
-            mirrors: vec![error],
-            source: None,
-        },
-    })
-}
-
-/// One registry's part of a mirrored pull's error, `REF: ERROR`: the fault ERROR names, at
-/// the registry it names or REF's.
-fn attempt(part: &str) -> Option<PullError> {
-    let (reference, error) = part.split_once(": ")?;
-    let (fault, detail) = fault_of(error)?;
-    let reference = reference.trim();
-    let registry = registry_of(error, fault).unwrap_or_else(|| registry_of_image(reference));
-    Some(PullError {
-        fault,
-        image: Some(reference.to_string()),
-        registry: Some(registry),
-        detail,
-        ..PullError::new(fault)
-    })
-}
-
-/// `lines` with the continuation lines of a mirrored pull's error joined to the line they
-/// continue: podman separates the mirrors' parts with line breaks, so a journal (and a
-/// service record's message) holds one line per mirror after the first. A continuation is
-/// the line's text from its `[`, after the journal's prefix; the parts are joined with a
-/// line break, as podman wrote them.
-pub fn join_continued(lines: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for line in lines {
-        let open = out.last().is_some_and(|prev| {
-            find_ci(prev, MIRRORS_FAILED).is_some_and(|at| !prev[at..].contains(MIRRORS_END))
-        });
-        match continuation(line) {
-            Some(part) if open => {
-                let prev = out.last_mut().expect("open means a line before");
-                prev.push('\n');
-                prev.push_str(part);
-            }
-            _ => out.push(line.clone()),
-        }
-    }
-    out
-}
-
-/// The text of a continuation line from its `[`: the whole line, or what follows a
-/// journal line's `PROCESS[PID]: ` prefix.
-fn continuation(line: &str) -> Option<&str> {
-    let trimmed = line.trim_start();
-    if trimmed.starts_with('[') {
-        return Some(trimmed);
-    }
-    line.find("]: [").map(|i| &line[i + 3..])
-}
-
-/// Where `pat` starts in `line`, ASCII case-insensitively.
-fn find_ci(line: &str, pat: &str) -> Option<usize> {
-    line.to_ascii_lowercase().find(&pat.to_ascii_lowercase())
-}
-
-/// The kind of fault, with its detail; the transport's faults first (they are what stopped
-/// the pull), then the certificate's, then the registry's own answers.
-fn fault_of(line: &str) -> Option<(RegistryFault, Option<String>)> {
-    let l = line.to_ascii_lowercase();
-    let has = |p: &str| l.contains(p);
-    let after = |p: &str| after_ci(line, p).map(|s| s.trim().to_string());
-    let fault = if has(" is blocked in ") && has("registry ") {
-        (RegistryFault::Blocked, None)
-    } else if let Some(resolver) = resolver_silent(line) {
-        (RegistryFault::ResolverUnreachable, Some(resolver))
-    } else if has("no such host")
-        || (has("lookup ") && (has("server misbehaving") || has("no answer from dns")))
-        || has("temporary failure in name resolution")
-        || has("name or service not known")
-    {
-        (RegistryFault::NameNotResolved, dns_server(line))
-    } else if has("connection refused") {
-        (RegistryFault::ConnectionRefused, dialled(line))
-    } else if has("no route to host") || has("network is unreachable") {
-        (RegistryFault::Unreachable, dialled(line))
-    } else if has("i/o timeout")
-        || has("tls handshake timeout")
-        || has("client.timeout exceeded")
-        || has("context deadline exceeded")
-    {
-        (RegistryFault::Timeout, dialled(line))
-    } else if has("certificate signed by unknown authority") {
-        (RegistryFault::UntrustedCertificate, None)
-    } else if has("x509: certificate is valid for") || has("x509: certificate is not valid for") {
-        (
-            RegistryFault::CertificateForOtherName,
-            after("x509: certificate is ").map(|d| format!("it is {d}")),
-        )
-    } else if has("x509: certificate has expired or is not yet valid") {
-        let when = after("current time ").map(|d| format!("current time {d}"));
-        if has(" is before ") {
-            (RegistryFault::CertificateNotYetValid, when)
-        } else {
-            (RegistryFault::CertificateExpired, when)
-        }
-    } else if has("manifest unknown") || has("name unknown") || has("repository name not known") {
-        (RegistryFault::ManifestUnknown, None)
-    } else if has("unauthorized")
-        || has("authentication required")
-        || has("invalid username/password")
-        || has("401 (unauthorized)")
-    {
-        (RegistryFault::Unauthorized, None)
-    } else if has("requested access to the resource is denied")
-        || has("denied:")
-        || has("403 (forbidden)")
-    {
-        (RegistryFault::Denied, None)
-    } else {
-        return None;
-    };
-    Some(fault)
-}
-
-/// The text after `pat` (ASCII case-insensitive), up to the line's end.
-fn after_ci<'a>(line: &'a str, pat: &str) -> Option<&'a str> {
-    let at = find_ci(line, pat)?;
-    Some(&line[at + pat.len()..])
-}
-
-/// The text after `pat` up to the first `": "` (containers/image's separator), trimmed of
-/// quotes.
-fn field<'a>(line: &'a str, pat: &str) -> Option<&'a str> {
-    let rest = after_ci(line, pat)?;
-    let end = rest.find(": ").unwrap_or(rest.len());
-    let v = rest[..end].trim().trim_matches('"');
-    (!v.is_empty()).then_some(v)
-}
-
-/// What Go's resolver says when the name server itself did not answer a lookup: `lookup
-/// NAME on DNS: read udp A->DNS: read: connection refused`, or a timeout on the query.
-fn resolver_silent(line: &str) -> Option<String> {
-    let rest = after_ci(line, "lookup ")?;
-    let l = rest.to_ascii_lowercase();
-    let what = if l.contains("no such host") || l.contains("server misbehaving") {
-        return None;
-    } else if l.contains("connection refused") {
-        "refused the query"
-    } else if l.contains("i/o timeout") {
-        "did not answer in time"
-    } else {
-        return None;
-    };
-    let server = rest
-        .find(" on ")
-        .and_then(|on| rest[on + 4..].split(": ").next())
-        .map(str::trim)
-        .filter(|s| !s.is_empty());
-    Some(match server {
-        Some(s) => format!("({s}) {what}"),
-        None => what.to_string(),
-    })
-}
-
-/// The address Go's dialer names: `dial tcp 192.168.111.1:5000: ...`.
-fn dialled(line: &str) -> Option<String> {
-    field(line, "dial tcp ").map(|a| format!("dialled {a}"))
-}
-
-/// The resolver Go asked: `lookup NAME on 10.0.0.1:53: no such host`.
-fn dns_server(line: &str) -> Option<String> {
-    let rest = after_ci(line, "lookup ")?;
-    let on = rest.find(" on ")?;
-    let end = rest.find(": ").unwrap_or(rest.len());
-    (on < end).then(|| format!("asked the resolver {}", &rest[on + 4..end]))
-}
-
-/// The image the line names: `initializing source docker://IMAGE:`, ostree's
-/// `docker://IMAGE`, or `reading manifest REF in REPO:`.
-fn image_of(line: &str) -> Option<String> {
-    if let Some(i) = field(line, "docker://") {
-        return Some(i.to_string());
-    }
-    let rest = after_ci(line, "reading manifest ")?;
-    let (reference, rest) = rest.split_once(" in ")?;
-    let repo = rest.split(": ").next()?.trim();
-    let sep = if reference.contains(':') { "@" } else { ":" };
-    Some(format!("{repo}{sep}{reference}"))
-}
-
-/// The registry the line names for the fault: the one pinged, the one blocked, the name
-/// looked up, or the host of the certificate's URL.
-fn registry_of(line: &str, fault: RegistryFault) -> Option<String> {
-    if let Some(r) = field(line, "pinging container registry ") {
-        return Some(r.to_string());
-    }
-    if fault == RegistryFault::Blocked {
-        let rest = after_ci(line, "registry ")?;
-        return rest
-            .split(" is blocked")
-            .next()
-            .map(|r| r.trim().to_string());
-    }
-    if let Some(u) = after_ci(line, "\"https://") {
-        return u.split('/').next().map(str::to_string);
-    }
-    None
 }
 
 /// The registry part of an image reference, as containers/image reads it: the first path
@@ -1245,7 +984,7 @@ mod tests {
              known to registry",
         )
         .expect("read");
-        assert_eq!(tag.fault, RegistryFault::ManifestUnknown);
+        assert_eq!(tag.fault, RegistryFault::NameUnknown);
         assert_eq!(
             tag.image.as_deref(),
             Some("quay.io/okd/scos-release:4.19.0")
@@ -1270,7 +1009,6 @@ mod tests {
         for line in [
             "Starting node-image-pull.service",
             "The node image quay.io/okd/scos-content@sha256:4f8a could not be fetched; trying again in 10s",
-            "Error: writing blob: no space left on device",
         ] {
             assert_eq!(read(line), None, "{line}");
         }

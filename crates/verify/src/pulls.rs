@@ -593,7 +593,6 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
         ),
         (Some(_), true) => {
             let blocked = PullError {
-                fault: RegistryFault::Blocked,
                 image: None,
                 registry: Some(v.image.registry.clone()),
                 ..PullError::new(RegistryFault::Blocked)
