@@ -786,8 +786,11 @@ fn judge_puller(case: &Case, said: &Said) -> Vec<String> {
     }
     // containers/image's blob errors name the blob, not the registry: the line then
     // belongs to the pull by its digest, and the registry comes from the attempt's context.
+    // A local storage error names neither: it belongs to the pull podman announced.
+    let announced = PullContext::image_of_lines(lines.iter().map(String::as_str))
+        .is_some_and(|i| i == said.reference);
     let names_registry = line.contains(&said.registry);
-    if !names_registry && !said.digests.iter().any(|d| line.contains(d.as_str())) {
+    if !names_registry && !announced && !said.digests.iter().any(|d| line.contains(d.as_str())) {
         wrong.push(format!(
             "the line read names neither the pull's registry {} nor its digests: {line}",
             said.registry
