@@ -89,8 +89,9 @@ pub struct Failure {
     pub token_service: Option<String>,
     /// The HTTP status the registry answered, when the failure is an answer.
     pub status: Option<u16>,
-    /// The registry's error code (`BLOB_UNKNOWN`, `TOOMANYREQUESTS`, ...) when it sent one.
-    pub code: Option<String>,
+    /// The registry's error code (`BLOB_UNKNOWN`, `TOOMANYREQUESTS`, ...) when it sent one
+    /// (boxed: a failure is an `Err` everywhere, kept small).
+    pub code: Option<Box<str>>,
     /// The step of the pull that failed, when it is known.
     pub operation: Operation,
 }
@@ -147,7 +148,7 @@ impl Failure {
                 Some(_) => None,
             },
             status: self.status,
-            code: self.code.clone(),
+            code: self.code.as_deref().map(str::to_string),
             operation: self.operation,
             ..PullError::new(fault)
         })
@@ -315,7 +316,7 @@ impl Prober {
         };
         Err(Failure {
             status: Some(status.as_u16()),
-            code,
+            code: code.map(String::into_boxed_str),
             operation: match target {
                 Target::Manifest => Operation::ReadManifest,
                 Target::Blob(_) => Operation::ReadBlob,
