@@ -67,21 +67,26 @@ impl PullContext {
     }
 
     /// `error` with what it lacks taken from here: the image, then the registry and
-    /// repository its first mirror has (or the image's own).
-    fn fill(&self, error: &mut PullError) {
+    /// repository its first mirror has (or the image's own). Whether the registry is now a
+    /// mirror's.
+    fn fill(&self, error: &mut PullError) -> bool {
         if error.image.is_none() {
             error.image.clone_from(&self.image);
         }
         let pulled = error.image.as_deref().map(|i| self.first_mirror(i).unwrap_or(i.to_string()));
+        let mut mirror = false;
         if error.registry.is_none() {
+            mirror = error.image.is_some() && pulled != error.image || error.image.is_none();
             error.registry = pulled
                 .as_deref()
                 .map(registry_of_image)
                 .or_else(|| self.only_mirror_registry());
+            mirror &= error.registry.is_some();
         }
         if error.repository.is_none() {
             error.repository = pulled.as_deref().map(repository_of_image);
         }
+        mirror
     }
 }
 
@@ -89,12 +94,20 @@ impl FailedPull {
     /// The pull with what its error lines lack taken from `context`: the image, the
     /// registry and the repository (see [`PullContext`]).
     pub fn in_context(mut self, context: &PullContext) -> FailedPull {
-        for e in self.mirrors.iter_mut().chain(self.source.as_mut()) {
+        for e in self.mirrors.iter_mut() {
             context.fill(e);
         }
+        let source_at_mirror = self.source.as_mut().is_some_and(|s| context.fill(s));
         if self.image.is_none() {
             let image = self.attempts().find_map(|e| e.image.clone());
             self.image = image;
+        }
+        // A source the rules sent to a mirror is that mirror's attempt.
+        let mirrored = self.source.as_ref().is_some_and(|s| {
+            matches!((&s.image, &s.registry), (Some(i), Some(r)) if registry_of_image(i) != *r)
+        });
+        if (mirrored || source_at_mirror) && self.mirrors.is_empty() {
+            self.mirrors.extend(self.source.take());
         }
         self
     }
