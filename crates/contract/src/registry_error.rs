@@ -230,12 +230,22 @@ impl Operation {
         }
     }
 
+    /// Whether the step is one where containers/image picks the registry (a mirror, else the
+    /// source) and names every one tried when all fail: a failure of a later step (a blob,
+    /// storing) is from the registry whose manifest was read, and says nothing of mirrors.
+    pub fn chooses_registry(self) -> bool {
+        matches!(
+            self,
+            Operation::Ping | Operation::ReadManifest | Operation::Unknown
+        )
+    }
+
     /// The step in words, after "while".
     pub fn words(self) -> &'static str {
         match self {
             Operation::Ping => "pinging the registry",
-            Operation::ReadManifest => "reading the image's manifest",
-            Operation::ReadBlob => "reading a blob (a layer or the config) of the image",
+            Operation::ReadManifest => "reading the manifest",
+            Operation::ReadBlob => "reading a blob (a layer or the config)",
             Operation::Copy => "copying the image",
             Operation::Store => "storing the image on the host",
             Operation::Unknown => "pulling",
@@ -651,7 +661,10 @@ impl FailedPull {
             e.reason_of(&format!("{role} {}", or_registry(e.registry.as_deref())))
         };
         match (self.mirrors.as_slice(), &self.source) {
-            ([], Some(s)) => format!("{}; no mirror was tried for it", s.reason()),
+            ([], Some(s)) if s.operation.chooses_registry() => {
+                format!("{}; no mirror was tried for it", s.reason())
+            }
+            ([], Some(s)) => s.reason(),
             ([m], None) => m.reason(),
             (mirrors, source) => mirrors
                 .iter()
@@ -671,6 +684,11 @@ impl FailedPull {
             if !fixes.contains(&fix) {
                 fixes.push(fix);
             }
+        }
+        if let Some(s) = self.source.as_ref().filter(|s| !s.operation.chooses_registry())
+            && fixes.is_empty()
+        {
+            fixes.push(s.remedy());
         }
         if fixes.is_empty()
             && let Some(s) = &self.source

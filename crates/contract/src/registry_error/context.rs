@@ -67,24 +67,26 @@ impl PullContext {
     }
 
     /// `error` with what it lacks taken from here: the image, then the registry and
-    /// repository its first mirror has (or the image's own).
-    fn fill(&self, error: &mut PullError) {
+    /// repository its first mirror has (or the image's own). Whether the registry is now a
+    /// mirror's.
+    fn fill(&self, error: &mut PullError) -> bool {
         if error.image.is_none() {
             error.image.clone_from(&self.image);
         }
-        let pulled = error
-            .image
-            .as_deref()
-            .map(|i| self.first_mirror(i).unwrap_or(i.to_string()));
+        let pulled = error.image.as_deref().map(|i| self.first_mirror(i).unwrap_or(i.to_string()));
+        let mut mirror = false;
         if error.registry.is_none() {
+            mirror = error.image.is_some() && pulled != error.image || error.image.is_none();
             error.registry = pulled
                 .as_deref()
                 .map(registry_of_image)
                 .or_else(|| self.only_mirror_registry());
+            mirror &= error.registry.is_some();
         }
         if error.repository.is_none() {
             error.repository = pulled.as_deref().map(repository_of_image);
         }
+        mirror
     }
 }
 
@@ -92,12 +94,20 @@ impl FailedPull {
     /// The pull with what its error lines lack taken from `context`: the image, the
     /// registry and the repository (see [`PullContext`]).
     pub fn in_context(mut self, context: &PullContext) -> FailedPull {
-        for e in self.mirrors.iter_mut().chain(self.source.as_mut()) {
+        for e in self.mirrors.iter_mut() {
             context.fill(e);
         }
+        let source_at_mirror = self.source.as_mut().is_some_and(|s| context.fill(s));
         if self.image.is_none() {
             let image = self.attempts().find_map(|e| e.image.clone());
             self.image = image;
+        }
+        // A source the rules sent to a mirror is that mirror's attempt.
+        let mirrored = self.source.as_ref().is_some_and(|s| {
+            matches!((&s.image, &s.registry), (Some(i), Some(r)) if registry_of_image(i) != *r)
+        });
+        if (mirrored || source_at_mirror) && self.mirrors.is_empty() {
+            self.mirrors.extend(self.source.take());
         }
         self
     }
@@ -140,52 +150,28 @@ mod tests {
             image: PullContext::image_of_lines(lines.iter().copied()),
             rules: rules(),
         };
-        assert_eq!(
-            context.image.as_deref(),
-            Some("quay.io/okd/scos-content@sha256:ead6")
-        );
+        assert_eq!(context.image.as_deref(), Some("quay.io/okd/scos-content@sha256:ead6"));
         let pull = read_pull(BLOB).expect("read").in_context(&context);
         let e = pull.first().expect("an attempt");
         assert_eq!(e.fault, RegistryFault::BlobUnknown);
         assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
         assert_eq!(e.repository.as_deref(), Some("okd/scos-content"));
         assert_eq!(e.digest.as_deref(), Some("sha256:4d41aa"));
-        assert!(
-            e.reason()
-                .contains("`registry.example.com:5000/okd/scos-content`"),
-            "{}",
-            e.reason()
-        );
+        assert!(e.reason().contains("`registry.example.com:5000/okd/scos-content`"), "{}", e.reason());
     }
 
     /// Without the image, the registry still comes from rules whose mirrors are on one
     /// registry; the repository is not guessed.
     #[test]
     fn without_the_image_only_an_unambiguous_registry_is_named() {
-        let context = PullContext {
-            image: None,
-            rules: rules()[..1].to_vec(),
-        };
-        let e = read_pull(BLOB)
-            .expect("read")
-            .in_context(&context)
-            .first()
-            .cloned()
-            .expect("one");
+        let context = PullContext { image: None, rules: rules()[..1].to_vec() };
+        let e = read_pull(BLOB).expect("read").in_context(&context).first().cloned().expect("one");
         assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
         assert_eq!(e.repository, None);
         let mut two = rules();
         two[1].mirrors.reverse();
-        let context = PullContext {
-            image: None,
-            rules: two,
-        };
-        let e = read_pull(BLOB)
-            .expect("read")
-            .in_context(&context)
-            .first()
-            .cloned()
-            .expect("one");
+        let context = PullContext { image: None, rules: two };
+        let e = read_pull(BLOB).expect("read").in_context(&context).first().cloned().expect("one");
         assert_eq!(e.registry, None);
     }
 
@@ -198,12 +184,7 @@ mod tests {
             image: Some("quay.io/okd/scos-content@sha256:ead6".into()),
             rules: rules(),
         };
-        let e = read_pull(line)
-            .expect("read")
-            .in_context(&context)
-            .first()
-            .cloned()
-            .expect("one");
+        let e = read_pull(line).expect("read").in_context(&context).first().cloned().expect("one");
         assert_eq!(e.registry.as_deref(), Some("localhost:5931"));
         assert_eq!(e.repository.as_deref(), Some("okd/x"));
         assert_eq!(e.image.as_deref(), Some("localhost:5931/okd/x:1"));

@@ -1071,7 +1071,7 @@ mod tests {
         assert!(
             reason.starts_with(&format!(
                 "the pull of `{R}/{REPO}:1` from `{R}` failed with an error okd-install does \
-                 not recognise, while reading the image's manifest"
+                 not recognise, while reading the manifest"
             )),
             "{reason}"
         );
