@@ -5,9 +5,12 @@
 //! example's mirror rules. Wall time, medians over ROUNDS (3) after one warm-up round each,
 //! and the ratio. Needs root (the lab is a network namespace) and skopeo.
 //!
-//! Both ask only for manifests: the preflight a `HEAD` per image over a few kept
-//! connections, skopeo a `GET` per image in a new process with its own connection and login.
-//! okd-install is the dev build (its dependencies are optimised in that profile too).
+//! skopeo asks only for manifests, a `GET` per image in a new process with its own
+//! connection and login; the preflight asks for the manifests over a few kept connections and
+//! then for every blob their pulls fetch (a `HEAD` each, a blob shared by many images once).
+//! The time of those added blob checks is printed apart, from the preflight's own count
+//! (its `pull.blobs` finding). okd-install is the dev build (its dependencies are optimised
+//! in that profile too).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -79,6 +82,7 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
         cmd.arg(&script);
         cmd
     };
+    let blobs = blob_checks(ours())?;
     let ours = median(rounds, ours, "okd-install verify --online=pulls")?;
     let theirs = median(rounds, theirs, "the skopeo inspect loop")?;
     let total = images + 1;
@@ -90,7 +94,28 @@ pub(crate) fn run(args: &[&str]) -> Result<()> {
         theirs.as_secs_f64(),
         theirs.as_secs_f64() / ours.as_secs_f64().max(1e-6)
     );
+    println!("  the preflight's blob checks (one run): {blobs}");
     Ok(())
+}
+
+/// What the preflight says of its blob checks (their count and time), from one run of
+/// `verify` with JSON output.
+fn blob_checks(mut verify: Command) -> Result<String> {
+    let out = verify
+        .args(["--output", "json"])
+        .stdin(Stdio::null())
+        .output()
+        .context("starting okd-install verify")?;
+    let json: serde_json::Value =
+        serde_json::from_slice(&out.stdout).context("verify's JSON output")?;
+    json["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "pull.blobs")
+        .and_then(|c| c["message"].as_str())
+        .map(str::to_string)
+        .context("verify reported no pull.blobs finding")
 }
 
 /// A shell script asking skopeo for every manifest the preflight checks, at the mirror

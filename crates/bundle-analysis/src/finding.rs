@@ -14,6 +14,7 @@ use contract::registry_error::{self, PulledImage};
 use super::bundle::{BundleFile, Wanted};
 use super::create_failures::{self, ManifestFailure};
 use super::diagnosis::{self, Component};
+use super::pull_evidence;
 use super::records::{ServiceSummary, pick};
 use super::{Verdict, last_lines};
 
@@ -78,15 +79,17 @@ pub(crate) fn finding(src: &Sources) -> Option<Finding> {
 }
 
 /// What the bundle says about the host's pulls beyond a failing line.
-struct Pulls {
+struct Pulls<'a> {
+    /// The bundle's files: the failing line's journal, the mirror rules.
+    files: &'a [BundleFile],
     /// The release image node-image-pull looks the node image up in.
     release: Option<String>,
     /// The registries the pull secret has credentials for, when the bundle names them.
     credentials: Option<Vec<String>>,
 }
 
-impl Pulls {
-    fn of(files: &[BundleFile]) -> Pulls {
+impl<'a> Pulls<'a> {
+    fn of(files: &'a [BundleFile]) -> Pulls<'a> {
         let credentials = files
             .iter()
             .find(|f| f.kind == Wanted::PullSecretRegistries)
@@ -99,14 +102,24 @@ impl Pulls {
                     .collect()
             });
         Pulls {
+            files,
             release: lookup_release_image(files),
             credentials,
         }
     }
 
-    /// The finding of a failed pull of `image`.
-    fn finding(&self, cause: Cause, line: &str, image: &PulledImage) -> Finding {
-        Finding::pull(cause, line, image, self.credentials.as_deref())
+    /// The finding of a failed pull of `image` whose error is `line`: what the line lacks
+    /// taken from its attempt's other lines and the mirror rules, and how often it repeated
+    /// (with the unit's own last line as context) as details.
+    fn finding(&self, cause: Cause, line: &Line, image: &PulledImage) -> Finding {
+        let unit = line.unit.as_deref();
+        let context = pull_evidence::context(self.files, unit, &line.text);
+        let credentials = self.credentials.as_deref();
+        let mut f = Finding::pull_in(cause, &line.text, image, credentials, &context);
+        if registry_error::read(&line.text).is_some() {
+            f.details = pull_evidence::details(self.files, unit, &line.text, &context);
+        }
+        f
     }
 }
 
@@ -253,7 +266,7 @@ fn problem_place(verdict: &Verdict) -> (Option<String>, Option<String>) {
 /// manifest cluster-bootstrap kept failing to create, takes its cause's place with what the
 /// whole journal says of it. `pulls` tells which image a pull was and the pull secret's
 /// registries.
-fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls) -> Option<Finding> {
+fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls<'_>) -> Option<Finding> {
     let found: Vec<(Cause, &Line)> = lines
         .iter()
         .enumerate()
@@ -274,7 +287,11 @@ fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls) -> Optio
         if let Some(f) = refused.filter(|f| f.cause == *want) {
             return Some(f.clone());
         }
-        let (cause, line) = found.iter().find(|(c, _)| c == want)?;
+        // The pull's own error line, not a retry line of our scripts, when the unit has one.
+        let (cause, line) = found
+            .iter()
+            .filter(|(c, _)| c == want)
+            .min_by_key(|(_, l)| registry_error::read(&l.text).is_none())?;
         let place = (line.unit.clone(), line.stage.clone());
         Some(match render_stage(line.stage.as_deref()) {
             // A payload image a render step could not pull is that step's failure: the
@@ -283,12 +300,12 @@ fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls) -> Optio
                 let image = PulledImage::Component {
                     stage: stage.to_string(),
                 };
-                let mut f = pulls.finding(Cause::RenderStage, &line.text, &image);
+                let mut f = pulls.finding(Cause::RenderStage, line, &image);
                 f.summary = format!("{}: {}", Cause::RenderStage.summary(), f.summary);
                 f.at(place.0, place.1)
             }
-            _ => match pulled_image(*cause, line, pulls.release.as_deref()) {
-                Some(image) => pulls.finding(pull_cause(*cause, &image), &line.text, &image),
+            _ => match pulled_image(*cause, line, pulls.release.as_deref(), pulls.files) {
+                Some(image) => pulls.finding(pull_cause(*cause, &image), line, &image),
                 None => Finding::new(*cause, line.text.clone()),
             }
             .at(place.0, place.1),
@@ -301,7 +318,12 @@ fn recognised(lines: &[Line], refused: Option<&Finding>, pulls: &Pulls) -> Optio
 /// release image first, in its `resolve-node-image` stage, to look the node image up, and
 /// there may run a component image of the release too: the image the line names tells
 /// which, against the release image the script named (`release`).
-fn pulled_image(cause: Cause, line: &Line, release: Option<&str>) -> Option<PulledImage> {
+fn pulled_image(
+    cause: Cause,
+    line: &Line,
+    release: Option<&str>,
+    files: &[BundleFile],
+) -> Option<PulledImage> {
     let is_pull = matches!(cause, Cause::NodeImagePull | Cause::ReleaseImagePull);
     let registry_certificate = matches!(
         cause,
@@ -314,7 +336,8 @@ fn pulled_image(cause: Cause, line: &Line, release: Option<&str>) -> Option<Pull
     let service = line.unit.as_deref().map(|u| u.trim_end_matches(".service"));
     Some(match (service, line.stage.as_deref()) {
         (Some("node-image-pull"), Some(contract::NODE_IMAGE_LOOKUP_STAGE)) => {
-            lookup_pull(&line.text, release)
+            let attempt = pull_evidence::context(files, line.unit.as_deref(), &line.text).image;
+            lookup_pull(&line.text, release, attempt)
         }
         (Some("node-image-pull" | "node-image-overlay" | "release-image-pivot"), _) => {
             PulledImage::Node
@@ -332,7 +355,9 @@ fn pulled_image(cause: Cause, line: &Line, release: Option<&str>) -> Option<Pull
 /// pulled it.
 fn pull_cause(cause: Cause, image: &PulledImage) -> Cause {
     match image {
-        PulledImage::ReleaseForNodeImage | PulledImage::LookupComponent
+        PulledImage::ReleaseForNodeImage
+        | PulledImage::LookupComponent
+        | PulledImage::LookupImage
             if cause == Cause::NodeImagePull =>
         {
             Cause::ReleaseImagePull
@@ -355,14 +380,19 @@ fn pulled_again(newer: &[Line], line: &Line) -> bool {
 
 /// Which image a pull of the node image lookup stage failed on: a component image when the
 /// line names an image other than the release image the script named, else the release
-/// image (the only pull of that stage in scripts that name no release image there).
-fn lookup_pull(line: &str, release: Option<&str>) -> PulledImage {
-    let image = registry_error::read_pull(line).and_then(|p| p.image);
+/// image (the only pull of that stage in scripts that name no release image there); the
+/// image is the line's, else the one its attempt named (`attempt`).
+fn lookup_pull(line: &str, release: Option<&str>, attempt: Option<String>) -> PulledImage {
+    let image = registry_error::read_pull(line)
+        .and_then(|p| p.image)
+        .or(attempt);
     match (image, release) {
         (Some(image), Some(release)) if !same_image(&image, release) => {
             PulledImage::LookupComponent
         }
-        _ => PulledImage::ReleaseForNodeImage,
+        (Some(_), _) => PulledImage::ReleaseForNodeImage,
+        // podman names a blob by its digest only: either image of the stage.
+        (None, _) => PulledImage::LookupImage,
     }
 }
 
@@ -434,7 +464,17 @@ fn implied(src: &Sources, lines: &[Line]) -> Option<Finding> {
         _ => return None,
     };
     let stage = stage.or_else(|| src.component.and_then(|c| c.stage.clone()));
-    Some(Finding::new(cause, evidence).at(unit, stage))
+    // A pull no line of which is the registry's answer: which image, and no guessed fix.
+    let line = Line {
+        text: evidence,
+        unit: unit.clone(),
+        stage: stage.clone(),
+    };
+    let f = match pulled_image(cause, &line, None, src.files) {
+        Some(image) => Finding::pull(cause, line.text, &image, None),
+        None => Finding::new(cause, line.text),
+    };
+    Some(f.at(unit, stage))
 }
 
 /// The ordered checks' problem and the component's cause worded as the finding when the
@@ -487,5 +527,5 @@ fn stage_words(f: &Finding) -> String {
 /// of ([`Finding::pull`]); a pull still under way, or a retry line alone, says less than
 /// the check's own words.
 fn is_pull(f: &Finding) -> bool {
-    registry_error::read_pull(&f.evidence).is_some_and(|p| p.image.is_some())
+    registry_error::read_pull(&f.evidence).is_some()
 }

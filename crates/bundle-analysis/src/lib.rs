@@ -32,6 +32,7 @@ mod fuzz;
 mod image_mode;
 mod image_ref;
 mod problem;
+mod pull_evidence;
 mod reader;
 mod records;
 mod release_image_pivot;

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::registry_error::{self, PulledImage};
+use crate::registry_error::{self, PullContext, PulledImage};
 
 /// Why a bootstrap failed, as far as okd-install can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -385,6 +385,8 @@ fn is_pull_failure(l: &str) -> bool {
     ]
     .iter()
     .any(|p| l.contains(p))
+        // Any other error of a pull, by its structure (containers/image's steps).
+        || registry_error::is_pull_error(l)
 }
 
 /// etcd's own words for not starting, and our bootkube stage's.
@@ -463,22 +465,34 @@ impl Finding {
         image: &PulledImage,
         credentials: Option<&[String]>,
     ) -> Finding {
+        Finding::pull_in(cause, evidence, image, credentials, &PullContext::default())
+    }
+
+    /// [`Finding::pull`] with what the evidence line lacks (the image, the registry, the
+    /// repository) taken from `context`: the attempt's other lines and the host's mirror
+    /// rules.
+    ///
+    /// A line that is no registry's answer (a retry line of our scripts) gets no fix of a
+    /// registry fault: it does not say which, so the fix is to find the line that does.
+    pub fn pull_in(
+        cause: Cause,
+        evidence: impl Into<String>,
+        image: &PulledImage,
+        credentials: Option<&[String]>,
+        context: &PullContext,
+    ) -> Finding {
         let mut f = Finding::new(cause, evidence);
-        let error = registry_error::read_pull(&f.evidence).map(|p| match credentials {
-            Some(registries) => p.with_credentials_for(registries),
-            None => p,
+        let error = registry_error::read_pull(&f.evidence).map(|p| {
+            let p = p.in_context(context);
+            match credentials {
+                Some(registries) => p.with_credentials_for(registries),
+                None => p,
+            }
         });
         f.summary = image.summary(error.as_ref());
         f.remedy = match &error {
             Some(e) => e.remedy(),
-            None if matches!(
-                image,
-                PulledImage::ReleaseForNodeImage | PulledImage::LookupComponent
-            ) =>
-            {
-                Cause::ReleaseImagePull.remedy().to_string()
-            }
-            None => f.remedy,
+            None => UNREAD_PULL_REMEDY.to_string(),
         };
         f
     }
@@ -506,6 +520,12 @@ impl Finding {
         lines
     }
 }
+
+/// What to do about a failed pull whose evidence is no registry's answer (a script's retry
+/// line): no guess at the fault, the way to the line that names it.
+const UNREAD_PULL_REMEDY: &str = "find the pull's own error line (podman's or ostree's words) \
+     in the unit's journal on the bootstrap host: the lines gathered say only that the pull \
+     is retried, not why it failed";
 
 /// The troubleshooting table's header row.
 const TABLE_HEADER: &str =

@@ -15,7 +15,18 @@
 //! (`initializing source docker://IMAGE:`, `pinging container registry REGISTRY:`,
 //! `reading manifest REF in REPO:`, `registry PREFIX is blocked in FILE`).
 
-/// What went wrong between the host and the registry.
+mod context;
+mod parse;
+
+pub use context::{MirrorRule, PullContext};
+pub use parse::{is_pull_error, join_continued, read, read_pull, repository_of_image};
+
+/// What went wrong between the host and the registry: the reason class of a failed pull.
+///
+/// Each class has its own reason and its own fix ([`PullError::reason`],
+/// [`PullError::remedy`]); only the classes about credentials, trust or mirror rules
+/// ([`RegistryFault::advice`]) say anything of the pull secret, the additionalTrustBundle
+/// or imageDigestSources.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RegistryFault {
     /// Nothing listens on the registry's port: `connect: connection refused`.
@@ -30,6 +41,9 @@ pub enum RegistryFault {
     Unreachable,
     /// The registry did not answer in time (`i/o timeout`, a TLS handshake timeout).
     Timeout,
+    /// The connection broke in the middle of an answer: `connection reset by peer`,
+    /// `unexpected EOF`, a body shorter than announced.
+    ConnectionReset,
     /// The registry's certificate is signed by a CA the host does not trust.
     UntrustedCertificate,
     /// The registry's certificate is for other names than the one pulled from.
@@ -38,6 +52,10 @@ pub enum RegistryFault {
     CertificateExpired,
     /// The registry's certificate is not valid yet on the host's clock.
     CertificateNotYetValid,
+    /// A TLS failure that is none of the certificate's reasons: `first record does not look
+    /// like a TLS handshake` (plain HTTP on the port), a handshake failure alert, a bad
+    /// record MAC.
+    TlsHandshake,
     /// The registry wants credentials the pull secret lacks, or refused them (401): the
     /// registry answers both alike, so the line alone cannot tell which.
     Unauthorized,
@@ -50,11 +68,81 @@ pub enum RegistryFault {
     Denied,
     /// The repository or the manifest (tag or digest) is not in the registry.
     ManifestUnknown,
+    /// The registry does not know the repository at all (`NAME_UNKNOWN`).
+    NameUnknown,
+    /// The registry served the manifest but not a blob (layer or config) it names: 404 or
+    /// `BLOB_UNKNOWN` while reading a blob. A mirroring run cut short leaves this.
+    BlobUnknown,
+    /// The registry's rate limit: 429 Too Many Requests (`TOOMANYREQUESTS`).
+    TooManyRequests,
+    /// The registry failed with a server error (5xx).
+    ServerError,
+    /// An HTTP status the reader has no sentence for; the status is kept in
+    /// [`PullError::status`].
+    HttpStatus,
+    /// What the registry served does not match its digest.
+    DigestMismatch,
+    /// The manifest's media type is one the host's tools do not read.
+    UnsupportedMediaType,
+    /// A manifest list without an image for the host's OS and architecture.
+    PlatformMissing,
+    /// The host's container storage is full: `no space left on device`.
+    StorageFull,
+    /// The host could not store the image for another reason (permissions, a read-only or
+    /// broken container storage).
+    StorageError,
     /// `registries.conf` blocks the registry, and no mirror served the image.
     Blocked,
+    /// A pull error the reader cannot classify: said to be one, with the operation and the
+    /// status it could read, and no advice.
+    Unrecognised,
+}
+
+/// What a fault's fix may speak of: the things a pull's fix often names, each only when
+/// the evidence is about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Advice {
+    /// The pull secret's credentials.
+    Credentials,
+    /// The CAs the host trusts (additionalTrustBundle).
+    Trust,
+    /// The mirror rules (imageDigestSources) and where a mirror's repository is.
+    MirrorRules,
 }
 
 impl RegistryFault {
+    /// Every class, for tables and property tests.
+    pub const ALL: [RegistryFault; 28] = [
+        RegistryFault::ConnectionRefused,
+        RegistryFault::NameNotResolved,
+        RegistryFault::ResolverUnreachable,
+        RegistryFault::Unreachable,
+        RegistryFault::Timeout,
+        RegistryFault::ConnectionReset,
+        RegistryFault::UntrustedCertificate,
+        RegistryFault::CertificateForOtherName,
+        RegistryFault::CertificateExpired,
+        RegistryFault::CertificateNotYetValid,
+        RegistryFault::TlsHandshake,
+        RegistryFault::Unauthorized,
+        RegistryFault::NoCredentials,
+        RegistryFault::CredentialsRefused,
+        RegistryFault::Denied,
+        RegistryFault::ManifestUnknown,
+        RegistryFault::NameUnknown,
+        RegistryFault::BlobUnknown,
+        RegistryFault::TooManyRequests,
+        RegistryFault::ServerError,
+        RegistryFault::HttpStatus,
+        RegistryFault::DigestMismatch,
+        RegistryFault::UnsupportedMediaType,
+        RegistryFault::PlatformMissing,
+        RegistryFault::StorageFull,
+        RegistryFault::StorageError,
+        RegistryFault::Blocked,
+        RegistryFault::Unrecognised,
+    ];
+
     /// A stable kebab-case id (JSON, tests).
     pub fn id(self) -> &'static str {
         match self {
@@ -63,32 +151,134 @@ impl RegistryFault {
             RegistryFault::ResolverUnreachable => "resolver-unreachable",
             RegistryFault::Unreachable => "unreachable",
             RegistryFault::Timeout => "timeout",
+            RegistryFault::ConnectionReset => "connection-reset",
             RegistryFault::UntrustedCertificate => "untrusted-certificate",
             RegistryFault::CertificateForOtherName => "certificate-for-other-name",
             RegistryFault::CertificateExpired => "certificate-expired",
             RegistryFault::CertificateNotYetValid => "certificate-not-yet-valid",
+            RegistryFault::TlsHandshake => "tls-handshake",
             RegistryFault::Unauthorized => "unauthorized",
             RegistryFault::NoCredentials => "no-credentials",
             RegistryFault::CredentialsRefused => "credentials-refused",
             RegistryFault::Denied => "denied",
             RegistryFault::ManifestUnknown => "manifest-unknown",
+            RegistryFault::NameUnknown => "name-unknown",
+            RegistryFault::BlobUnknown => "blob-unknown",
+            RegistryFault::TooManyRequests => "too-many-requests",
+            RegistryFault::ServerError => "server-error",
+            RegistryFault::HttpStatus => "http-status",
+            RegistryFault::DigestMismatch => "digest-mismatch",
+            RegistryFault::UnsupportedMediaType => "unsupported-media-type",
+            RegistryFault::PlatformMissing => "platform-missing",
+            RegistryFault::StorageFull => "storage-full",
+            RegistryFault::StorageError => "storage-error",
             RegistryFault::Blocked => "blocked",
+            RegistryFault::Unrecognised => "unrecognised",
+        }
+    }
+
+    /// What this class's fix may speak of: credentials for the 401/403 classes, trust for
+    /// an untrusted CA, mirror rules for a manifest or repository missing and a blocked
+    /// registry. Every other class's words name none of them.
+    pub fn advice(self) -> &'static [Advice] {
+        match self {
+            RegistryFault::Unauthorized
+            | RegistryFault::NoCredentials
+            | RegistryFault::CredentialsRefused
+            | RegistryFault::Denied => &[Advice::Credentials],
+            RegistryFault::UntrustedCertificate => &[Advice::Trust],
+            RegistryFault::ManifestUnknown
+            | RegistryFault::NameUnknown
+            | RegistryFault::Blocked
+            | RegistryFault::ConnectionRefused
+            | RegistryFault::NameNotResolved
+            | RegistryFault::CertificateForOtherName => &[Advice::MirrorRules],
+            _ => &[],
         }
     }
 }
 
-/// One failed pull as the error line tells it.
+/// What the failing step of a pull was doing, as containers/image names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Operation {
+    /// `pinging container registry R`: the first request, `GET /v2/`.
+    Ping,
+    /// `reading manifest REF in REPO`, a `/v2/REPO/manifests/REF` request.
+    ReadManifest,
+    /// `reading blob DIGEST`, `fetching blob`, a `/v2/REPO/blobs/DIGEST` request.
+    ReadBlob,
+    /// A step of copying the image that is none of the above (choosing from a manifest
+    /// list, converting it).
+    Copy,
+    /// Writing to the host's container storage (`writing blob`, committing the image).
+    Store,
+    /// The line does not say.
+    #[default]
+    Unknown,
+}
+
+impl Operation {
+    /// A stable kebab-case id (JSON, tests).
+    pub fn id(self) -> &'static str {
+        match self {
+            Operation::Ping => "ping",
+            Operation::ReadManifest => "read-manifest",
+            Operation::ReadBlob => "read-blob",
+            Operation::Copy => "copy",
+            Operation::Store => "store",
+            Operation::Unknown => "unknown",
+        }
+    }
+
+    /// Whether the step is one where containers/image picks the registry (a mirror, else the
+    /// source) and names every one tried when all fail: a failure of a later step (a blob,
+    /// storing) is from the registry whose manifest was read, and says nothing of mirrors.
+    pub fn chooses_registry(self) -> bool {
+        matches!(
+            self,
+            Operation::Ping | Operation::ReadManifest | Operation::Unknown
+        )
+    }
+
+    /// The step in words, after "while".
+    pub fn words(self) -> &'static str {
+        match self {
+            Operation::Ping => "pinging the registry",
+            Operation::ReadManifest => "reading the manifest",
+            Operation::ReadBlob => "reading a blob (a layer or the config)",
+            Operation::Copy => "copying the image",
+            Operation::Store => "storing the image on the host",
+            Operation::Unknown => "pulling",
+        }
+    }
+}
+
+/// One failed pull from one registry, taken apart: what was being done, from where, and
+/// why it failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PullError {
     /// What went wrong.
     pub fault: RegistryFault,
+    /// The step that failed.
+    pub operation: Operation,
     /// The image pulled (`REGISTRY/REPO@sha256:...` or `REGISTRY/REPO:TAG`), when named.
     pub image: Option<String>,
     /// The registry (`host[:port]`) that failed, when named or implied by the image.
     pub registry: Option<String>,
+    /// The repository on that registry (`okd/scos-release`), when named or implied.
+    pub repository: Option<String>,
+    /// The digest the failing step read (the blob's, or the manifest's), when named.
+    pub digest: Option<String>,
+    /// The HTTP status the registry answered, when the line has it.
+    pub status: Option<u16>,
+    /// The registry's error code (`BLOB_UNKNOWN`, `MANIFEST_UNKNOWN`, `TOOMANYREQUESTS`),
+    /// when it sent one.
+    pub code: Option<String>,
     /// What the line says beyond the kind: the certificate's names, the clock's times, the
     /// address dialled.
     pub detail: Option<String>,
+    /// The error line (or the part of it about this registry) the failure was read from.
+    pub line: Option<String>,
 }
 
 /// The registry's name, or words for it when the line does not say.
@@ -96,10 +286,82 @@ fn or_registry(registry: Option<&str>) -> String {
     registry.map_or_else(|| "the registry".to_string(), |r| format!("`{r}`"))
 }
 
+/// The standard reason phrase of an HTTP status, as Go's net/http words it.
+fn status_text(status: u16) -> &'static str {
+    match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        407 => "Proxy Authentication Required",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        410 => "Gone",
+        416 => "Requested Range Not Satisfiable",
+        418 => "I'm a teapot",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "",
+    }
+}
+
 impl PullError {
+    /// A failure of class `fault` with nothing else known: the start of a struct literal
+    /// (`PullError { registry: ..., ..PullError::new(fault) }`).
+    pub fn new(fault: RegistryFault) -> PullError {
+        PullError {
+            fault,
+            operation: Operation::Unknown,
+            image: None,
+            registry: None,
+            repository: None,
+            digest: None,
+            status: None,
+            code: None,
+            detail: None,
+            line: None,
+        }
+    }
+
     /// Why the pull failed, in the user's words, naming the registry.
     pub fn reason(&self) -> String {
         self.reason_of(&or_registry(self.registry.as_deref()))
+    }
+
+    /// The repository in words: `` `REG/REPO` ``, the image, or "the image".
+    fn repo_words(&self) -> String {
+        match (&self.registry, &self.repository, &self.image) {
+            (Some(r), Some(p), _) => format!("`{r}/{p}`"),
+            (None, Some(p), _) => format!("`{p}`"),
+            (_, None, Some(i)) => format!("`{}`", split_reference(i).0),
+            _ => "the image's repository".to_string(),
+        }
+    }
+
+    /// The digest in words.
+    fn digest_words(&self) -> String {
+        self.digest
+            .as_deref()
+            .map_or_else(|| "a blob".to_string(), |d| format!("blob `{d}`"))
+    }
+
+    /// ` (404 Not Found, BLOB_UNKNOWN)`: the status and code the line had, or nothing.
+    fn answer_words(&self) -> String {
+        let status = self.status.map(|s| format!("{s} {}", status_text(s)));
+        let parts: Vec<String> = status
+            .into_iter()
+            .map(|s| s.trim().to_string())
+            .chain(self.code.clone())
+            .collect();
+        match parts.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", parts.join(", ")),
+        }
     }
 
     /// Why the pull failed, the registry called `reg` (its name, or its role and name).
@@ -108,6 +370,9 @@ impl PullError {
             .detail
             .as_deref()
             .map_or_else(String::new, |d| format!(" ({d})"));
+        let repo = self.repo_words();
+        let answer = self.answer_words();
+        let op = self.operation.words();
         match self.fault {
             RegistryFault::ConnectionRefused => {
                 format!("{reg} refused the connection: nothing listens on its port{detail}")
@@ -119,6 +384,9 @@ impl PullError {
             ),
             RegistryFault::Unreachable => format!("the host has no route to {reg}{detail}"),
             RegistryFault::Timeout => format!("{reg} did not answer in time{detail}"),
+            RegistryFault::ConnectionReset => format!(
+                "the connection to {reg} broke in the middle of an answer while {op}{detail}"
+            ),
             RegistryFault::UntrustedCertificate => {
                 format!("{reg}'s certificate is signed by a CA the host does not trust")
             }
@@ -131,6 +399,10 @@ impl PullError {
             RegistryFault::CertificateNotYetValid => {
                 format!("{reg}'s certificate is not valid yet on the host's clock{detail}")
             }
+            RegistryFault::TlsHandshake => format!(
+                "the TLS handshake with {reg} failed, for a reason other than its \
+                 certificate{detail}"
+            ),
             RegistryFault::Unauthorized => format!(
                 "{reg} wants credentials: the pull secret has none for it, or it refused them (401)"
             ),
@@ -149,15 +421,67 @@ impl PullError {
                     .as_deref()
                     .map_or_else(|| "the image".to_string(), |i| format!("`{i}`"))
             ),
+            RegistryFault::NameUnknown => {
+                format!("{reg} does not know the repository {repo}{answer}")
+            }
+            RegistryFault::BlobUnknown => format!(
+                "{reg} has the manifest but not {} it names, in {repo}{answer}: the image \
+                 was copied there incompletely",
+                self.digest_words()
+            ),
+            RegistryFault::TooManyRequests => format!(
+                "{reg} refused the request for {repo}: too many requests{answer}, its rate \
+                 limit"
+            ),
+            RegistryFault::ServerError => {
+                format!("{reg} failed with a server error while {op} of {repo}{answer}{detail}")
+            }
+            RegistryFault::HttpStatus => {
+                format!("{reg} answered an unexpected HTTP status while {op} of {repo}{answer}")
+            }
+            RegistryFault::DigestMismatch => format!(
+                "what {reg} served for {repo} does not match its digest{}{detail}",
+                self.digest
+                    .as_deref()
+                    .map_or_else(String::new, |d| format!(" `{d}`"))
+            ),
+            RegistryFault::UnsupportedMediaType => format!(
+                "{reg} served {repo} with a manifest type the host's tools do not \
+                 read{detail}"
+            ),
+            RegistryFault::PlatformMissing => format!(
+                "the manifest list of {repo} on {reg} has no image for the host's OS and \
+                 architecture{detail}"
+            ),
+            RegistryFault::StorageFull => format!(
+                "the host's container storage is full: no space left while storing {repo} \
+                 pulled from {reg}"
+            ),
+            RegistryFault::StorageError => format!(
+                "the host could not store {repo} pulled from {reg} in its container \
+                 storage{detail}"
+            ),
             RegistryFault::Blocked => {
                 format!("{reg} is blocked in registries.conf and no mirror served the image")
             }
+            RegistryFault::Unrecognised => format!(
+                "the pull of {} from {reg} failed with an error okd-install does not \
+                 recognise, while {op}{answer}: {}",
+                self.image
+                    .as_deref()
+                    .map_or_else(|| repo.clone(), |i| format!("`{i}`")),
+                self.line.as_deref().unwrap_or("(no line)")
+            ),
         }
     }
 
     /// What to do about it, in one sentence.
     pub fn remedy(&self) -> String {
         let reg = or_registry(self.registry.as_deref());
+        let repo = self.repo_words();
+        let status = self
+            .status
+            .map_or_else(|| "its answer".to_string(), |s| format!("the {s} answer"));
         match self.fault {
             RegistryFault::ConnectionRefused => format!(
                 "start the registry {reg} (or correct its port in imageDigestSources), then \
@@ -178,6 +502,10 @@ impl PullError {
                 "check the network path from the bootstrap host to {reg} (firewall, proxy \
                  settings in install-config) and that the registry is not overloaded"
             ),
+            RegistryFault::ConnectionReset => format!(
+                "check what sits between the bootstrap host and {reg} (a proxy, a load \
+                 balancer or a firewall cutting connections) and {reg}'s own log for {repo}"
+            ),
             RegistryFault::UntrustedCertificate => format!(
                 "add the CA that signed {reg}'s certificate to additionalTrustBundle in \
                  install-config.yaml, then create the Ignition configs again"
@@ -192,6 +520,10 @@ impl PullError {
             RegistryFault::CertificateNotYetValid => format!(
                 "set the bootstrap host's clock (NTP, chrony), or give {reg} a certificate \
                  valid from an earlier time"
+            ),
+            RegistryFault::TlsHandshake => format!(
+                "check that {reg} serves HTTPS on that port (not plain HTTP) with a TLS \
+                 version and ciphers the host accepts, and what sits in between"
             ),
             RegistryFault::Unauthorized => format!(
                 "add credentials for {reg} to the pull secret (or correct them), then create \
@@ -213,9 +545,56 @@ impl PullError {
                 "mirror the image to {reg} (oc adm release mirror / oc-mirror), or correct \
                  the mirror's repository in imageDigestSources"
             ),
+            RegistryFault::NameUnknown => format!(
+                "push the repository {repo} to {reg} (oc adm release mirror / oc-mirror), or \
+                 correct the repository named in imageDigestSources"
+            ),
+            RegistryFault::BlobUnknown => format!(
+                "mirror the image to {reg} again and let the run complete (oc adm release \
+                 mirror / oc-mirror), so that {repo} holds {} as well as the manifest",
+                self.digest_words()
+            ),
+            RegistryFault::TooManyRequests => format!(
+                "wait for {reg}'s rate limit to pass, or pull less often from it; the pull of \
+                 {repo} retries by itself"
+            ),
+            RegistryFault::ServerError => format!(
+                "look in {reg}'s own log for {status} on {repo}: the fault is on the \
+                 registry's side (its storage, its backend)"
+            ),
+            RegistryFault::HttpStatus => format!(
+                "look in {reg}'s log (and any proxy in front of it) for {status} on {repo}; \
+                 okd-install has no fix of its own for this status"
+            ),
+            RegistryFault::DigestMismatch => format!(
+                "copy the image to {reg} again (its copy in {repo} is damaged), and check that \
+                 nothing between the host and {reg} alters what it serves"
+            ),
+            RegistryFault::UnsupportedMediaType => format!(
+                "copy the image to {reg} with a tool that keeps its manifest type (oc adm \
+                 release mirror), so that {repo} is served as the release has it"
+            ),
+            RegistryFault::PlatformMissing => format!(
+                "copy every architecture of the image to {repo} on {reg} (not only one), or \
+                 install a release built for the host's architecture"
+            ),
+            RegistryFault::StorageFull => format!(
+                "free space on the bootstrap host's /var (container storage), or give it a \
+                 larger disk; the pull of {repo} from {reg} retries by itself"
+            ),
+            RegistryFault::StorageError => format!(
+                "check the bootstrap host's container storage (/var/lib/containers: its file \
+                 system, permissions, SELinux labels); the pull of {repo} from {reg} retries \
+                 by itself"
+            ),
             RegistryFault::Blocked => format!(
                 "add a mirror for the image's repository to imageDigestSources, or unblock \
                  {reg}, then create the Ignition configs again"
+            ),
+            RegistryFault::Unrecognised => format!(
+                "read the error line: it is what {reg} or the host's tools said while {}; \
+                 okd-install has no fix for it",
+                self.operation.words()
             ),
         }
     }
@@ -282,7 +661,10 @@ impl FailedPull {
             e.reason_of(&format!("{role} {}", or_registry(e.registry.as_deref())))
         };
         match (self.mirrors.as_slice(), &self.source) {
-            ([], Some(s)) => format!("{}; no mirror was tried for it", s.reason()),
+            ([], Some(s)) if s.operation.chooses_registry() => {
+                format!("{}; no mirror was tried for it", s.reason())
+            }
+            ([], Some(s)) => s.reason(),
             ([m], None) => m.reason(),
             (mirrors, source) => mirrors
                 .iter()
@@ -302,6 +684,14 @@ impl FailedPull {
             if !fixes.contains(&fix) {
                 fixes.push(fix);
             }
+        }
+        if let Some(s) = self
+            .source
+            .as_ref()
+            .filter(|s| !s.operation.chooses_registry())
+            && fixes.is_empty()
+        {
+            fixes.push(s.remedy());
         }
         if fixes.is_empty()
             && let Some(s) = &self.source
@@ -331,6 +721,9 @@ pub enum PulledImage {
     /// (the machine-config operator's, whose helper names the node image of an OS image
     /// stream), in the same stage.
     LookupComponent,
+    /// One of the images node-image-pull pulls to look the node image up (the release
+    /// image, or its machine-config operator image), when the line does not say which.
+    LookupImage,
     /// The node (OS) image.
     Node,
     /// The payload image a render stage of bootkube.sh runs.
@@ -348,6 +741,9 @@ impl PulledImage {
         match self {
             PulledImage::Release | PulledImage::ReleaseForNodeImage => "the release image".into(),
             PulledImage::LookupComponent => "the release's component image".into(),
+            PulledImage::LookupImage => {
+                "an image (the release image or its machine-config operator image)".into()
+            }
             PulledImage::Node => "the node (OS) image".into(),
             PulledImage::Component { stage } => format!("the image of render stage {stage}"),
             PulledImage::Payload => "a payload image of the release".into(),
@@ -359,6 +755,7 @@ impl PulledImage {
         match self {
             PulledImage::ReleaseForNodeImage => Some("in which it looks up the node image"),
             PulledImage::LookupComponent => Some("which it runs to look up the node image"),
+            PulledImage::LookupImage => Some("which it pulls to look up the node image"),
             _ => None,
         }
     }
@@ -397,278 +794,6 @@ fn key_host(key: &str) -> &str {
         .trim_start_matches("https://")
         .trim_start_matches("http://");
     key.split('/').next().unwrap_or(key)
-}
-
-/// The opening of the part of podman's error that lists the mirrors that failed.
-const MIRRORS_FAILED: &str = "(Mirrors also failed: ";
-/// Where the mirrors' list ends and the source's part begins.
-const MIRRORS_END: &str = "]): ";
-
-/// The registry error one line holds, if it holds one: the first failure to act on
-/// ([`FailedPull::first`]).
-///
-/// A line that names a pull (the image, the registry) but no known fault, and a line that
-/// names no pull, read as nothing: the reader never guesses.
-pub fn read(line: &str) -> Option<PullError> {
-    read_pull(line).and_then(|p| p.first().cloned())
-}
-
-/// The failed pull one line (its continuation lines joined, see [`join_continued`]) tells,
-/// with each registry tried and why it failed.
-pub fn read_pull(line: &str) -> Option<FailedPull> {
-    let Some(at) = find_ci(line, MIRRORS_FAILED) else {
-        return one_registry(line);
-    };
-    let image = image_of(&line[..at]);
-    let rest = &line[at + MIRRORS_FAILED.len()..];
-    let end = rest.find(MIRRORS_END)?;
-    let mut mirrors: Vec<PullError> = rest[..end]
-        .trim_start_matches('[')
-        .split("]\n[")
-        .flat_map(|part| part.split("] ["))
-        .filter_map(attempt)
-        .collect();
-    let mut source = None;
-    if let Some(last) = attempt(&rest[end + MIRRORS_END.len()..]) {
-        match &image {
-            Some(i) if last.registry.as_deref() != Some(registry_of_image(i).as_str()) => {
-                mirrors.push(last)
-            }
-            _ => source = Some(last),
-        }
-    }
-    let pull = FailedPull {
-        image,
-        mirrors,
-        source,
-    };
-    pull.first().is_some().then_some(pull)
-}
-
-/// A pull podman reports with one registry: the image's own, or its only mirror.
-fn one_registry(line: &str) -> Option<FailedPull> {
-    let (fault, detail) = fault_of(line)?;
-    let image = image_of(line);
-    let registry = registry_of(line, fault).or_else(|| image.as_deref().map(registry_of_image));
-    let own = match (&image, &registry) {
-        (Some(i), Some(r)) => registry_of_image(i) == *r,
-        _ => true,
-    };
-    let error = PullError {
-        fault,
-        image: image.clone(),
-        registry,
-        detail,
-    };
-    Some(match own {
-        true => FailedPull {
-            image,
-            mirrors: Vec::new(),
-            source: Some(error),
-        },
-        false => FailedPull {
-            image,
-            mirrors: vec![error],
-            source: None,
-        },
-    })
-}
-
-/// One registry's part of a mirrored pull's error, `REF: ERROR`: the fault ERROR names, at
-/// the registry it names or REF's.
-fn attempt(part: &str) -> Option<PullError> {
-    let (reference, error) = part.split_once(": ")?;
-    let (fault, detail) = fault_of(error)?;
-    let reference = reference.trim();
-    let registry = registry_of(error, fault).unwrap_or_else(|| registry_of_image(reference));
-    Some(PullError {
-        fault,
-        image: Some(reference.to_string()),
-        registry: Some(registry),
-        detail,
-    })
-}
-
-/// `lines` with the continuation lines of a mirrored pull's error joined to the line they
-/// continue: podman separates the mirrors' parts with line breaks, so a journal (and a
-/// service record's message) holds one line per mirror after the first. A continuation is
-/// the line's text from its `[`, after the journal's prefix; the parts are joined with a
-/// line break, as podman wrote them.
-pub fn join_continued(lines: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for line in lines {
-        let open = out.last().is_some_and(|prev| {
-            find_ci(prev, MIRRORS_FAILED).is_some_and(|at| !prev[at..].contains(MIRRORS_END))
-        });
-        match continuation(line) {
-            Some(part) if open => {
-                let prev = out.last_mut().expect("open means a line before");
-                prev.push('\n');
-                prev.push_str(part);
-            }
-            _ => out.push(line.clone()),
-        }
-    }
-    out
-}
-
-/// The text of a continuation line from its `[`: the whole line, or what follows a
-/// journal line's `PROCESS[PID]: ` prefix.
-fn continuation(line: &str) -> Option<&str> {
-    let trimmed = line.trim_start();
-    if trimmed.starts_with('[') {
-        return Some(trimmed);
-    }
-    line.find("]: [").map(|i| &line[i + 3..])
-}
-
-/// Where `pat` starts in `line`, ASCII case-insensitively.
-fn find_ci(line: &str, pat: &str) -> Option<usize> {
-    line.to_ascii_lowercase().find(&pat.to_ascii_lowercase())
-}
-
-/// The kind of fault, with its detail; the transport's faults first (they are what stopped
-/// the pull), then the certificate's, then the registry's own answers.
-fn fault_of(line: &str) -> Option<(RegistryFault, Option<String>)> {
-    let l = line.to_ascii_lowercase();
-    let has = |p: &str| l.contains(p);
-    let after = |p: &str| after_ci(line, p).map(|s| s.trim().to_string());
-    let fault = if has(" is blocked in ") && has("registry ") {
-        (RegistryFault::Blocked, None)
-    } else if let Some(resolver) = resolver_silent(line) {
-        (RegistryFault::ResolverUnreachable, Some(resolver))
-    } else if has("no such host")
-        || (has("lookup ") && (has("server misbehaving") || has("no answer from dns")))
-        || has("temporary failure in name resolution")
-        || has("name or service not known")
-    {
-        (RegistryFault::NameNotResolved, dns_server(line))
-    } else if has("connection refused") {
-        (RegistryFault::ConnectionRefused, dialled(line))
-    } else if has("no route to host") || has("network is unreachable") {
-        (RegistryFault::Unreachable, dialled(line))
-    } else if has("i/o timeout")
-        || has("tls handshake timeout")
-        || has("client.timeout exceeded")
-        || has("context deadline exceeded")
-    {
-        (RegistryFault::Timeout, dialled(line))
-    } else if has("certificate signed by unknown authority") {
-        (RegistryFault::UntrustedCertificate, None)
-    } else if has("x509: certificate is valid for") || has("x509: certificate is not valid for") {
-        (
-            RegistryFault::CertificateForOtherName,
-            after("x509: certificate is ").map(|d| format!("it is {d}")),
-        )
-    } else if has("x509: certificate has expired or is not yet valid") {
-        let when = after("current time ").map(|d| format!("current time {d}"));
-        if has(" is before ") {
-            (RegistryFault::CertificateNotYetValid, when)
-        } else {
-            (RegistryFault::CertificateExpired, when)
-        }
-    } else if has("manifest unknown") || has("name unknown") || has("repository name not known") {
-        (RegistryFault::ManifestUnknown, None)
-    } else if has("unauthorized")
-        || has("authentication required")
-        || has("invalid username/password")
-        || has("401 (unauthorized)")
-    {
-        (RegistryFault::Unauthorized, None)
-    } else if has("requested access to the resource is denied")
-        || has("denied:")
-        || has("403 (forbidden)")
-    {
-        (RegistryFault::Denied, None)
-    } else {
-        return None;
-    };
-    Some(fault)
-}
-
-/// The text after `pat` (ASCII case-insensitive), up to the line's end.
-fn after_ci<'a>(line: &'a str, pat: &str) -> Option<&'a str> {
-    let at = find_ci(line, pat)?;
-    Some(&line[at + pat.len()..])
-}
-
-/// The text after `pat` up to the first `": "` (containers/image's separator), trimmed of
-/// quotes.
-fn field<'a>(line: &'a str, pat: &str) -> Option<&'a str> {
-    let rest = after_ci(line, pat)?;
-    let end = rest.find(": ").unwrap_or(rest.len());
-    let v = rest[..end].trim().trim_matches('"');
-    (!v.is_empty()).then_some(v)
-}
-
-/// What Go's resolver says when the name server itself did not answer a lookup: `lookup
-/// NAME on DNS: read udp A->DNS: read: connection refused`, or a timeout on the query.
-fn resolver_silent(line: &str) -> Option<String> {
-    let rest = after_ci(line, "lookup ")?;
-    let l = rest.to_ascii_lowercase();
-    let what = if l.contains("no such host") || l.contains("server misbehaving") {
-        return None;
-    } else if l.contains("connection refused") {
-        "refused the query"
-    } else if l.contains("i/o timeout") {
-        "did not answer in time"
-    } else {
-        return None;
-    };
-    let server = rest
-        .find(" on ")
-        .and_then(|on| rest[on + 4..].split(": ").next())
-        .map(str::trim)
-        .filter(|s| !s.is_empty());
-    Some(match server {
-        Some(s) => format!("({s}) {what}"),
-        None => what.to_string(),
-    })
-}
-
-/// The address Go's dialer names: `dial tcp 192.168.111.1:5000: ...`.
-fn dialled(line: &str) -> Option<String> {
-    field(line, "dial tcp ").map(|a| format!("dialled {a}"))
-}
-
-/// The resolver Go asked: `lookup NAME on 10.0.0.1:53: no such host`.
-fn dns_server(line: &str) -> Option<String> {
-    let rest = after_ci(line, "lookup ")?;
-    let on = rest.find(" on ")?;
-    let end = rest.find(": ").unwrap_or(rest.len());
-    (on < end).then(|| format!("asked the resolver {}", &rest[on + 4..end]))
-}
-
-/// The image the line names: `initializing source docker://IMAGE:`, ostree's
-/// `docker://IMAGE`, or `reading manifest REF in REPO:`.
-fn image_of(line: &str) -> Option<String> {
-    if let Some(i) = field(line, "docker://") {
-        return Some(i.to_string());
-    }
-    let rest = after_ci(line, "reading manifest ")?;
-    let (reference, rest) = rest.split_once(" in ")?;
-    let repo = rest.split(": ").next()?.trim();
-    let sep = if reference.contains(':') { "@" } else { ":" };
-    Some(format!("{repo}{sep}{reference}"))
-}
-
-/// The registry the line names for the fault: the one pinged, the one blocked, the name
-/// looked up, or the host of the certificate's URL.
-fn registry_of(line: &str, fault: RegistryFault) -> Option<String> {
-    if let Some(r) = field(line, "pinging container registry ") {
-        return Some(r.to_string());
-    }
-    if fault == RegistryFault::Blocked {
-        let rest = after_ci(line, "registry ")?;
-        return rest
-            .split(" is blocked")
-            .next()
-            .map(|r| r.trim().to_string());
-    }
-    if let Some(u) = after_ci(line, "\"https://") {
-        return u.split('/').next().map(str::to_string);
-    }
-    None
 }
 
 /// The registry part of an image reference, as containers/image reads it: the first path
@@ -880,7 +1005,7 @@ mod tests {
              known to registry",
         )
         .expect("read");
-        assert_eq!(tag.fault, RegistryFault::ManifestUnknown);
+        assert_eq!(tag.fault, RegistryFault::NameUnknown);
         assert_eq!(
             tag.image.as_deref(),
             Some("quay.io/okd/scos-release:4.19.0")
@@ -905,7 +1030,6 @@ mod tests {
         for line in [
             "Starting node-image-pull.service",
             "The node image quay.io/okd/scos-content@sha256:4f8a could not be fetched; trying again in 10s",
-            "Error: writing blob: no space left on device",
         ] {
             assert_eq!(read(line), None, "{line}");
         }

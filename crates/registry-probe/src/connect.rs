@@ -96,6 +96,16 @@ async fn resolve(
                 settings.connect_timeout.as_secs()
             ),
         )),
+        // getaddrinfo's EAI_AGAIN: no name server answered, which is not a missing record.
+        Ok(Err(e))
+            if e.to_string()
+                .contains("Temporary failure in name resolution") =>
+        {
+            Err((
+                RegistryFault::ResolverUnreachable,
+                format!("no name server answered the lookup of {host}: {e}"),
+            ))
+        }
         Ok(Err(e)) => Err((
             RegistryFault::NameNotResolved,
             format!("the resolver said: {e}"),
@@ -227,7 +237,11 @@ async fn handshake(
             Some(p) if p.rejection().is_some() => {
                 certificate_failure(registry, host, p.leaf(), p.rejection())
             }
-            _ => other(format!("the TLS handshake failed: {e}")),
+            _ => Failure::new(
+                registry,
+                Some(RegistryFault::TlsHandshake),
+                Some(format!("the TLS handshake failed: {e}")),
+            ),
         }),
     }
 }

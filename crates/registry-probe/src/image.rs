@@ -6,10 +6,7 @@ use std::io::Read;
 use hyper::body::Bytes;
 use hyper::{Method, StatusCode};
 
-use crate::{Failure, ImageRef, Pin, Prober};
-
-/// The platform whose image is read from a manifest list (the bootstrap host's).
-const ARCH: &str = "amd64";
+use crate::{Failure, ImageRef, Prober, Target};
 
 /// Why a file could not be read from an image the registry serves.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,7 +29,7 @@ impl Prober {
         path: &str,
         max_layer: usize,
     ) -> Result<Option<Vec<u8>>, ReadError> {
-        let manifest = self.image_manifest(image).await?;
+        let manifest = self.contents(image).await.map_err(ReadError::Pull)?.json;
         let layers: Vec<(String, String)> = manifest["layers"]
             .as_array()
             .ok_or_else(|| ReadError::Image(format!("the manifest of {image} lists no layers")))?
@@ -55,27 +52,6 @@ impl Prober {
         Ok(None)
     }
 
-    /// The image manifest of `image`, the amd64 one when the registry holds a list.
-    async fn image_manifest(&self, image: &ImageRef) -> Result<serde_json::Value, ReadError> {
-        let (_, body) = self.manifest(image).await.map_err(ReadError::Pull)?;
-        let json = parse(&body, image)?;
-        let Some(list) = json["manifests"].as_array() else {
-            return Ok(json);
-        };
-        let chosen = list
-            .iter()
-            .find(|m| m["platform"]["architecture"] == ARCH)
-            .or_else(|| list.first())
-            .and_then(|m| m["digest"].as_str())
-            .ok_or_else(|| ReadError::Image(format!("the manifest list of {image} is empty")))?;
-        let one = ImageRef {
-            pin: Pin::Digest(chosen.to_string()),
-            ..image.clone()
-        };
-        let (_, body) = self.manifest(&one).await.map_err(ReadError::Pull)?;
-        parse(&body, &one)
-    }
-
     /// A blob of `image`'s repository, following the registry's redirect to its storage.
     async fn blob(&self, image: &ImageRef, digest: &str, limit: usize) -> Result<Bytes, ReadError> {
         let path = format!("/v2/{}/blobs/{digest}", image.repository);
@@ -84,7 +60,11 @@ impl Prober {
             .await
             .map_err(ReadError::Pull)?;
         let answer = match answer.status {
-            StatusCode::TEMPORARY_REDIRECT | StatusCode::FOUND | StatusCode::SEE_OTHER => {
+            StatusCode::TEMPORARY_REDIRECT
+            | StatusCode::FOUND
+            | StatusCode::SEE_OTHER
+            | StatusCode::MOVED_PERMANENTLY
+            | StatusCode::PERMANENT_REDIRECT => {
                 let location =
                     crate::header(&answer.headers, hyper::header::LOCATION).ok_or_else(|| {
                         ReadError::Image(format!("blob {digest}: a redirect without a location"))
@@ -95,25 +75,16 @@ impl Prober {
                 } else {
                     location
                 };
-                self.fetch_url(&image.registry, &location, None, limit)
+                self.fetch_url(&image.registry, Method::GET, &location, None, limit)
                     .await
                     .map_err(ReadError::Pull)?
             }
             _ => answer,
         };
-        if !answer.status.is_success() {
-            return Err(ReadError::Image(format!(
-                "{} answered HTTP {} for blob {digest}",
-                image.registry, answer.status
-            )));
-        }
+        self.judge(image, &answer, Target::Blob(digest))
+            .map_err(ReadError::Pull)?;
         Ok(answer.body)
     }
-}
-
-fn parse(body: &[u8], image: &ImageRef) -> Result<serde_json::Value, ReadError> {
-    serde_json::from_slice(body)
-        .map_err(|e| ReadError::Image(format!("the manifest of {image} is not JSON: {e}")))
 }
 
 /// `path` in a layer (a tar, gzipped or not); `None` when the layer does not hold it.

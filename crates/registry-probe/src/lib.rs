@@ -5,14 +5,16 @@
 //! fails its own way: the registry's name (DNS, or a `--resolve` override), TCP, the
 //! proxy's tunnel, TLS against the host's trust, the registry's challenge (none, basic, or a
 //! bearer token from its token service) with the pull secret's credentials, and the manifest
-//! by digest (`HEAD /v2/REPO/manifests/DIGEST`). [`Prober`] runs them with a bounded wait
-//! each and names a failure with [`contract::registry_error::RegistryFault`], the kinds the
-//! analysis of a booted host uses, so a fault reads the same before and after boot.
+//! by digest, then what the pull fetches next ([`contents`]): the platform's manifest of a
+//! list, the config and every layer. [`Prober`] runs them with a bounded wait each and names
+//! a failure with [`contract::registry_error::RegistryFault`], the kinds the analysis of a
+//! booted host uses, so a fault reads the same before and after boot.
 //!
 //! Connections are kept per registry and reused; at most [`Settings::max_connections`]
 //! requests are in flight at once. No credential or token is ever part of a message.
 
 mod connect;
+pub mod contents;
 mod image;
 mod proxy;
 mod reference;
@@ -23,7 +25,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use contract::registry_error::{PullError, RegistryFault};
+use contract::registry_error::{Operation, PullError, RegistryFault};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
 use hyper::{Method, Request, StatusCode};
@@ -32,6 +34,7 @@ use tokio::sync::{OnceCell, Semaphore};
 use tokio::time::timeout;
 
 use connect::Conn;
+pub use contents::{Blob, Contents};
 pub use image::ReadError;
 pub use proxy::{Proxy, ProxyError};
 pub use reference::{BadReference, ImageRef, Pin};
@@ -84,6 +87,13 @@ pub struct Failure {
     /// The token service's URL (the realm of the registry's bearer challenge) when the
     /// failure is on the way to it: the registry answered, its token service did not.
     pub token_service: Option<String>,
+    /// The HTTP status the registry answered, when the failure is an answer.
+    pub status: Option<u16>,
+    /// The registry's error code (`BLOB_UNKNOWN`, `TOOMANYREQUESTS`, ...) when it sent one
+    /// (boxed: a failure is an `Err` everywhere, kept small).
+    pub code: Option<Box<str>>,
+    /// The step of the pull that failed, when it is known.
+    pub operation: Operation,
 }
 
 impl Failure {
@@ -98,6 +108,9 @@ impl Failure {
             detail,
             proxy: None,
             token_service: None,
+            status: None,
+            code: None,
+            operation: Operation::Unknown,
         }
     }
 
@@ -115,16 +128,29 @@ impl Failure {
     }
 
     /// The failure as the reader of registry errors words it, for `image` (or images in
-    /// general when `None`).
+    /// general when `None`); an answer of no class the reader knows is said to be one,
+    /// with what the registry did as its line.
     pub fn pull_error(&self, image: Option<String>) -> Option<PullError> {
         if self.proxy.is_some() {
             return None;
         }
+        let fault = self.fault.unwrap_or(RegistryFault::Unrecognised);
         Some(PullError {
-            fault: self.fault?,
+            repository: image
+                .as_deref()
+                .and_then(|i| ImageRef::parse(i).ok())
+                .map(|i| i.repository),
             image,
             registry: Some(self.registry.clone()),
-            detail: self.detail.clone(),
+            detail: self.fault.and(self.detail.clone()),
+            line: match self.fault {
+                None => self.detail.clone(),
+                Some(_) => None,
+            },
+            status: self.status,
+            code: self.code.as_deref().map(str::to_string),
+            operation: self.operation,
+            ..PullError::new(fault)
         })
     }
 
@@ -174,6 +200,17 @@ enum Challenge {
 
 /// A repository's pull token, asked for once.
 type TokenCell = OnceCell<Result<String, Failure>>;
+/// Whether a blob (registry, repository, digest) is there, asked once.
+type BlobCell = OnceCell<Result<(), Failure>>;
+
+/// What a request asks for, which names a 404.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// A manifest: a 404 is an unknown manifest (or repository).
+    Manifest,
+    /// The blob with this digest: a 404 is a blob the registry lacks.
+    Blob(&'a str),
+}
 
 /// One registry: its challenge (asked once), its idle connections, its tokens.
 #[derive(Default)]
@@ -188,11 +225,12 @@ pub struct Prober {
     settings: Settings,
     secret: PullSecret,
     registries: Mutex<HashMap<String, Arc<Registry>>>,
+    blobs: Mutex<HashMap<(String, String, String), Arc<BlobCell>>>,
     in_flight: Semaphore,
 }
 
 /// A response read whole (or up to its limit).
-struct Answer {
+pub(crate) struct Answer {
     status: StatusCode,
     headers: hyper::HeaderMap,
     body: Bytes,
@@ -206,6 +244,7 @@ impl Prober {
             settings,
             secret,
             registries: Mutex::new(HashMap::new()),
+            blobs: Mutex::new(HashMap::new()),
             in_flight: Semaphore::new(permits),
         }
     }
@@ -219,39 +258,71 @@ impl Prober {
             .clone()
     }
 
-    /// Whether `image`'s manifest can be pulled: every step up to `HEAD` of the manifest.
-    pub async fn check(&self, image: &ImageRef) -> Result<(), Failure> {
-        let path = format!("/v2/{}/manifests/{}", image.repository, image.reference());
-        let answer = self
-            .authorized(image, Method::HEAD, &path, MAX_SMALL_BODY)
-            .await?;
-        self.judge(image, &answer)
-    }
-
     /// The manifest of `image` (its body and media type).
     pub(crate) async fn manifest(&self, image: &ImageRef) -> Result<(String, Bytes), Failure> {
         let path = format!("/v2/{}/manifests/{}", image.repository, image.reference());
         let answer = self
             .authorized(image, Method::GET, &path, MAX_SMALL_BODY)
             .await?;
-        self.judge(image, &answer)?;
+        self.judge(image, &answer, Target::Manifest)?;
         let media = header(&answer.headers, hyper::header::CONTENT_TYPE).unwrap_or_default();
         Ok((media, answer.body))
     }
 
-    /// Names what a manifest request's status means.
-    fn judge(&self, image: &ImageRef, answer: &Answer) -> Result<(), Failure> {
-        let fail = |fault, detail| Err(Failure::new(&image.registry, fault, detail));
-        match answer.status {
-            s if s.is_success() => Ok(()),
-            StatusCode::NOT_FOUND => fail(Some(RegistryFault::ManifestUnknown), None),
-            StatusCode::UNAUTHORIZED => fail(
-                Some(RegistryFault::Unauthorized),
+    /// Names what the status of a request for `target` means, with the registry's error
+    /// code and message when its answer has them.
+    pub(crate) fn judge(
+        &self,
+        image: &ImageRef,
+        answer: &Answer,
+        target: Target<'_>,
+    ) -> Result<(), Failure> {
+        let status = answer.status;
+        if status.is_success() {
+            return Ok(());
+        }
+        let (code, message) = registry_error_code(&answer.body);
+        let what = match target {
+            Target::Manifest => format!("the manifest of {image}"),
+            Target::Blob(d) => format!("blob {d} of {}", image.name()),
+        };
+        let said = |s: String| match &message {
+            Some(m) => format!("{s}: {m}"),
+            None => s,
+        };
+        let (fault, detail) = match (status, target) {
+            (StatusCode::NOT_FOUND, Target::Manifest) => (RegistryFault::ManifestUnknown, None),
+            (StatusCode::NOT_FOUND, Target::Blob(_)) => (
+                RegistryFault::BlobUnknown,
+                Some(format!("it serves the manifest but not {what}")),
+            ),
+            (StatusCode::UNAUTHORIZED, _) => (
+                RegistryFault::Unauthorized,
                 Some(self.credentials_state(image, "it")),
             ),
-            StatusCode::FORBIDDEN => fail(Some(RegistryFault::Denied), None),
-            s => fail(None, Some(format!("answered HTTP {s} for the manifest"))),
-        }
+            (StatusCode::FORBIDDEN, _) => (RegistryFault::Denied, None),
+            (StatusCode::TOO_MANY_REQUESTS, _) => (
+                RegistryFault::TooManyRequests,
+                Some(said(format!("HTTP {status} for {what}"))),
+            ),
+            (s, _) if s.is_server_error() => (
+                RegistryFault::ServerError,
+                Some(said(format!("HTTP {status} for {what}"))),
+            ),
+            _ => (
+                RegistryFault::HttpStatus,
+                Some(said(format!("answered HTTP {status} for {what}"))),
+            ),
+        };
+        Err(Failure {
+            status: Some(status.as_u16()),
+            code: code.map(String::into_boxed_str),
+            operation: match target {
+                Target::Manifest => Operation::ReadManifest,
+                Target::Blob(_) => Operation::ReadBlob,
+            },
+            ..Failure::new(&image.registry, Some(fault), detail)
+        })
     }
 
     /// Whether the pull secret has credentials for `image`, in words (never the
@@ -341,7 +412,13 @@ impl Prober {
         // A failure on the way is the token service's (its name, port, certificate), not
         // the registry's, which answered: named so.
         let answer = self
-            .fetch_url(&image.registry, &url, credentials, MAX_SMALL_BODY)
+            .fetch_url(
+                &image.registry,
+                Method::GET,
+                &url,
+                credentials,
+                MAX_SMALL_BODY,
+            )
             .await
             .map_err(|f| {
                 let of = format!("the token service of {}, {realm}", image.registry);
@@ -427,7 +504,7 @@ impl Prober {
             .await;
         // A kept connection the registry closed meanwhile is no finding: once more on a
         // new one, as an HTTP client does.
-        if reused && matches!(&answer, Err(f) if f.fault.is_none()) {
+        if reused && matches!(&answer, Err(f) if f.fault == Some(RegistryFault::ConnectionReset)) {
             conn = connect::open(&self.settings, &image.registry, &host, port).await?;
             answer = self
                 .exchange(
@@ -482,7 +559,12 @@ impl Prober {
                 .collect()
                 .await
                 .map(|c| c.to_bytes())
-                .map_err(|e| format!("reading the answer: {e}"));
+                .map_err(|e| {
+                    // An answer larger than any registry sends is odd, not cut short.
+                    let fault = (!e.is::<http_body_util::LengthLimitError>())
+                        .then_some(RegistryFault::ConnectionReset);
+                    (fault, format!("reading the answer to {path}: {e}"))
+                });
             Ok::<_, hyper::Error>((parts, body))
         };
         match timeout(self.settings.request_timeout, exchange).await {
@@ -496,10 +578,10 @@ impl Prober {
             )),
             Ok(Err(e)) => Err(Failure::new(
                 registry,
-                None,
-                Some(format!("closed the connection: {e}")),
+                Some(RegistryFault::ConnectionReset),
+                Some(format!("closed the connection on {path}: {e}")),
             )),
-            Ok(Ok((_, Err(e)))) => Err(Failure::new(registry, None, Some(e))),
+            Ok(Ok((_, Err((fault, e))))) => Err(Failure::new(registry, fault, Some(e))),
             Ok(Ok((parts, Ok(body)))) => Ok(Answer {
                 status: parts.status,
                 headers: parts.headers,
@@ -513,6 +595,7 @@ impl Prober {
     async fn fetch_url(
         &self,
         registry: &str,
+        method: Method,
         url: &str,
         authorization: Option<String>,
         limit: usize,
@@ -533,7 +616,7 @@ impl Prober {
         self.exchange(
             registry,
             &mut conn,
-            Method::GET,
+            method,
             authority,
             path,
             authorization,
@@ -550,6 +633,19 @@ fn split_https(url: &str) -> Option<(&str, &str)> {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
     })
+}
+
+/// The first error code and message of a registry's error answer
+/// (`{"errors":[{"code":"BLOB_UNKNOWN","message":"..."}]}`), when it is one.
+fn registry_error_code(body: &[u8]) -> (Option<String>, Option<String>) {
+    let json: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let first = &json["errors"][0];
+    let text = |v: &serde_json::Value| {
+        v.as_str()
+            .filter(|s| !s.is_empty())
+            .map(|s| s.chars().take(200).collect())
+    };
+    (text(&first["code"]), text(&first["message"]))
 }
 
 /// A header's value as text.
@@ -623,12 +719,12 @@ mod tests {
         );
         let image = |r: &str| ImageRef::parse(&format!("{r}:5000/okd/x@sha256:ab")).unwrap();
         let slow = prober
-            .check(&image("slow.registry.invalid"))
+            .contents(&image("slow.registry.invalid"))
             .await
             .unwrap_err();
         assert_eq!(slow.fault, Some(RegistryFault::Timeout), "{slow:?}");
         let down = prober
-            .check(&image("down.registry.invalid"))
+            .contents(&image("down.registry.invalid"))
             .await
             .unwrap_err();
         assert_eq!(
@@ -685,8 +781,11 @@ mod tests {
         let reason = refused.reason(None);
         assert!(reason.contains("wants credentials"), "{reason}");
         assert!(reason.contains("has no credentials"), "{reason}");
-        let odd = Failure::new("r:5000", None, Some("answered HTTP 500".into()));
-        assert!(odd.pull_error(None).is_none());
-        assert_eq!(odd.reason(None), "`r:5000` answered HTTP 500");
+        let odd = Failure::new("r:5000", None, Some("redirected it 11 times".into()));
+        let said = odd.pull_error(None).expect("words for it");
+        assert_eq!(said.fault, RegistryFault::Unrecognised);
+        let reason = odd.reason(None);
+        assert!(reason.contains("does not recognise"), "{reason}");
+        assert!(reason.contains("redirected it 11 times"), "{reason}");
     }
 }

@@ -8,15 +8,18 @@
 //! entry covers, goes to the source. Every candidate is asked with the host's trust
 //! (system store plus `additionalTrustBundle`), proxy and pull secret
 //! ([`registry_probe::Prober`]); the first that serves the manifest is the one the host
-//! would use. Verdicts are grouped: many images failing the same way are one finding.
+//! would use, and from it the host then fetches the platform's manifest of a list, the
+//! config and every layer: each is asked of that registry too (a mirror left incomplete
+//! serves the manifest and lacks a layer). Verdicts are grouped: many images failing the
+//! same way are one finding.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use contract::registry_error::{PullError, RegistryFault};
 use ignition::RegistryContext;
-use registry_probe::{Failure, ImageRef, Pin, Prober, Proxy, PullSecret, Settings};
+use registry_probe::{Contents, Failure, ImageRef, Pin, Prober, Proxy, PullSecret, Settings};
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
@@ -142,6 +145,11 @@ struct Verdict {
     served: Option<ImageRef>,
     /// Candidates that failed before it (all of them when none served).
     failed: Vec<(ImageRef, Failure)>,
+    /// What the serving candidate's manifest says the pull fetches next.
+    contents: Option<Contents>,
+    /// The candidate that served the manifest lacks a blob (or the platform's manifest):
+    /// the last of `failed` is why the pull fails; the host tries no other candidate then.
+    blob_failed: bool,
 }
 
 /// Runs the preflight.
@@ -187,12 +195,15 @@ async fn run(
     report: &mut Report,
 ) {
     let release_subject = format!("release image {release_image}");
-    let release = pull(
+    let started = Instant::now();
+    let mut release = [pull(
         &prober,
         release_image.clone(),
         route(&release_image, &registries),
     )
-    .await;
+    .await];
+    let mut blob_time = check_blobs(&prober, &mut release).await;
+    let [release] = release;
     let Some(served) = release.served.clone() else {
         report_group(report, &release_subject, &[release]);
         if let Some(last) = report.checks.last_mut() {
@@ -233,21 +244,89 @@ async fn run(
         }
     }
     verdicts.sort_by_key(|(i, _)| *i);
-    let verdicts: Vec<Verdict> = verdicts.into_iter().map(|(_, v)| v).collect();
+    let mut verdicts: Vec<Verdict> = verdicts.into_iter().map(|(_, v)| v).collect();
+    blob_time += check_blobs(&prober, &mut verdicts).await;
     report_all(report, &verdicts);
+    report_blobs(report, &release, &verdicts, started.elapsed(), blob_time);
 }
 
-/// Tries the route's candidates in order until one serves the manifest.
+/// Asks the registry that served each verdict's manifest for every blob its pull fetches
+/// (all verdicts' blobs at once, bounded by the prober's requests in flight); a missing
+/// one fails the verdict. Returns the wall time it took.
+async fn check_blobs(prober: &Arc<Prober>, verdicts: &mut [Verdict]) -> Duration {
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (index, v) in verdicts.iter().enumerate() {
+        let Some(contents) = &v.contents else {
+            continue;
+        };
+        for (order, blob) in contents.blobs.iter().enumerate() {
+            let prober = prober.clone();
+            let image = contents.manifest.clone();
+            let blob = blob.clone();
+            tasks.spawn(async move {
+                let result = prober.blob_present(&image, &blob).await;
+                (index, order, result)
+            });
+        }
+    }
+    // The first failing blob in the manifest's order is the one named.
+    let mut first: BTreeMap<usize, (usize, Failure)> = BTreeMap::new();
+    while let Some(done) = tasks.join_next().await {
+        if let Ok((index, order, Err(f))) = done
+            && first.get(&index).is_none_or(|(o, _)| order < *o)
+        {
+            first.insert(index, (order, f));
+        }
+    }
+    for (index, (_, failure)) in first {
+        let v = &mut verdicts[index];
+        if let Some(served) = v.served.take() {
+            v.failed.push((served, failure));
+            v.blob_failed = true;
+        }
+    }
+    started.elapsed()
+}
+
+/// One finding counting the blobs asked of the serving registries, and the time the
+/// checks took beside the whole preflight's.
+fn report_blobs(
+    report: &mut Report,
+    release: &Verdict,
+    verdicts: &[Verdict],
+    total: Duration,
+    blobs: Duration,
+) {
+    let all: Vec<&Verdict> = std::iter::once(release).chain(verdicts).collect();
+    let count = |v: &&Verdict| v.contents.as_ref().map_or(0, |c| c.blobs.len());
+    let present: usize = all.iter().filter(|v| v.served.is_some()).map(count).sum();
+    let images = all.iter().filter(|v| v.served.is_some()).count();
+    report.ok(
+        "pull.blobs",
+        &format!("{images} images"),
+        format!(
+            "the registries that serve them hold all {present} blobs (configs and layers)              their pulls fetch; asking for them took {:.2} s of the preflight's {:.2} s",
+            blobs.as_secs_f64(),
+            total.as_secs_f64()
+        ),
+    );
+}
+
+/// Tries the route's candidates in order until one serves the manifest (and, for a
+/// list, the platform's manifest).
 async fn pull(prober: &Prober, image: ImageRef, route: Route) -> Verdict {
     let mut failed = Vec::new();
     for candidate in &route.candidates {
-        match prober.check(candidate).await {
-            Ok(()) => {
+        match prober.contents(candidate).await {
+            Ok(contents) => {
                 return Verdict {
                     served: Some(candidate.clone()),
                     image,
                     route,
                     failed,
+                    contents: Some(contents),
+                    blob_failed: false,
                 };
             }
             Err(f) => failed.push((candidate.clone(), f)),
@@ -258,6 +337,8 @@ async fn pull(prober: &Prober, image: ImageRef, route: Route) -> Verdict {
         route,
         served: None,
         failed,
+        contents: None,
+        blob_failed: false,
     }
 }
 
@@ -362,8 +443,9 @@ fn signature(v: &Verdict) -> String {
         })
         .collect();
     format!(
-        "{:?}|{:?}|{}|{}",
+        "{:?}|{:?}|{}|{}|{}",
         v.served.as_ref().map(|s| &s.registry),
+        v.blob_failed,
         v.route.rule.is_some(),
         v.route.blocked,
         failed.join("||")
@@ -444,7 +526,12 @@ fn report_group(report: &mut Report, subject: &str, group: &[Verdict]) {
 /// The check id, the reason and the remedy of a verdict no candidate served.
 fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
     let name = v.image.name();
-    let first = v.failed.first().map(|(_, f)| f);
+    let first = if v.blob_failed {
+        v.failed.last()
+    } else {
+        v.failed.first()
+    }
+    .map(|(_, f)| f);
     let remedy = first
         .and_then(|f| f.pull_error(None))
         .map(|e| e.remedy())
@@ -458,6 +545,7 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
     let remedy = match v
         .failed
         .first()
+        .filter(|_| !v.blob_failed)
         .and_then(|(c, f)| Some((c, f.token_service.as_deref()?)))
     {
         Some((candidate, realm)) => format!(
@@ -481,6 +569,14 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
         );
     }
     match (&v.route.rule, v.route.blocked) {
+        _ if v.blob_failed => (
+            first
+                .and_then(|f| f.fault)
+                .map_or("unrecognised", RegistryFault::id)
+                .to_string(),
+            tried.join("; then "),
+            remedy,
+        ),
         (None, _) if v.route.mirrored_site => (
             "no-mirror-rule".to_string(),
             format!(
@@ -497,10 +593,9 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
         ),
         (Some(_), true) => {
             let blocked = PullError {
-                fault: RegistryFault::Blocked,
                 image: None,
                 registry: Some(v.image.registry.clone()),
-                detail: None,
+                ..PullError::new(RegistryFault::Blocked)
             };
             let mut why = tried.join("; then ");
             if why.is_empty() {
@@ -524,7 +619,7 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
         _ => (
             first
                 .and_then(|f| f.fault)
-                .map_or("unanswered", RegistryFault::id)
+                .map_or("unrecognised", RegistryFault::id)
                 .to_string(),
             tried.join("; then "),
             remedy,
@@ -610,6 +705,9 @@ mod tests {
             detail: None,
             proxy: None,
             token_service: None,
+            status: None,
+            code: None,
+            operation: Default::default(),
         }
     }
 
@@ -642,6 +740,8 @@ mod tests {
                     route: r,
                     served: None,
                     failed,
+                    contents: None,
+                    blob_failed: false,
                 }
             })
             .collect();
@@ -685,6 +785,8 @@ mod tests {
                     route: r,
                     served: None,
                     failed,
+                    contents: None,
+                    blob_failed: false,
                 }],
             );
             report.checks[0].id.clone()

@@ -156,4 +156,22 @@ mod tests {
                 .starts_with("mirror the image to `registry.example.com:5000`")
         );
     }
+
+    /// A layer missing on the registry, as the kubelet's event wraps CRI-O's error: the
+    /// class is the blob's, with the digest; the fix speaks of no credentials, trust or
+    /// mirror rules, which the event is not about.
+    #[test]
+    fn a_blob_missing_on_the_registry_gets_no_unsupported_advice() {
+        let message = "Failed to pull image \"quay.io/okd/scos-content@sha256:0\": rpc error: \
+             code = Unknown desc = reading blob sha256:4d41aa: Error fetching blob: invalid \
+             status code from registry 404 (Not Found)";
+        let f = finding_of(&event(message)).expect("finding");
+        assert_eq!(f.cause, Cause::ReleaseImagePull);
+        let pull = registry_error::read(message).expect("read");
+        assert_eq!(pull.fault, registry_error::RegistryFault::BlobUnknown);
+        assert!(f.summary.contains("sha256:4d41aa"), "{}", f.summary);
+        for lead in ["pull secret", "additionalTrustBundle", "imageDigestSources"] {
+            assert!(!f.summary.contains(lead) && !f.remedy.contains(lead), "{lead}: {f:?}");
+        }
+    }
 }

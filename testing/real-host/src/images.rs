@@ -17,6 +17,8 @@ use crate::run::output_of;
 
 /// The OCI image manifest's media type.
 const MANIFEST_TYPE: &str = "application/vnd.oci.image.manifest.v1+json";
+/// The OCI image index's media type.
+const INDEX_TYPE: &str = "application/vnd.oci.image.index.v1+json";
 
 /// Pushes one image per name in `names` to `repository` of `registry`; returns each
 /// manifest's digest (`sha256:...`), in the order of `names`. Files go under `work`.
@@ -28,31 +30,12 @@ pub fn push(
     work: &Path,
 ) -> Result<Vec<String>> {
     std::fs::create_dir_all(work).map_err(Error::io(work))?;
-    let layer = gzip(&[0u8; 1024])?;
-    let diff_id = sha256(&[0u8; 1024]);
-    let config = serde_json::json!({
-        "architecture": "amd64",
-        "os": "linux",
-        "config": {},
-        "rootfs": {"type": "layers", "diff_ids": [diff_id]},
-    })
-    .to_string()
-    .into_bytes();
     let curl = Curl { registry, lab };
-    for blob in [&layer, &config] {
-        curl.upload_blob(repository, blob, work)?;
-    }
+    let blobs = Blobs::upload(&curl, repository, work)?;
     let mut batch: Vec<String> = Vec::new();
     let mut digests = Vec::new();
     for (i, name) in names.iter().enumerate() {
-        let manifest = serde_json::json!({
-            "schemaVersion": 2,
-            "mediaType": MANIFEST_TYPE,
-            "config": descriptor("application/vnd.oci.image.config.v1+json", &config),
-            "layers": [descriptor("application/vnd.oci.image.layer.v1.tar+gzip", &layer)],
-            "annotations": {"org.opencontainers.image.title": name},
-        })
-        .to_string();
+        let manifest = blobs.manifest(name);
         let digest = sha256(manifest.as_bytes());
         let file = work.join(format!("manifest-{i}.json"));
         std::fs::write(&file, &manifest).map_err(Error::io(&file))?;
@@ -77,6 +60,84 @@ pub fn push(
         });
     }
     Ok(digests)
+}
+
+/// The one layer and config every image pushed here shares.
+struct Blobs {
+    layer: Vec<u8>,
+    config: Vec<u8>,
+}
+
+impl Blobs {
+    /// Makes them and uploads them to `repository`.
+    fn upload(curl: &Curl<'_>, repository: &str, work: &Path) -> Result<Blobs> {
+        let layer = gzip(&[0u8; 1024])?;
+        let diff_id = sha256(&[0u8; 1024]);
+        let config = serde_json::json!({
+            "architecture": "amd64",
+            "os": "linux",
+            "config": {},
+            "rootfs": {"type": "layers", "diff_ids": [diff_id]},
+        })
+        .to_string()
+        .into_bytes();
+        for blob in [&layer, &config] {
+            curl.upload_blob(repository, blob, work)?;
+        }
+        Ok(Blobs { layer, config })
+    }
+
+    /// An image manifest of them, told apart from the others by `name`.
+    fn manifest(&self, name: &str) -> String {
+        serde_json::json!({
+            "schemaVersion": 2,
+            "mediaType": MANIFEST_TYPE,
+            "config": descriptor("application/vnd.oci.image.config.v1+json", &self.config),
+            "layers": [descriptor("application/vnd.oci.image.layer.v1.tar+gzip", &self.layer)],
+            "annotations": {"org.opencontainers.image.title": name},
+        })
+        .to_string()
+    }
+}
+
+/// Pushes an image `name` to `repository` and an OCI index naming it for `platform`
+/// (`(os, architecture)`) only; returns the index's digest. A host of another platform
+/// finds no image of its own in it.
+pub fn push_index(
+    registry: &Registry,
+    lab: &Lab,
+    repository: &str,
+    name: &str,
+    platform: (&str, &str),
+    work: &Path,
+) -> Result<String> {
+    std::fs::create_dir_all(work).map_err(Error::io(work))?;
+    let curl = Curl { registry, lab };
+    let blobs = Blobs::upload(&curl, repository, work)?;
+    let manifest = blobs.manifest(name);
+    let mut entry = descriptor(MANIFEST_TYPE, manifest.as_bytes());
+    entry["platform"] = serde_json::json!({"os": platform.0, "architecture": platform.1});
+    let index = serde_json::json!({
+        "schemaVersion": 2,
+        "mediaType": INDEX_TYPE,
+        "manifests": [entry],
+    })
+    .to_string();
+    for (text, media) in [(&manifest, MANIFEST_TYPE), (&index, INDEX_TYPE)] {
+        let digest = sha256(text.as_bytes());
+        let file = work.join("index-part.json");
+        std::fs::write(&file, text).map_err(Error::io(&file))?;
+        curl.once(
+            &format!(
+                "url = \"{}/v2/{repository}/manifests/{digest}\"\nrequest = \"PUT\"\n\
+                 header = \"Content-Type: {media}\"\ndata-binary = \"@{}\"\noutput = \"/dev/null\"\n",
+                curl.base(),
+                file.display()
+            ),
+            work,
+        )?;
+    }
+    Ok(sha256(index.as_bytes()))
 }
 
 /// curl against the lab's registry, in the lab's network, trusting its CA, logged in.

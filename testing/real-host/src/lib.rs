@@ -16,6 +16,7 @@
 pub mod coreos;
 pub mod error;
 pub mod firstboot;
+pub mod front;
 pub mod images;
 pub mod machine;
 pub mod mirror;

@@ -81,6 +81,8 @@ pub enum Certificate {
     NotYetValid,
     /// Signed by the registry's CA, valid now, for another name only ([`OTHER_NAME`]).
     OtherName,
+    /// Signed by the registry's CA, valid until yesterday.
+    Expired,
 }
 
 /// How the registry checks who pulls.
@@ -134,6 +136,7 @@ impl Certificate {
             Certificate::OtherCa => ("other-ca-registry.crt", "other-ca-registry.key"),
             Certificate::NotYetValid => ("future-registry.crt", "registry.key"),
             Certificate::OtherName => ("other-name-registry.crt", "registry.key"),
+            Certificate::Expired => ("expired-registry.crt", "registry.key"),
         }
     }
 }
@@ -233,7 +236,12 @@ impl Registry {
     /// The trusted certificate's and key's files (PEM): what a server on the registry's
     /// name serves.
     pub fn trusted_files(&self) -> (PathBuf, PathBuf) {
-        let (cert, key) = Certificate::Trusted.files();
+        self.certificate_files(Certificate::Trusted)
+    }
+
+    /// The files (PEM) of `certificate` and its key.
+    pub fn certificate_files(&self, certificate: Certificate) -> (PathBuf, PathBuf) {
+        let (cert, key) = certificate.files();
         (self.dir.join(cert), self.dir.join(key))
     }
 
@@ -375,7 +383,8 @@ fn make_certificates(dir: &Path, name: &str) -> Result<String> {
             &format!("{prefix}registry.crt"),
         )?;
     }
-    not_yet_valid_certificate(dir)?;
+    dated_certificate(dir, ("+1 day", "+2 days"), "future-registry.crt")?;
+    dated_certificate(dir, ("-2 days", "-1 day"), "expired-registry.crt")?;
     write(
         &at("other-name.ext"),
         &server_extensions(&format!("DNS:{OTHER_NAME}")),
@@ -418,11 +427,12 @@ fn sign(dir: &Path, csr: &Path, ca: &str, ext: &str, out: &str) -> Result<()> {
     .map(drop)
 }
 
-/// The registry's request signed by its CA with a validity that starts tomorrow:
-/// `openssl x509` cannot set a start date, `openssl ca` can (with a database of its own).
-fn not_yet_valid_certificate(dir: &Path) -> Result<()> {
+/// The registry's request signed by its CA valid from `dates.0` to `dates.1` (offsets
+/// from now as `date --date` reads them), into `out`: `openssl x509` cannot set a start
+/// date, `openssl ca` can (with a database of its own).
+fn dated_certificate(dir: &Path, dates: (&str, &str), out: &str) -> Result<()> {
     let at = |f: &str| dir.join(f);
-    let ca_dir = at("future-ca");
+    let ca_dir = at(&format!("{out}-ca"));
     std::fs::create_dir_all(&ca_dir).map_err(Error::io(&ca_dir))?;
     write(&ca_dir.join("index.txt"), "")?;
     write(
@@ -453,10 +463,10 @@ fn not_yet_valid_certificate(dir: &Path) -> Result<()> {
             .arg(at("registry.csr"))
             .arg("-extfile")
             .arg(at("registry.ext"))
-            .args(["-startdate", date("+1 day")?.trim()])
-            .args(["-enddate", date("+2 days")?.trim()])
+            .args(["-startdate", date(dates.0)?.trim()])
+            .args(["-enddate", date(dates.1)?.trim()])
             .arg("-out")
-            .arg(at("future-registry.crt")),
+            .arg(at(out)),
     )
     .map(drop)
 }

@@ -139,7 +139,7 @@ fn answer(what: &str, e: impl std::fmt::Display) -> Error {
 }
 
 /// TLS with the registry's certificate and key.
-fn tls_acceptor(cert: &Path, key: &Path) -> Result<tokio_rustls::TlsAcceptor> {
+pub(crate) fn tls_acceptor(cert: &Path, key: &Path) -> Result<tokio_rustls::TlsAcceptor> {
     let chain = CertificateDer::pem_file_iter(cert)
         .and_then(|certs| certs.collect::<std::result::Result<Vec<_>, _>>())
         .map_err(|e| answer(&cert.display().to_string(), e))?;

@@ -56,7 +56,7 @@ fn expect(a: &Analysis, cause: Cause, unit: &str, stage: Option<&str>, evidence:
         .map_or_else(|| cause.remedy().to_string(), |e| e.remedy());
     assert_eq!(f.remedy, want_remedy, "{report}");
     // The report opens with the few lines of the finding.
-    let head: Vec<&str> = report.lines().take(3).collect();
+    let head: Vec<&str> = report.lines().take(f.lines().len()).collect();
     assert_eq!(head, f.lines(), "{report}");
     f
 }

@@ -7,6 +7,7 @@ mod diagnosis;
 mod hostile;
 mod image_mode;
 mod manifests;
+mod pulls;
 
 // The harness (log bundles, evidence, scenarios) is shared with the binary's tests.
 use testkit::gather::{bundle, evidence, scenario};

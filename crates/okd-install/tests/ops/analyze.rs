@@ -472,3 +472,69 @@ fn an_unfinished_bootstrap_is_never_an_all_clear() {
     assert_eq!(json["repeated_errors"][0]["count"], 12, "{json:#}");
     assert_eq!(diagnosis_event(&bundle), None);
 }
+
+/// The real host's incomplete mirror (#50): node-image-pull in its lookup stage, podman's
+/// blob 404 every 10 s, each followed by our script's retry line; the install's mirror rules
+/// in the asset tree.
+fn incomplete_mirror(dir: &Path) -> PathBuf {
+    let blob = "sha256:4d41aa6b0a93d1b1b5e8a0f3c2d7e9f1a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4";
+    let mut journal = format!(
+        "Nov 28 11:57:39 okdrh node-image-pull.sh[1139]: {}quay.io/okd/scos-release@sha256:0f5a\n",
+        contract::NODE_IMAGE_LOOKUP_SAYS
+    );
+    for s in [0, 10, 20] {
+        journal.push_str(&format!(
+            "Nov 28 11:58:{s:02} okdrh node-image-pull.sh[1197]: Error: reading blob {blob}: Error \
+             fetching blob: invalid status code from registry 404 (Not Found)\n\
+             Nov 28 11:58:{s:02} okdrh node-image-pull.sh[1139]: The release's node image of OS \
+             image stream centos-10 is not known yet; asking again in 10s\n"
+        ));
+    }
+    let rules = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  \
+                 name: image-digest-mirror\nspec:\n  imageDigestMirrors:\n  - source: \
+                 quay.io/okd/scos-release\n    mirrors:\n    - \
+                 registry.example.com:5000/okd/scos-release\n";
+    Bundle::new("incomplete-mirror")
+        .service(
+            "node-image-pull",
+            vec![
+                record("service start", "", "", ""),
+                record("stage start", contract::NODE_IMAGE_LOOKUP_STAGE, "", ""),
+            ],
+        )
+        .file("bootstrap/journals/node-image-pull.log", journal)
+        .file(
+            "rendered-assets/openshift/manifests/image-digest-mirror-set.yaml",
+            rules,
+        )
+        .write(dir, "log-bundle-incomplete-mirror.tar.gz")
+}
+
+/// `analyze` on the incomplete mirror: the cause's evidence is podman's blob line, the
+/// registry and the digest are named, the fix is to mirror again, and no word of the pull
+/// secret, the trust bundle or the mirror settings appears; the JSON says the same.
+#[test]
+fn an_incomplete_mirror_is_named_as_a_blob_missing_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = incomplete_mirror(dir.path());
+    let text = stdout(&analyze(&bundle, false));
+    let mut head = text.lines();
+    let cause = head.next().unwrap_or_default();
+    assert!(cause.starts_with("cause (release-image-pull): "), "{text}");
+    assert!(cause.contains("`registry.example.com:5000`"), "{text}");
+    assert!(cause.contains("sha256:4d41aa6b"), "{text}");
+    let evidence = head.next().unwrap_or_default();
+    assert!(evidence.contains("Error: reading blob sha256:4d41aa6b"), "{text}");
+    assert!(text.contains("mirror the image to `registry.example.com:5000` again"), "{text}");
+    for lead in ["pull secret", "additionalTrustBundle", "imageDigestSources", "mirror settings"] {
+        assert!(!text.contains(lead), "`{lead}` in\n{text}");
+    }
+    let json = analyze_json(&bundle);
+    let finding = &json["finding"];
+    assert!(
+        finding["evidence"]
+            .as_str()
+            .is_some_and(|e| e.contains("invalid status code from registry 404")),
+        "{json}"
+    );
+}

@@ -16,6 +16,7 @@ mod gather_host;
 mod interrupt;
 mod pki;
 mod preflight;
+mod pull_matrix;
 mod real_host;
 mod waitfor;
 // Helpers both test binaries use (running the binary, its output, reading .ign files), the

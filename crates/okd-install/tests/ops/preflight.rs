@@ -344,8 +344,15 @@ fn assert_all_served(out: &Output) {
     assert!(out.status.success(), "{}", both(out));
     let served: Vec<&(String, String, String, String)> =
         checks.iter().filter(|c| c.0 == "pull.served").collect();
+    // The blobs of every served image were asked for and found: one finding counts them.
+    let blobs: Vec<&(String, String, String, String)> =
+        checks.iter().filter(|c| c.0 == "pull.blobs").collect();
+    assert!(
+        blobs.len() == 1 && blobs[0].1 == "ok" && blobs[0].3.contains(" blobs "),
+        "{checks:#?}"
+    );
     assert_eq!(
-        served.len(),
+        served.len() + 1,
         checks.len(),
         "only served images: {checks:#?}"
     );

@@ -1,0 +1,224 @@
+//! What the lines around a pull error tell that the error itself does not: podman names the
+//! registry and repository of a manifest it could not read, but a blob it could not read by
+//! its digest only. The image being pulled comes from the same attempt's other lines
+//! (podman's `Trying to pull IMAGE...`), and the registry it was pulled from from the
+//! host's mirror rules (registries.conf, as the install's ImageDigestMirrorSet states them):
+//! containers/image tries an image's mirrors in order, so the first mirror of the rule that
+//! matches it is where its blobs came from once its manifest was read.
+
+use super::{FailedPull, PullError, registry_of_image, repository_of_image, split_reference};
+
+/// The words podman writes before it pulls an image: `Trying to pull IMAGE...`.
+const TRYING_TO_PULL: &str = "Trying to pull ";
+
+/// One mirror rule: the repository (or registry) an image's name starts with, and its
+/// mirrors in the order the host tries them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorRule {
+    /// The source: `quay.io/okd/scos-content`, or a registry.
+    pub source: String,
+    /// Its mirrors: `registry.example.com:5000/okd/scos-content`.
+    pub mirrors: Vec<String>,
+}
+
+/// What the lines around a pull error tell of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PullContext {
+    /// The image being pulled, when a line before the error named it.
+    pub image: Option<String>,
+    /// The host's mirror rules.
+    pub rules: Vec<MirrorRule>,
+}
+
+impl PullContext {
+    /// The image the newest of `lines` that names one (podman's `Trying to pull IMAGE...`)
+    /// was about.
+    pub fn image_of_lines<'a>(lines: impl DoubleEndedIterator<Item = &'a str>) -> Option<String> {
+        lines.rev().find_map(|l| {
+            let rest = &l[l.find(TRYING_TO_PULL)? + TRYING_TO_PULL.len()..];
+            let image = rest.trim().trim_end_matches("...").trim();
+            (!image.is_empty() && !image.contains(' ')).then(|| image.to_string())
+        })
+    }
+
+    /// Where the host pulls `image` from first: its first mirror, the image's name with the
+    /// rule's source replaced (`None` when no rule matches).
+    pub fn first_mirror(&self, image: &str) -> Option<String> {
+        let name = split_reference(image).0;
+        let rule = self
+            .rules
+            .iter()
+            .filter(|r| name == r.source || name.starts_with(&format!("{}/", r.source)))
+            .max_by_key(|r| r.source.len())?;
+        let mirror = rule.mirrors.first()?;
+        Some(format!("{mirror}{}", &image[rule.source.len()..]))
+    }
+
+    /// The one registry every rule's first mirror is on, when there is one: where any
+    /// image with a rule is pulled from first.
+    fn only_mirror_registry(&self) -> Option<String> {
+        let mut registries = self
+            .rules
+            .iter()
+            .filter_map(|r| r.mirrors.first())
+            .map(|m| registry_of_image(m));
+        let first = registries.next()?;
+        registries.all(|r| r == first).then_some(first)
+    }
+
+    /// `error` with what it lacks taken from here: the image, then the registry and
+    /// repository its first mirror has (or the image's own). Whether the registry is now a
+    /// mirror's.
+    fn fill(&self, error: &mut PullError) -> bool {
+        if error.image.is_none() {
+            error.image.clone_from(&self.image);
+        }
+        let pulled = error
+            .image
+            .as_deref()
+            .map(|i| self.first_mirror(i).unwrap_or(i.to_string()));
+        let mut mirror = false;
+        if error.registry.is_none() {
+            mirror = error.image.is_some() && pulled != error.image || error.image.is_none();
+            error.registry = pulled
+                .as_deref()
+                .map(registry_of_image)
+                .or_else(|| self.only_mirror_registry());
+            mirror &= error.registry.is_some();
+        }
+        if error.repository.is_none() {
+            error.repository = pulled.as_deref().map(repository_of_image);
+        }
+        mirror
+    }
+}
+
+impl FailedPull {
+    /// The pull with what its error lines lack taken from `context`: the image, the
+    /// registry and the repository (see [`PullContext`]).
+    pub fn in_context(mut self, context: &PullContext) -> FailedPull {
+        for e in self.mirrors.iter_mut() {
+            context.fill(e);
+        }
+        let source_at_mirror = self.source.as_mut().is_some_and(|s| context.fill(s));
+        if self.image.is_none() {
+            let image = self.attempts().find_map(|e| e.image.clone());
+            self.image = image;
+        }
+        // A source the rules sent to a mirror is that mirror's attempt.
+        let mirrored = self.source.as_ref().is_some_and(
+            |s| matches!((&s.image, &s.registry), (Some(i), Some(r)) if registry_of_image(i) != *r),
+        );
+        if (mirrored || source_at_mirror) && self.mirrors.is_empty() {
+            self.mirrors.extend(self.source.take());
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry_error::{RegistryFault, read_pull};
+
+    const BLOB: &str = "Error: reading blob sha256:4d41aa: Error fetching blob: invalid status \
+                        code from registry 404 (Not Found)";
+
+    fn rules() -> Vec<MirrorRule> {
+        vec![
+            MirrorRule {
+                source: "quay.io/okd/scos-release".into(),
+                mirrors: vec!["registry.example.com:5000/okd/scos-release".into()],
+            },
+            MirrorRule {
+                source: "quay.io/okd/scos-content".into(),
+                mirrors: vec![
+                    "registry.example.com:5000/okd/scos-content".into(),
+                    "mirror2.example.com/okd/scos-content".into(),
+                ],
+            },
+        ]
+    }
+
+    /// A blob podman names by digest only is named with the registry and repository the
+    /// attempt's image and the mirror rules give.
+    #[test]
+    fn a_blob_line_gets_its_registry_and_repository_from_the_attempt_and_the_rules() {
+        let lines = [
+            "Nov 28 11:58:30 h podman[1]: Trying to pull quay.io/okd/scos-content@sha256:ead6...",
+            "Nov 28 11:58:30 h podman[1]: Getting image source signatures",
+            BLOB,
+        ];
+        let context = PullContext {
+            image: PullContext::image_of_lines(lines.iter().copied()),
+            rules: rules(),
+        };
+        assert_eq!(
+            context.image.as_deref(),
+            Some("quay.io/okd/scos-content@sha256:ead6")
+        );
+        let pull = read_pull(BLOB).expect("read").in_context(&context);
+        let e = pull.first().expect("an attempt");
+        assert_eq!(e.fault, RegistryFault::BlobUnknown);
+        assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
+        assert_eq!(e.repository.as_deref(), Some("okd/scos-content"));
+        assert_eq!(e.digest.as_deref(), Some("sha256:4d41aa"));
+        assert!(
+            e.reason()
+                .contains("`registry.example.com:5000/okd/scos-content`"),
+            "{}",
+            e.reason()
+        );
+    }
+
+    /// Without the image, the registry still comes from rules whose mirrors are on one
+    /// registry; the repository is not guessed.
+    #[test]
+    fn without_the_image_only_an_unambiguous_registry_is_named() {
+        let context = PullContext {
+            image: None,
+            rules: rules()[..1].to_vec(),
+        };
+        let e = read_pull(BLOB)
+            .expect("read")
+            .in_context(&context)
+            .first()
+            .cloned()
+            .expect("one");
+        assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
+        assert_eq!(e.repository, None);
+        let mut two = rules();
+        two[1].mirrors.reverse();
+        let context = PullContext {
+            image: None,
+            rules: two,
+        };
+        let e = read_pull(BLOB)
+            .expect("read")
+            .in_context(&context)
+            .first()
+            .cloned()
+            .expect("one");
+        assert_eq!(e.registry, None);
+    }
+
+    /// What a line names itself wins over the context.
+    #[test]
+    fn the_line_wins_over_the_context() {
+        let line = "Error: initializing source docker://localhost:5931/okd/x:1: reading manifest 1 \
+                    in localhost:5931/okd/x: manifest unknown";
+        let context = PullContext {
+            image: Some("quay.io/okd/scos-content@sha256:ead6".into()),
+            rules: rules(),
+        };
+        let e = read_pull(line)
+            .expect("read")
+            .in_context(&context)
+            .first()
+            .cloned()
+            .expect("one");
+        assert_eq!(e.registry.as_deref(), Some("localhost:5931"));
+        assert_eq!(e.repository.as_deref(), Some("okd/x"));
+        assert_eq!(e.image.as_deref(), Some("localhost:5931/okd/x:1"));
+    }
+}
