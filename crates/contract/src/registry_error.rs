@@ -685,7 +685,10 @@ impl FailedPull {
                 fixes.push(fix);
             }
         }
-        if let Some(s) = self.source.as_ref().filter(|s| !s.operation.chooses_registry())
+        if let Some(s) = self
+            .source
+            .as_ref()
+            .filter(|s| !s.operation.chooses_registry())
             && fixes.is_empty()
         {
             fixes.push(s.remedy());

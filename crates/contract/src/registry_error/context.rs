@@ -73,7 +73,10 @@ impl PullContext {
         if error.image.is_none() {
             error.image.clone_from(&self.image);
         }
-        let pulled = error.image.as_deref().map(|i| self.first_mirror(i).unwrap_or(i.to_string()));
+        let pulled = error
+            .image
+            .as_deref()
+            .map(|i| self.first_mirror(i).unwrap_or(i.to_string()));
         let mut mirror = false;
         if error.registry.is_none() {
             mirror = error.image.is_some() && pulled != error.image || error.image.is_none();
@@ -103,9 +106,9 @@ impl FailedPull {
             self.image = image;
         }
         // A source the rules sent to a mirror is that mirror's attempt.
-        let mirrored = self.source.as_ref().is_some_and(|s| {
-            matches!((&s.image, &s.registry), (Some(i), Some(r)) if registry_of_image(i) != *r)
-        });
+        let mirrored = self.source.as_ref().is_some_and(
+            |s| matches!((&s.image, &s.registry), (Some(i), Some(r)) if registry_of_image(i) != *r),
+        );
         if (mirrored || source_at_mirror) && self.mirrors.is_empty() {
             self.mirrors.extend(self.source.take());
         }
@@ -150,28 +153,52 @@ mod tests {
             image: PullContext::image_of_lines(lines.iter().copied()),
             rules: rules(),
         };
-        assert_eq!(context.image.as_deref(), Some("quay.io/okd/scos-content@sha256:ead6"));
+        assert_eq!(
+            context.image.as_deref(),
+            Some("quay.io/okd/scos-content@sha256:ead6")
+        );
         let pull = read_pull(BLOB).expect("read").in_context(&context);
         let e = pull.first().expect("an attempt");
         assert_eq!(e.fault, RegistryFault::BlobUnknown);
         assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
         assert_eq!(e.repository.as_deref(), Some("okd/scos-content"));
         assert_eq!(e.digest.as_deref(), Some("sha256:4d41aa"));
-        assert!(e.reason().contains("`registry.example.com:5000/okd/scos-content`"), "{}", e.reason());
+        assert!(
+            e.reason()
+                .contains("`registry.example.com:5000/okd/scos-content`"),
+            "{}",
+            e.reason()
+        );
     }
 
     /// Without the image, the registry still comes from rules whose mirrors are on one
     /// registry; the repository is not guessed.
     #[test]
     fn without_the_image_only_an_unambiguous_registry_is_named() {
-        let context = PullContext { image: None, rules: rules()[..1].to_vec() };
-        let e = read_pull(BLOB).expect("read").in_context(&context).first().cloned().expect("one");
+        let context = PullContext {
+            image: None,
+            rules: rules()[..1].to_vec(),
+        };
+        let e = read_pull(BLOB)
+            .expect("read")
+            .in_context(&context)
+            .first()
+            .cloned()
+            .expect("one");
         assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
         assert_eq!(e.repository, None);
         let mut two = rules();
         two[1].mirrors.reverse();
-        let context = PullContext { image: None, rules: two };
-        let e = read_pull(BLOB).expect("read").in_context(&context).first().cloned().expect("one");
+        let context = PullContext {
+            image: None,
+            rules: two,
+        };
+        let e = read_pull(BLOB)
+            .expect("read")
+            .in_context(&context)
+            .first()
+            .cloned()
+            .expect("one");
         assert_eq!(e.registry, None);
     }
 
@@ -184,7 +211,12 @@ mod tests {
             image: Some("quay.io/okd/scos-content@sha256:ead6".into()),
             rules: rules(),
         };
-        let e = read_pull(line).expect("read").in_context(&context).first().cloned().expect("one");
+        let e = read_pull(line)
+            .expect("read")
+            .in_context(&context)
+            .first()
+            .cloned()
+            .expect("one");
         assert_eq!(e.registry.as_deref(), Some("localhost:5931"));
         assert_eq!(e.repository.as_deref(), Some("okd/x"));
         assert_eq!(e.image.as_deref(), Some("localhost:5931/okd/x:1"));

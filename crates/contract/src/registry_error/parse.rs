@@ -4,9 +4,7 @@
 //! net, crypto/tls and crypto/x509, the registry protocol's error codes as containers/image
 //! prints them); each shape read is a unit test of `registry_error`.
 
-use super::{
-    FailedPull, Operation, PullError, RegistryFault, registry_of_image, split_reference,
-};
+use super::{FailedPull, Operation, PullError, RegistryFault, registry_of_image, split_reference};
 
 /// The opening of the part of podman's error that lists the mirrors that failed.
 pub(super) const MIRRORS_FAILED: &str = "(Mirrors also failed: ";
@@ -321,7 +319,10 @@ fn known_fault(line: &str) -> Option<(RegistryFault, Option<String>)> {
     } else if has("x509: certificate relies on legacy common name field") {
         (
             RegistryFault::CertificateForOtherName,
-            Some("it names the host in its Common Name only, without subject alternative names".into()),
+            Some(
+                "it names the host in its Common Name only, without subject alternative names"
+                    .into(),
+            ),
         )
     } else if has("x509: certificate has expired or is not yet valid") {
         let when = after("current time ").map(|d| format!("current time {d}"));
@@ -551,9 +552,13 @@ pub fn repository_of_image(image: &str) -> String {
 /// expected of a mismatch, `adding layer with blob "D"`) or the manifest's.
 fn digest_of(text: &str, operation: Operation) -> Option<String> {
     let after: &[&str] = match operation {
-        Operation::ReadBlob | Operation::Store => {
-            &["reading blob ", "/blobs/", "expected ", "with blob \"", "copying blob "]
-        }
+        Operation::ReadBlob | Operation::Store => &[
+            "reading blob ",
+            "/blobs/",
+            "expected ",
+            "with blob \"",
+            "copying blob ",
+        ],
         Operation::ReadManifest => &["reading manifest ", "/manifests/"],
         _ => &[],
     };
@@ -648,7 +653,10 @@ mod tests {
             .digest(LAYER)
             .status(404),
             shape(
-                format!("{}reading manifest 2 in {R}/{REPO}: manifest unknown: manifest unknown", "Error: initializing source docker://localhost:5940/okd/scos-release:2: "),
+                format!(
+                    "{}reading manifest 2 in {R}/{REPO}: manifest unknown: manifest unknown",
+                    "Error: initializing source docker://localhost:5940/okd/scos-release:2: "
+                ),
                 F::ManifestUnknown,
                 O::ReadManifest,
             )
@@ -803,21 +811,27 @@ mod tests {
             .digest(LAYER)
             .status(403),
             shape(
-                init(&format!("reading manifest 1 in {R}/{REPO}: StatusCode: 403, oops")),
+                init(&format!(
+                    "reading manifest 1 in {R}/{REPO}: StatusCode: 403, oops"
+                )),
                 F::Denied,
                 O::ReadManifest,
             )
             .at(R, REPO)
             .status(403),
             shape(
-                init(&format!("reading manifest 1 in {R}/{REPO}: StatusCode: 418, oops")),
+                init(&format!(
+                    "reading manifest 1 in {R}/{REPO}: StatusCode: 418, oops"
+                )),
                 F::HttpStatus,
                 O::ReadManifest,
             )
             .at(R, REPO)
             .status(418),
             shape(
-                init(&format!("reading manifest 1 in {R}/{REPO}: StatusCode: 404, oops")),
+                init(&format!(
+                    "reading manifest 1 in {R}/{REPO}: StatusCode: 404, oops"
+                )),
                 F::ManifestUnknown,
                 O::ReadManifest,
             )
@@ -984,8 +998,10 @@ mod tests {
     fn no_class_advises_what_its_evidence_lacks() {
         for s in real_shapes().into_iter().chain(read_shapes()) {
             let mut e = error_of(&s.line, None).expect("read");
-            e.registry.get_or_insert_with(|| "mirror.example.com:5000".into());
-            e.repository.get_or_insert_with(|| "okd/scos-content".into());
+            e.registry
+                .get_or_insert_with(|| "mirror.example.com:5000".into());
+            e.repository
+                .get_or_insert_with(|| "okd/scos-content".into());
             let (reason, remedy) = (e.reason(), e.remedy());
             let reg = e.registry.clone().unwrap_or_default();
             assert!(reason.contains(&reg), "{reason}");
@@ -996,7 +1012,11 @@ mod tests {
                 }
                 for w in advice_words(a) {
                     assert!(!remedy.contains(w), "{:?} fix names {w}: {remedy}", e.fault);
-                    assert!(!reason.contains(w), "{:?} reason names {w}: {reason}", e.fault);
+                    assert!(
+                        !reason.contains(w),
+                        "{:?} reason names {w}: {reason}",
+                        e.fault
+                    );
                 }
             }
         }
@@ -1018,7 +1038,12 @@ mod tests {
                     | RegistryFault::StorageFull
                     | RegistryFault::PlatformMissing
             ) {
-                assert!(e.remedy().contains("mirror.example.com:5000/okd/scos-content"), "{}", e.remedy());
+                assert!(
+                    e.remedy()
+                        .contains("mirror.example.com:5000/okd/scos-content"),
+                    "{}",
+                    e.remedy()
+                );
             }
         }
     }
@@ -1030,7 +1055,10 @@ mod tests {
         e.repository = Some("okd/scos-content".into());
         assert!(e.reason().contains(LAYER), "{}", e.reason());
         assert!(e.reason().contains("404 Not Found"), "{}", e.reason());
-        assert!(e.remedy().starts_with("mirror the image to `mirror.example.com:5000` again"));
+        assert!(
+            e.remedy()
+                .starts_with("mirror the image to `mirror.example.com:5000` again")
+        );
     }
 
     #[test]
@@ -1049,11 +1077,17 @@ mod tests {
         );
         assert!(reason.ends_with(&line), "{reason}");
         let status = error_of(
-            &init(&format!("reading manifest 1 in {R}/{REPO}: StatusCode: 418, oops")),
+            &init(&format!(
+                "reading manifest 1 in {R}/{REPO}: StatusCode: 418, oops"
+            )),
             None,
         )
         .expect("read");
-        assert!(status.reason().contains("(418 I'm a teapot)"), "{}", status.reason());
+        assert!(
+            status.reason().contains("(418 I'm a teapot)"),
+            "{}",
+            status.reason()
+        );
     }
 
     /// Our own scripts' lines and other programs' lines are no pull error, even with a
@@ -1076,7 +1110,10 @@ mod tests {
 
     #[test]
     fn a_repository_is_the_name_without_its_registry() {
-        assert_eq!(repository_of_image("quay.io/okd/scos-content@sha256:ab"), "okd/scos-content");
+        assert_eq!(
+            repository_of_image("quay.io/okd/scos-content@sha256:ab"),
+            "okd/scos-content"
+        );
         assert_eq!(repository_of_image("localhost:5000/x:1"), "x");
         assert_eq!(repository_of_image("busybox:1"), "library/busybox");
     }
