@@ -107,7 +107,11 @@ pub(crate) fn details(
 ) -> Vec<String> {
     let lines = journal_lines(files, unit);
     let want = message(evidence);
-    let same: Vec<&str> = lines.iter().filter(|l| message(l) == want).copied().collect();
+    let same: Vec<&str> = lines
+        .iter()
+        .filter(|l| message(l) == want)
+        .copied()
+        .collect();
     let mut out = Vec::new();
     if same.len() > 1 {
         let first = split_time(same[0]).0;
@@ -134,7 +138,11 @@ pub(crate) fn details(
             firsts.join(", ")
         ));
     }
-    let last = lines.iter().rev().map(|l| message(l)).find(|m| !m.is_empty());
+    let last = lines
+        .iter()
+        .rev()
+        .map(|l| message(l))
+        .find(|m| !m.is_empty());
     if let Some(last) = last
         && last != want
         && !registry_error::is_pull_error(last)

@@ -171,7 +171,10 @@ mod tests {
         assert_eq!(pull.fault, registry_error::RegistryFault::BlobUnknown);
         assert!(f.summary.contains("sha256:4d41aa"), "{}", f.summary);
         for lead in ["pull secret", "additionalTrustBundle", "imageDigestSources"] {
-            assert!(!f.summary.contains(lead) && !f.remedy.contains(lead), "{lead}: {f:?}");
+            assert!(
+                !f.summary.contains(lead) && !f.remedy.contains(lead),
+                "{lead}: {f:?}"
+            );
         }
     }
 }

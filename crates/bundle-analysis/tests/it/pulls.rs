@@ -109,7 +109,10 @@ fn assert_no_unsupported_advice(report: &str, fault: RegistryFault) {
 #[test]
 fn an_incomplete_mirror_is_a_blob_missing_on_the_mirror() {
     let error = blob_404();
-    let a = analyse(incomplete_mirror("incomplete", lookup_journal(&error, &[], 3)));
+    let a = analyse(incomplete_mirror(
+        "incomplete",
+        lookup_journal(&error, &[], 3),
+    ));
     let report = a.render();
     let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
     assert_eq!(f.cause, Cause::ReleaseImagePull, "{report}");
@@ -121,12 +124,18 @@ fn an_incomplete_mirror_is_a_blob_missing_on_the_mirror() {
         assert!(f.summary.contains(want), "{want} not in {}", f.summary);
         assert!(f.remedy.contains(want), "{want} not in {}", f.remedy);
     }
-    assert!(f.remedy.starts_with(&format!("mirror the image to `{MIRROR}` again")));
+    assert!(
+        f.remedy
+            .starts_with(&format!("mirror the image to `{MIRROR}` again"))
+    );
     // How often, since when, where the rules send it, and our script's line below.
     let details = f.details.join("\n");
     assert!(details.contains("3 times"), "{details}");
     assert!(details.contains("Nov 28 11:58:00"), "{details}");
-    assert!(details.contains(&format!("{MIRROR}/okd/scos-content")), "{details}");
+    assert!(
+        details.contains(&format!("{MIRROR}/okd/scos-content")),
+        "{details}"
+    );
     assert!(details.contains(RETRY), "{details}");
     // The Problem line says what failed, not that the node image is not known yet.
     let problem = report
@@ -149,7 +158,10 @@ fn the_attempts_image_and_the_mirror_rules_name_the_repository() {
         format!("Copying blob {BLOB}"),
     ];
     let error = blob_404();
-    let a = analyse(incomplete_mirror("attempt", lookup_journal(&error, &progress, 2)));
+    let a = analyse(incomplete_mirror(
+        "attempt",
+        lookup_journal(&error, &progress, 2),
+    ));
     let report = a.render();
     let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
     let repo = format!("`{MIRROR}/okd/scos-content`");
@@ -213,7 +225,10 @@ fn every_class_advises_only_what_its_evidence_is_about() {
         ),
     ];
     for (i, (error, fault)) in lines.iter().enumerate() {
-        let a = analyse(incomplete_mirror(&format!("class-{i}"), lookup_journal(error, &[], 2)));
+        let a = analyse(incomplete_mirror(
+            &format!("class-{i}"),
+            lookup_journal(error, &[], 2),
+        ));
         let report = a.render();
         let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
         assert!(f.evidence.ends_with(error.as_str()), "{report}");
@@ -222,7 +237,10 @@ fn every_class_advises_only_what_its_evidence_is_about() {
         assert!(f.summary.contains(MIRROR), "{report}");
         assert_no_unsupported_advice(&report, *fault);
         if *fault == RegistryFault::Unrecognised {
-            assert!(f.summary.contains("okd-install does not recognise"), "{report}");
+            assert!(
+                f.summary.contains("okd-install does not recognise"),
+                "{report}"
+            );
         }
     }
 }

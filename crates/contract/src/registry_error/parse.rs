@@ -35,8 +35,6 @@ const PULL_MARKERS: &[&str] = &[
     "pulling image: ",
     "error pulling image",
     "unable to retrieve auth token",
-    "failed to invoke method openimage",
-    "failed to invoke method getblob",
 ];
 
 /// containers/image's steps, each with the operation it is; the innermost (last) one named

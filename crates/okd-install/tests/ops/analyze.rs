@@ -524,9 +524,20 @@ fn an_incomplete_mirror_is_named_as_a_blob_missing_on_it() {
     assert!(cause.contains("`registry.example.com:5000`"), "{text}");
     assert!(cause.contains("sha256:4d41aa6b"), "{text}");
     let evidence = head.next().unwrap_or_default();
-    assert!(evidence.contains("Error: reading blob sha256:4d41aa6b"), "{text}");
-    assert!(text.contains("mirror the image to `registry.example.com:5000` again"), "{text}");
-    for lead in ["pull secret", "additionalTrustBundle", "imageDigestSources", "mirror settings"] {
+    assert!(
+        evidence.contains("Error: reading blob sha256:4d41aa6b"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mirror the image to `registry.example.com:5000` again"),
+        "{text}"
+    );
+    for lead in [
+        "pull secret",
+        "additionalTrustBundle",
+        "imageDigestSources",
+        "mirror settings",
+    ] {
         assert!(!text.contains(lead), "`{lead}` in\n{text}");
     }
     let json = analyze_json(&bundle);
