@@ -20,6 +20,7 @@ mod preflight;
 mod real_bootstrap;
 mod real_host;
 mod real_render;
+mod vm;
 mod waitfor;
 // Helpers both test binaries use (running the binary, its output, reading .ign files), the
 // real-sshd and the log-bundle harness.
