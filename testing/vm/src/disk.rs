@@ -19,7 +19,8 @@ const SIZE: &str = "3G";
 /// Not CoreOS's: the test's window into the machine. A root shell on the second serial port
 /// (the first is the console), started early and again whenever it ends, that says
 /// [`SHELL_READY`] when it starts; the test writes commands and reads their output
-/// ([`crate::Machine::run`]).
+/// ([`crate::Machine::run`]). Its input is a pipe, so the shell is not interactive and
+/// prints no prompts into the output.
 const SHELL_UNIT: &str = "\
 [Unit]
 Description=okd-install VM test: a root shell on ttyS1 for the test (not part of CoreOS)
@@ -28,7 +29,7 @@ After=systemd-udevd.service local-fs.target
 Before=sysinit.target
 
 [Service]
-ExecStart=/bin/sh -c 'stty -F /dev/ttyS1 raw -echo 115200 && echo okd-vm-shell-ready >/dev/ttyS1 && exec /bin/sh </dev/ttyS1 >/dev/ttyS1 2>&1'
+ExecStart=/bin/sh -c 'stty -F /dev/ttyS1 raw -echo 115200 && echo okd-vm-shell-ready >/dev/ttyS1 && cat /dev/ttyS1 | /bin/sh >/dev/ttyS1 2>&1'
 Restart=always
 
 [Install]
