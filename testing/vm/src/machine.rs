@@ -79,7 +79,17 @@ pub struct Machine {
 }
 
 impl Drop for Machine {
+    /// Ends QEMU: SIGTERM to `timeout`, which passes it on to QEMU and exits with it (a
+    /// SIGKILL would end `timeout` alone and leave QEMU running).
     fn drop(&mut self) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) on our own child's process id, which we have not reaped yet.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until && !self.exited() {
+            std::thread::sleep(Duration::from_millis(100));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
