@@ -32,6 +32,8 @@ const SERVED_CONFIG: &str = r#"{"ignition":{"version":"3.2.0"},"storage":{"files
 const LIFE: Duration = Duration::from_secs(900);
 /// How long a boot may take to the booted system's shell (TCG on two shared cores).
 const BOOT_SECONDS: u64 = 600;
+/// How long one command in the booted system may take (a starved TCG guest is slow).
+const COMMAND_SECONDS: u64 = 180;
 
 /// The boot parts, or a skip.
 fn parts() -> Option<(vm::parts::Kernel, PathBuf, PathBuf)> {
@@ -50,7 +52,7 @@ fn parts() -> Option<(vm::parts::Kernel, PathBuf, PathBuf)> {
 /// The words of `/proc/cmdline` in the guest.
 fn cmdline(machine: &mut Machine) -> Vec<String> {
     machine
-        .output("cat /proc/cmdline", 30)
+        .output("cat /proc/cmdline", COMMAND_SECONDS)
         .expect("/proc/cmdline")
         .split_whitespace()
         .map(str::to_string)
@@ -226,7 +228,7 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
     let journal = machine
         .output(
             "journalctl -b -o cat -u coreos-ignition-setup-user.service -u ignition-fetch-offline.service -u ignition-fetch.service -u ignition-files.service",
-            60,
+            COMMAND_SECONDS,
         )
         .unwrap_or_else(|e| e.to_string());
     for said in [
@@ -239,7 +241,7 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
             problems.push(format!("Ignition's journal does not say `{said}`"));
         }
     }
-    match machine.output(&format!("cat {SERVED_PATH}"), 30) {
+    match machine.output(&format!("cat {SERVED_PATH}"), COMMAND_SECONDS) {
         Ok(text) if text.contains("served by the machine config server") => {}
         other => problems.push(format!("the served config was not applied: {other:?}")),
     }
@@ -349,7 +351,7 @@ fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units()
     let journal = machine
         .output(
             "journalctl -b -o cat -u coreos-ignition-setup-user.service -u ignition-fetch-offline.service -u ignition-files.service",
-            60,
+            COMMAND_SECONDS,
         )
         .unwrap_or_else(|e| e.to_string());
     if !journal.contains("/config.ign copied to /usr/lib/ignition/user.ign") {
@@ -365,7 +367,7 @@ fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units()
                         "test -e /etc/systemd/system/{name} -o -d /etc/systemd/system/{name}.d && echo written; \
                          systemctl show -p LoadState --value {name}; systemctl is-enabled {name} || true"
                     ),
-                    60,
+                    COMMAND_SECONDS,
                 )
                 .unwrap_or_else(|e| e.to_string());
             let mut lines = out.lines();
