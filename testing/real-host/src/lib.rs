@@ -75,7 +75,8 @@ fn missing_programs(programs: &[(&str, &str)]) -> Vec<String> {
         .collect()
 }
 
-fn is_root() -> bool {
+/// Whether the test runs as root.
+pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .unwrap_or_default()
         .lines()

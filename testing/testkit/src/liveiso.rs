@@ -27,7 +27,27 @@ pub struct LiveIsoSpec {
     /// `offset` of the first kernel-argument area in `coreos/kargs.json` instead of the true
     /// one, for crafted areas.
     pub kargs_offset: Option<u64>,
+    /// Real boot parts, for an ISO a machine boots (None: placeholders, not bootable).
+    pub boot: Option<BootParts>,
 }
+
+/// What makes the ISO bootable by a BIOS: the kernel and initramfs in place of the
+/// placeholders, Debian's isolinux as the El Torito boot image (as CoreOS's ISO boots on
+/// BIOS), and default kernel arguments besides CoreOS's three.
+#[derive(Debug, Clone)]
+pub struct BootParts {
+    /// The kernel (`images/pxeboot/vmlinuz`).
+    pub kernel: PathBuf,
+    /// The live initramfs (`images/pxeboot/initrd.img`).
+    pub initramfs: PathBuf,
+    /// More default kernel arguments, after CoreOS's.
+    pub extra_kargs: String,
+}
+
+/// Debian's isolinux (package isolinux) and the library it loads (syslinux-common).
+pub const ISOLINUX_BIN: &str = "/usr/lib/ISOLINUX/isolinux.bin";
+/// isolinux's core module.
+pub const LDLINUX_C32: &str = "/usr/lib/syslinux/modules/bios/ldlinux.c32";
 
 impl Default for LiveIsoSpec {
     fn default() -> Self {
@@ -39,6 +59,7 @@ impl Default for LiveIsoSpec {
             live: true,
             igninfo: None,
             kargs_offset: None,
+            boot: None,
         }
     }
 }
@@ -55,10 +76,16 @@ pub struct LiveIso {
 impl LiveIsoSpec {
     /// The default kernel arguments, as CoreOS builds them.
     pub fn default_kargs(&self) -> String {
-        format!(
+        let coreos = format!(
             "coreos.liveiso={} ignition.firstboot ignition.platform.id=metal",
             self.volume_id
-        )
+        );
+        match &self.boot {
+            Some(boot) if !boot.extra_kargs.is_empty() => {
+                format!("{coreos} {}", boot.extra_kargs)
+            }
+            _ => coreos,
+        }
     }
 
     /// Builds the ISO at `dir/name` (a staging tree goes into `dir` too).
@@ -76,17 +103,30 @@ impl LiveIsoSpec {
         }
         let path = dir.join(name);
         let _ = std::fs::remove_file(&path);
-        let out = Command::new("xorriso")
-            .args([
-                "-as",
-                "mkisofs",
-                "-quiet",
-                "-R",
-                "-J",
-                "-V",
-                &self.volume_id,
-                "-o",
-            ])
+        let mut xorriso = Command::new("xorriso");
+        xorriso.args([
+            "-as",
+            "mkisofs",
+            "-quiet",
+            "-R",
+            "-J",
+            "-V",
+            &self.volume_id,
+        ]);
+        if self.boot.is_some() {
+            xorriso.args([
+                "-b",
+                "isolinux/isolinux.bin",
+                "-c",
+                "isolinux/boot.cat",
+                "-no-emul-boot",
+                "-boot-load-size",
+                "4",
+                "-boot-info-table",
+            ]);
+        }
+        let out = xorriso
+            .arg("-o")
             .arg(&path)
             .arg(&tree)
             .output()
@@ -109,7 +149,16 @@ impl LiveIsoSpec {
         let grub_head =
             "set timeout=1\nmenuentry 'CoreOS (Live)' {\n  linux /images/pxeboot/vmlinuz ";
         let grub_tail = "\n  initrd /images/pxeboot/initrd.img /images/ignition.img\n}\n";
-        let linux_head = "default vesamenu.c32\nlabel linux\n  kernel /images/pxeboot/vmlinuz\n  append initrd=/images/pxeboot/initrd.img,/images/ignition.img ";
+        let linux_head = match self.boot {
+            // isolinux itself boots the one entry (no menu module), its output on the serial
+            // port too.
+            Some(_) => {
+                "serial 0 115200\ndefault linux\nprompt 0\nlabel linux\n  kernel /images/pxeboot/vmlinuz\n  append initrd=/images/pxeboot/initrd.img,/images/ignition.img "
+            }
+            None => {
+                "default vesamenu.c32\nlabel linux\n  kernel /images/pxeboot/vmlinuz\n  append initrd=/images/pxeboot/initrd.img,/images/ignition.img "
+            }
+        };
         let linux_tail = "\n";
         write(
             &tree.join("EFI/fedora/grub.cfg"),
@@ -146,8 +195,25 @@ impl LiveIsoSpec {
             &tree.join("images/ignition.img"),
             &vec![0; self.ignition_area],
         );
-        write(&tree.join("images/pxeboot/vmlinuz"), b"not a kernel\n");
-        write(&tree.join("images/pxeboot/initrd.img"), &live_initramfs());
+        match &self.boot {
+            Some(boot) => {
+                for (from, to) in [
+                    (boot.kernel.as_path(), "images/pxeboot/vmlinuz"),
+                    (boot.initramfs.as_path(), "images/pxeboot/initrd.img"),
+                    (Path::new(ISOLINUX_BIN), "isolinux/isolinux.bin"),
+                    (Path::new(LDLINUX_C32), "isolinux/ldlinux.c32"),
+                ] {
+                    let to = tree.join(to);
+                    std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+                    std::fs::copy(from, &to)
+                        .unwrap_or_else(|e| panic!("copying {}: {e}", from.display()));
+                }
+            }
+            None => {
+                write(&tree.join("images/pxeboot/vmlinuz"), b"not a kernel\n");
+                write(&tree.join("images/pxeboot/initrd.img"), &live_initramfs());
+            }
+        }
     }
 }
 

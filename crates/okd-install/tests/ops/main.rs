@@ -18,6 +18,7 @@ mod pki;
 mod preflight;
 mod pull_matrix;
 mod real_host;
+mod vm;
 mod waitfor;
 // Helpers both test binaries use (running the binary, its output, reading .ign files), the
 // real-sshd and the log-bundle harness.

@@ -77,14 +77,14 @@ fn the_bootstrap_configs_boot_a_real_host_to_the_node_image_overlay() {
 /// A unit the config ships: its name, whether it has a unit file (or drop-ins only) and
 /// whether the config enables it.
 #[derive(Debug)]
-struct Shipped {
-    name: String,
-    has_file: bool,
-    enabled: bool,
+pub(crate) struct Shipped {
+    pub(crate) name: String,
+    pub(crate) has_file: bool,
+    pub(crate) enabled: bool,
     wanted_by_multi_user: bool,
 }
 
-fn shipped_units(config: &Path) -> Vec<Shipped> {
+pub(crate) fn shipped_units(config: &Path) -> Vec<Shipped> {
     let text = std::fs::read_to_string(config).expect("read the config");
     let value: serde_json::Value = serde_json::from_str(&text).expect("config JSON");
     value["systemd"]["units"]
@@ -556,7 +556,10 @@ fn pointer_configs_trust_only_the_machine_config_server_chain() {
 
 /// A CA of its own and a server certificate for `host` signed by it (the names the real
 /// server's certificate has), with openssl; the certificate and key paths.
-fn other_ca_certificate(dir: &Path, host: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+pub(crate) fn other_ca_certificate(
+    dir: &Path,
+    host: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
     let run = |args: &[&str]| {
         let out = std::process::Command::new("openssl")
