@@ -293,7 +293,6 @@ fn known_fault(line: &str) -> Option<(RegistryFault, Option<String>)> {
         (RegistryFault::ResolverUnreachable, Some(resolver))
     } else if has("no such host")
         || (has("lookup ") && (has("server misbehaving") || has("no answer from dns")))
-        || has("temporary failure in name resolution")
         || has("name or service not known")
     {
         (RegistryFault::NameNotResolved, dns_server(line))
@@ -387,9 +386,11 @@ fn structural_fault(
     if has("no space left on device") || has("disk quota exceeded") {
         return (RegistryFault::StorageFull, None);
     }
+    // A line may end in the quote of logrus's `msg="..."`, as skopeo prints its fatal error.
+    let unquoted = l.trim_end_matches('"');
     if has("connection reset by peer")
         || has("unexpected eof")
-        || l.ends_with(": eof")
+        || unquoted.ends_with(": eof")
         || has(": eof:")
         || has("broken pipe")
         || has("server closed")
@@ -448,6 +449,10 @@ fn resolver_silent(line: &str) -> Option<String> {
     let l = rest.to_ascii_lowercase();
     let what = if l.contains("no such host") || l.contains("server misbehaving") {
         return None;
+    } else if l.contains("temporary failure in name resolution") {
+        // glibc's EAI_AGAIN (Go's cgo resolver, as skopeo and podman print it): no name
+        // server answered, which is not a record nobody made. The preflight reads it alike.
+        "did not answer"
     } else if l.contains("connection refused") {
         "refused the query"
     } else if l.contains("i/o timeout") {
@@ -953,9 +958,66 @@ mod tests {
         ]
     }
 
+    /// Lines skopeo 1.9.3 printed in the fault matrix (crates/okd-install/tests/ops/
+    /// pull_matrix.rs) through logrus, `msg="..."` quoting and all (2026-12-07).
+    fn skopeo_shapes() -> Vec<Shape> {
+        use Operation as O;
+        use RegistryFault as F;
+        const M: &str = "sha256:a728c74d92885bc133056f4984d1636f2e8220fc97554a0dd19ef8353181938a";
+        const B: &str = "sha256:7989bb311baa38ef545250282aa065d23281c46dfb8faabe4c653487bdbded5c";
+        let fatal =
+            |msg: String| format!("time=\"2026-12-07T11:59:52Z\" level=fatal msg=\"{msg}\"");
+        let src = |port: u16| {
+            format!(
+                "initializing source docker://registry.example.com:{port}/okd/scos-content@{M}: "
+            )
+        };
+        vec![
+            // The front closed the connection on a blob request unanswered.
+            shape(
+                fatal(format!(
+                    "reading blob {B}: Get \\\"https://registry.example.com:5416/v2/okd/\
+                     scos-content/blobs/{B}\\\": EOF"
+                )),
+                F::ConnectionReset,
+                O::ReadBlob,
+            )
+            .at("registry.example.com:5416", "okd/scos-content")
+            .digest(B),
+            // A 200 whose manifest body was cut short, the connection closed.
+            shape(
+                fatal(format!(
+                    "{}Get \\\"https://registry.example.com:5422/v2/okd/scos-content/manifests/\
+                     {M}\\\": EOF",
+                    src(5422)
+                )),
+                F::ConnectionReset,
+                O::ReadManifest,
+            )
+            .at("registry.example.com:5422", "okd/scos-content")
+            .digest(M),
+            // The name server stopped: glibc's EAI_AGAIN.
+            shape(
+                fatal(format!(
+                    "{}pinging container registry registry.example.com:5000: Get \\\"https://\
+                     registry.example.com:5000/v2/\\\": dial tcp: lookup registry.example.com: \
+                     Temporary failure in name resolution",
+                    src(5000)
+                )),
+                F::ResolverUnreachable,
+                O::Ping,
+            )
+            .at("registry.example.com:5000", "okd/scos-content"),
+        ]
+    }
+
     #[test]
     fn every_real_line_is_taken_apart() {
-        for s in real_shapes().into_iter().chain(read_shapes()) {
+        for s in real_shapes()
+            .into_iter()
+            .chain(read_shapes())
+            .chain(skopeo_shapes())
+        {
             let e = error_of(&s.line, None).unwrap_or_else(|| panic!("nothing read: {}", s.line));
             let got = (
                 e.fault,
