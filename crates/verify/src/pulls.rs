@@ -568,16 +568,10 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
             ),
         );
     }
-    match (&v.route.rule, v.route.blocked) {
-        _ if v.blob_failed => (
-            first
-                .and_then(|f| f.fault)
-                .map_or("unrecognised", RegistryFault::id)
-                .to_string(),
-            tried.join("; then "),
-            remedy,
-        ),
-        (None, _) if v.route.mirrored_site => (
+    // A blob that failed is the registry's own fault, whatever the route: the rules are right.
+    let route = (!v.blob_failed).then_some((&v.route.rule, v.route.blocked));
+    match route {
+        Some((None, _)) if v.route.mirrored_site => (
             "no-mirror-rule".to_string(),
             format!(
                 "no imageDigestSources (or imageContentSources) entry covers {name}, so the \
@@ -591,7 +585,7 @@ fn failure_words(v: &Verdict, tried: &[String]) -> (String, String, String) {
                 v.image.registry
             ),
         ),
-        (Some(_), true) => {
+        Some((Some(_), true)) => {
             let blocked = PullError {
                 image: None,
                 registry: Some(v.image.registry.clone()),
