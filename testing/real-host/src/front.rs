@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
@@ -32,6 +31,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use crate::error::{Error, Result};
 use crate::machine::LAB_ADDRESS;
 use crate::registry::{PORT, Registry};
+use crate::server::ServerThread;
 
 /// What the front does with a request its rule matches.
 #[derive(Debug, Clone)]
@@ -121,19 +121,7 @@ pub struct Front {
     pub port: u16,
     rules: Arc<Mutex<Vec<Rule>>>,
     log: Arc<Mutex<Vec<String>>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Drop for Front {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+    _server: ServerThread,
 }
 
 /// Where the front forwards to: the registry's address and the CA its certificate is from.
@@ -165,14 +153,13 @@ impl Front {
         let namespace = PathBuf::from("/run/netns").join(netns);
         let rules = Arc::new(Mutex::new(rules));
         let log = Arc::new(Mutex::new(Vec::new()));
-        let (stop, stopped) = tokio::sync::oneshot::channel();
         let (bound, is_bound) = std::sync::mpsc::channel();
         let shared = Shared {
             rules: rules.clone(),
             log: log.clone(),
             upstream: Arc::new(upstream),
         };
-        let thread = std::thread::spawn(move || {
+        let server = ServerThread::spawn(move |stopped| {
             let listener = enter(&namespace).and_then(|()| {
                 let l = std::net::TcpListener::bind(address)?;
                 l.set_nonblocking(true)?;
@@ -193,18 +180,14 @@ impl Front {
         let ready = is_bound
             .recv()
             .unwrap_or_else(|_| Err(std::io::Error::other("the front's thread ended")));
-        let mut front = Front {
+        // On an error the thread has ended: dropping `server` only joins it.
+        ready.map_err(Error::io(namespace_path(netns)))?;
+        Ok(Front {
             port,
             rules,
             log,
-            stop: Some(stop),
-            thread: Some(thread),
-        };
-        if let Err(e) = ready {
-            front.stop = None;
-            return Err(Error::io(namespace_path(netns))(e));
-        }
-        Ok(front)
+            _server: server,
+        })
     }
 
     /// Puts `rules` in place of the front's rules.

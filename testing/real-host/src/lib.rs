@@ -25,6 +25,7 @@ pub mod registry;
 pub mod release;
 pub mod root;
 mod run;
+mod server;
 pub mod standins;
 pub mod token;
 

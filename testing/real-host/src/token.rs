@@ -20,7 +20,6 @@ use std::os::fd::AsRawFd as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_lc_rs::rand::SystemRandom;
@@ -37,6 +36,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use crate::error::{Error, Result};
 use crate::machine::{LAB_ADDRESS, Lab};
 use crate::registry::{Auth, Registry};
+use crate::server::ServerThread;
 
 /// The token service's port on the lab address.
 pub const PORT: u16 = 5001;
@@ -65,19 +65,7 @@ pub struct TokenService {
     /// The registry config that trusts this service's tokens.
     pub auth: Auth,
     state: Arc<State>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Drop for TokenService {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+    _server: ServerThread,
 }
 
 impl TokenService {
@@ -98,9 +86,8 @@ impl TokenService {
             .parse()
             .map_err(|e| answer("the lab address", e))?;
         let listener = listen_in(&lab.lab_netns, address)?;
-        let (stop, stopped) = tokio::sync::oneshot::channel();
         let serving = state.clone();
-        let thread = std::thread::spawn(move || serve(listener, tls, serving, stopped));
+        let server = ServerThread::spawn(move |stopped| serve(listener, tls, serving, stopped));
         Ok(TokenService {
             auth: Auth::Token {
                 realm: realm.clone(),
@@ -110,8 +97,7 @@ impl TokenService {
             },
             realm,
             state,
-            stop: Some(stop),
-            thread: Some(thread),
+            _server: server,
         })
     }
 
