@@ -266,11 +266,23 @@ impl Machine {
             .and_then(|()| self.stdin.flush())
             .map_err(io(Path::new("QEMU's standard input")))?;
         let until = Instant::now() + Duration::from_secs(seconds);
+        let mut sent_at = start;
         while Instant::now() < until {
             let text = {
                 let all = self.shell.lock().expect("shell buffer");
                 String::from_utf8_lossy(&all[start.min(all.len())..]).into_owned()
             };
+            // The shell started again after the line was written (its unit restarts it when
+            // the port is hung up, and a new open flushes what waited unread): write it again.
+            // A script given here must therefore be safe to run twice.
+            let since_sent = &text[(sent_at - start).min(text.len())..];
+            if since_sent.contains(SHELL_READY) && !text.contains(&format!("{marker} ")) {
+                sent_at = start + text.len();
+                self.stdin
+                    .write_all(line.as_bytes())
+                    .and_then(|()| self.stdin.flush())
+                    .map_err(io(Path::new("QEMU's standard input")))?;
+            }
             if let Some(at) = text.find(&format!("{marker} ")) {
                 let code = text[at + marker.len() + 1..]
                     .lines()
@@ -284,7 +296,15 @@ impl Machine {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
-        Err(self.timeout(&format!("`{script}` did not finish in the guest"), seconds))
+        let shell = self.shell_text();
+        let mut e = self.timeout(&format!("`{script}` did not finish in the guest"), seconds);
+        if let Error::Timeout { detail, .. } = &mut e {
+            detail.push_str(&format!(
+                "\nthe test's shell's last lines:\n{}",
+                testkit::run::tail(&shell, CONSOLE_LINES)
+            ));
+        }
+        Err(e)
     }
 
     /// Runs `script` and returns its output; an error when it exits non-zero.
