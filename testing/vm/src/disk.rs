@@ -20,7 +20,10 @@ const SIZE: &str = "3G";
 /// (the first is the console), started early and again whenever it ends, that says
 /// [`SHELL_READY`] when it starts; the test writes commands and reads their output
 /// ([`crate::Machine::run`]). Its input is a pipe, so the shell is not interactive and
-/// prints no prompts into the output.
+/// prints no prompts into the output. The port is held open (fd 3) from before the word
+/// ready until the shell ends: a serial port with nobody holding it open drops what arrives,
+/// and a command the test wrote between the word and `cat` opening the port was lost
+/// (seen on a loaded machine).
 const SHELL_UNIT: &str = "\
 [Unit]
 Description=okd-install VM test: a root shell on ttyS1 for the test (not part of CoreOS)
@@ -29,7 +32,7 @@ After=systemd-udevd.service local-fs.target
 Before=sysinit.target
 
 [Service]
-ExecStart=/bin/sh -c 'stty -F /dev/ttyS1 raw -echo 115200 && echo okd-vm-shell-ready >/dev/ttyS1 && cat /dev/ttyS1 | /bin/sh >/dev/ttyS1 2>&1'
+ExecStart=/bin/sh -c 'exec 3<>/dev/ttyS1; stty raw -echo 115200 <&3 || exit 1; cat <&3 | /bin/sh >&3 2>&3 & echo okd-vm-shell-ready >&3; wait'
 Restart=always
 
 [Install]
