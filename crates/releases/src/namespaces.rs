@@ -189,6 +189,19 @@ mod tests {
         }
     }
 
+    /// The marketplace's namespace (created by its operator's manifest when the capability is
+    /// on) was the one name the first reading of the table missed; a typo of it is caught.
+    #[test]
+    fn the_marketplace_namespace_is_known_and_its_typos_are_named() {
+        for release in &crate::table().releases {
+            assert!(created_by_release("openshift-marketplace", Some(release.version)).is_some());
+        }
+        assert_eq!(
+            did_you_mean("openshift-marketplce", release_names(None)),
+            Some("openshift-marketplace")
+        );
+    }
+
     #[test]
     fn a_fact_holds_only_for_the_releases_it_was_read_for() {
         let f = NamespaceFact {
