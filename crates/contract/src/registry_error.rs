@@ -265,6 +265,9 @@ pub struct PullError {
     pub image: Option<String>,
     /// The registry (`host[:port]`) that failed, when named or implied by the image.
     pub registry: Option<String>,
+    /// Whether `registry` is only the image's own, no line having named it: the host's
+    /// mirror rules may have sent the pull elsewhere (see `PullContext`).
+    pub registry_implied: bool,
     /// The repository on that registry (`okd/scos-release`), when named or implied.
     pub repository: Option<String>,
     /// The digest the failing step read (the blob's, or the manifest's), when named.
@@ -319,6 +322,7 @@ impl PullError {
             operation: Operation::Unknown,
             image: None,
             registry: None,
+            registry_implied: false,
             repository: None,
             digest: None,
             status: None,

@@ -14,6 +14,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use rustls_pki_types::CertificateDer;
 use serde_json::Value;
 
+use contract::registry_error::MirrorRule;
+
 use crate::error::WaitError;
 use crate::kubeconfig::parse_pem_bundle;
 
@@ -48,6 +50,10 @@ pub struct Cluster {
     pub(crate) client: kube::Client,
     pub(crate) endpoint: Endpoint,
     kubeconfig: PathBuf,
+    /// The cluster's mirror rules (install-config's `imageDigestSources`): a pull error the
+    /// kubelet reports often names no registry, and without them it would be blamed on the
+    /// image's own registry when the node pulled from a mirror.
+    pub(crate) mirror_rules: Vec<MirrorRule>,
 }
 
 impl fmt::Debug for Cluster {
@@ -94,7 +100,14 @@ impl Cluster {
             client,
             endpoint,
             kubeconfig: path.to_path_buf(),
+            mirror_rules: Vec::new(),
         })
+    }
+
+    /// The same cluster, its pull errors read with the cluster's mirror rules.
+    pub fn with_mirror_rules(mut self, rules: Vec<MirrorRule>) -> Self {
+        self.mirror_rules = rules;
+        self
     }
 
     /// The kubeconfig this client was built from (and that install-complete updates).

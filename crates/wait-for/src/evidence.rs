@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use contract::cause::{Cause, Finding};
 use contract::create_failure::CreateFailure;
-use contract::registry_error::{self, PulledImage};
+use contract::registry_error::{self, MirrorRule, PullContext, PulledImage};
 use k8s_openapi::api::core::v1::Event as KubeEvent;
 use kube::Api;
 use kube::api::ListParams;
@@ -31,11 +31,14 @@ pub(crate) async fn event_finding(cluster: &Cluster) -> Option<Finding> {
         .ok()?;
     let mut events = list.items;
     events.sort_by_key(|e| e.last_timestamp.clone().map(|t| t.0));
-    events.iter().rev().find_map(finding_of)
+    events
+        .iter()
+        .rev()
+        .find_map(|e| finding_of(e, &cluster.mirror_rules))
 }
 
-/// The finding one event names, if any.
-fn finding_of(event: &KubeEvent) -> Option<Finding> {
+/// The finding one event names, if any; `rules` route a pull error that names no registry.
+fn finding_of(event: &KubeEvent, rules: &[MirrorRule]) -> Option<Finding> {
     let message = event.message.as_deref()?.trim();
     let cause = Cause::recognise(message, None)?;
     let object = &event.involved_object;
@@ -44,13 +47,14 @@ fn finding_of(event: &KubeEvent) -> Option<Finding> {
         (Some(kind), None, Some(name)) => Some(format!("{} {name}", kind.to_lowercase())),
         _ => None,
     };
-    Some(worded(cause, message).at(unit, None))
+    Some(worded(cause, message, rules).at(unit, None))
 }
 
 /// The finding for `message`: a failed pull (the kubelet's, of a pod's image) worded by the
 /// registry-error reader as the analysis words the host's pulls, with the image, each
-/// registry tried and why; anything else with the cause's own words.
-fn worded(cause: Cause, message: &str) -> Finding {
+/// registry tried and why (a registry the line does not name is the one `rules` send the
+/// image to first); anything else with the cause's own words.
+fn worded(cause: Cause, message: &str, rules: &[MirrorRule]) -> Finding {
     let registry_answer = registry_error::read_pull(message).is_some_and(|p| p.image.is_some());
     match cause {
         Cause::ReleaseImagePull
@@ -59,7 +63,11 @@ fn worded(cause: Cause, message: &str) -> Finding {
         | Cause::CertificatesNotYetValid
             if registry_answer =>
         {
-            Finding::pull(cause, message, &PulledImage::Payload, None)
+            let context = PullContext {
+                image: None,
+                rules: rules.to_vec(),
+            };
+            Finding::pull_in(cause, message, &PulledImage::Payload, None, &context)
         }
         // A line of cluster-bootstrap's create loop, in the words the bundle's analysis
         // uses for it (the file, the object and the API server's reason).
@@ -82,7 +90,7 @@ mod tests {
     #[test]
     fn a_create_loop_line_is_said_as_the_analysis_says_it() {
         let line = r#""99-user-widget.yaml": failed to create widgets.v1.widgets.example.com/my-widget -n default: no matches for kind "Widget" in version "widgets.example.com/v1""#;
-        let f = finding_of(&event(line)).expect("a finding");
+        let f = finding_of(&event(line), &[]).expect("a finding");
         assert_eq!(f.cause, Cause::UserManifest);
         let (_, failure) = CreateFailure::parse(line).unwrap();
         assert_eq!(f.summary, failure.summary());
@@ -111,7 +119,7 @@ mod tests {
              docker://quay.io/okd/scos-content@sha256:0: pinging container registry quay.io: \
              Get \"https://quay.io/v2/\": dial tcp: lookup quay.io on 10.255.255.53:53: no such host",
         );
-        let f = finding_of(&e).expect("finding");
+        let f = finding_of(&e, &[]).expect("finding");
         assert_eq!(f.cause, Cause::ReleaseImagePull);
         assert_eq!(f.unit.as_deref(), Some("pod openshift-etcd/etcd-bootstrap"));
         // Worded by the reader the analysis uses: the image, the registry and why.
@@ -122,7 +130,7 @@ mod tests {
              host (asked the resolver 10.255.255.53:53); no mirror was tried for it"
         );
         assert!(f.remedy.starts_with("create the DNS record for `quay.io`"));
-        assert!(finding_of(&event("Back-off restarting failed container")).is_none());
+        assert!(finding_of(&event("Back-off restarting failed container"), &[]).is_none());
     }
 
     /// The kubelet's event for a pull through a mirror (the CRI-O words of an OpenShift
@@ -136,7 +144,7 @@ mod tests {
              manifest unknown]): quay.io/okd/scos-content@sha256:0: pinging container registry \
              quay.io: Get \"https://quay.io/v2/\": dial tcp: lookup quay.io on 10.0.0.1:53: no \
              such host";
-        let f = finding_of(&event(message)).expect("finding");
+        let f = finding_of(&event(message), &[]).expect("finding");
         assert_eq!(f.cause, Cause::ReleaseImagePull);
         let pull = registry_error::read_pull(message).expect("read");
         assert_eq!(
@@ -165,7 +173,7 @@ mod tests {
         let message = "Failed to pull image \"quay.io/okd/scos-content@sha256:0\": rpc error: \
              code = Unknown desc = reading blob sha256:4d41aa: Error fetching blob: invalid \
              status code from registry 404 (Not Found)";
-        let f = finding_of(&event(message)).expect("finding");
+        let f = finding_of(&event(message), &[]).expect("finding");
         assert_eq!(f.cause, Cause::ReleaseImagePull);
         let pull = registry_error::read(message).expect("read");
         assert_eq!(pull.fault, registry_error::RegistryFault::BlobUnknown);
@@ -176,5 +184,31 @@ mod tests {
                 "{lead}: {f:?}"
             );
         }
+    }
+
+    /// The same blob missing, on a cluster whose install-config mirrors the image: the line
+    /// names no registry, so the mirror the rules send the pull to first is the one named,
+    /// never the image's own registry, which the node did not ask.
+    #[test]
+    fn a_blob_missing_on_the_mirror_names_the_mirror_from_the_rules() {
+        let message = "Failed to pull image \"quay.io/okd/scos-content@sha256:0\": rpc error: \
+             code = Unknown desc = reading blob sha256:4d41aa: Error fetching blob: invalid \
+             status code from registry 404 (Not Found)";
+        let rules = [MirrorRule {
+            source: "quay.io/okd/scos-content".into(),
+            mirrors: vec!["mirror.example.com:5000/okd/scos-content".into()],
+        }];
+        let f = finding_of(&event(message), &rules).expect("finding");
+        assert!(
+            f.summary.contains("mirror.example.com:5000"),
+            "{}",
+            f.summary
+        );
+        assert!(
+            !f.summary.contains("`quay.io`") && !f.remedy.contains("`quay.io`"),
+            "{f:?}"
+        );
+        let unrouted = finding_of(&event(message), &[]).expect("finding");
+        assert!(!unrouted.summary.contains("mirror.example.com"));
     }
 }

@@ -78,6 +78,18 @@ impl PullContext {
             .as_deref()
             .map(|i| self.first_mirror(i).unwrap_or(i.to_string()));
         let mut mirror = false;
+        if error.registry_implied && pulled != error.image {
+            // The line named only the image: the rules say which registry was asked.
+            let first = pulled.as_deref().expect("differs from the image, so some");
+            if error.repository.as_deref()
+                == error.image.as_deref().map(repository_of_image).as_deref()
+            {
+                error.repository = Some(repository_of_image(first));
+            }
+            error.registry = Some(registry_of_image(first));
+            error.registry_implied = false;
+            mirror = true;
+        }
         if error.registry.is_none() {
             mirror = error.image.is_some() && pulled != error.image || error.image.is_none();
             error.registry = pulled
@@ -200,6 +212,28 @@ mod tests {
             .cloned()
             .expect("one");
         assert_eq!(e.registry, None);
+    }
+
+    /// A line that names the image but no registry (the kubelet's `Failed to pull image`
+    /// around a blob error) was pulled from where the rules send that image first: the
+    /// mirror is the attempt, not the image's own registry.
+    #[test]
+    fn a_registry_only_implied_by_the_image_is_the_first_mirror_of_its_rule() {
+        let line = format!("Failed to pull image \"quay.io/okd/scos-content@sha256:ead6\": {BLOB}");
+        let plain = read_pull(&line).expect("read");
+        let e = plain.first().expect("one");
+        assert!(e.registry_implied);
+        assert_eq!(e.registry.as_deref(), Some("quay.io"));
+        let context = PullContext {
+            image: None,
+            rules: rules(),
+        };
+        let pull = read_pull(&line).expect("read").in_context(&context);
+        assert!(pull.source.is_none(), "{pull:?}");
+        let e = pull.first().expect("one");
+        assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
+        assert_eq!(e.repository.as_deref(), Some("okd/scos-content"));
+        assert!(!e.registry_implied);
     }
 
     /// What a line names itself wins over the context.

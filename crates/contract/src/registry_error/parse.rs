@@ -188,13 +188,16 @@ pub(super) fn error_of(text: &str, reference: Option<&str>) -> Option<PullError>
         None => structural_fault(text, operation, status, code),
     };
     let image = reference.map(str::to_string).or_else(|| image_of(text));
-    let registry = registry_of(text, fault).or_else(|| image.as_deref().map(registry_of_image));
+    let named = registry_of(text, fault);
+    let registry_implied = named.is_none() && reference.is_none() && image.is_some();
+    let registry = named.or_else(|| image.as_deref().map(registry_of_image));
     let repository = repository_of(text).or_else(|| image.as_deref().map(repository_of_image));
     Some(PullError {
         fault,
         operation,
         image,
         registry,
+        registry_implied,
         repository,
         digest: digest_of(text, operation),
         status: status.or((fault == RegistryFault::TooManyRequests).then_some(429)),

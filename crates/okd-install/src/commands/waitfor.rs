@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use assets::AssetDir;
+use contract::registry_error::MirrorRule;
 use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use wait_for::{
     BootstrapWaitOptions, Cluster, Event, GatherHint, InstallWaitOptions, Summary, WaitError,
@@ -47,13 +48,30 @@ fn hint(dir: &Path, args: &WaitArgs) -> GatherHint {
     }
 }
 
-async fn connect(dir: &Path, args: &WaitArgs) -> Result<Cluster, Exit> {
+/// The cluster's mirror rules from the install-config kept in the asset directory, as the
+/// nodes' ImageDigestMirrorSet has them: a pull error the kubelet reports names the image, not
+/// the mirror it was pulled from.
+fn mirror_rules(assets: &AssetDir) -> Vec<MirrorRule> {
+    let Some(ic) = assets.install_config() else {
+        return Vec::new();
+    };
+    assets::manifests::mirror_sources(ic)
+        .into_iter()
+        .map(|s| MirrorRule {
+            source: s.source,
+            mirrors: s.mirrors,
+        })
+        .collect()
+}
+
+async fn connect(assets: &AssetDir, args: &WaitArgs) -> Result<Cluster, Exit> {
     let path = args
         .kubeconfig
         .clone()
-        .unwrap_or_else(|| wait_for::kubeconfig::default_path(dir));
+        .unwrap_or_else(|| wait_for::kubeconfig::default_path(assets.path()));
     Cluster::from_kubeconfig(&path)
         .await
+        .map(|c| c.with_mirror_rules(mirror_rules(assets)))
         .map_err(|e| Exit::code(1, e.into()))
 }
 
@@ -67,7 +85,7 @@ async fn bootstrap(assets: &AssetDir, args: &WaitArgs) -> Result<(), Exit> {
     opts.bootstrap_timeout = minutes(args.bootstrap_timeout, opts.bootstrap_timeout);
     opts.etcd_timeout = minutes(args.etcd_timeout, opts.etcd_timeout);
     opts.total = args.timeout;
-    let cluster = connect(dir, args).await?;
+    let cluster = connect(assets, args).await?;
     let display = Display::new(args.output);
     let result =
         wait_for::wait_bootstrap_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;
@@ -117,7 +135,7 @@ async fn install(assets: &AssetDir, args: &WaitArgs) -> Result<(), Exit> {
     if let Some(s) = args.settle_seconds {
         opts.settle = Duration::from_secs_f64(s.max(0.0));
     }
-    let cluster = connect(dir, args).await?;
+    let cluster = connect(assets, args).await?;
     let display = Display::new(args.output);
     let result =
         wait_for::wait_install_complete(&cluster, &opts, &|e| display.event(&e), ctrl_c()).await;

@@ -9,11 +9,12 @@ use std::process::Output;
 use serde_json::Value;
 use testkit::api::objects::{
     cluster_operator, cluster_version, condition, configmap, console_route, etcd, stable_operator,
+    warning_event,
 };
 use testkit::api::{Action, Signer, TestApiServer, TestPki};
 
 use crate::common::json_lines;
-use crate::support::{both, okd, stderr};
+use crate::support::{both, okd, repo_root, stderr};
 
 /// A test API server with its runtime, an asset directory and a kubeconfig outside it.
 struct Api {
@@ -213,6 +214,47 @@ fn api_never_up_exits_5_and_names_the_gather_command() {
     assert!(err.contains("last seen: connection refused"), "{err}");
     assert!(err.contains("likely cause: "), "{err}");
     assert!(err.contains("Kubernetes API not done after 1.2s"), "{err}");
+}
+
+/// Without `--bootstrap`, wait-for reads the cause from the API's Warning events. The
+/// kubelet's event of a blob missing names only the image; the install-config kept in DIR
+/// says the nodes pull that image from a mirror, so the mirror is the one named as lacking
+/// the blob, with the digest, and nothing of credentials, trust or mirror rules is advised.
+#[test]
+fn a_kubelet_event_of_a_blob_missing_on_the_mirror_names_the_mirror_from_dir() {
+    let api = Api::new(true);
+    let example = std::fs::read_to_string(repo_root().join("examples/disconnected-mirror.yaml"))
+        .expect("the disconnected example");
+    std::fs::write(api.dir().join("install-config.yaml"), example).expect("install-config");
+    api.apply(warning_event(
+        "openshift-etcd",
+        "Pod",
+        "etcd-bootstrap",
+        "Failed to pull image \"quay.io/okd/scos-content@sha256:0\": rpc error: code = \
+         Unknown desc = reading blob sha256:4d41aa: Error fetching blob: invalid status code \
+         from registry 404 (Not Found)",
+    ));
+    let out = api.wait_for("bootstrap-complete", FAST_BOOTSTRAP);
+    assert_ne!(out.status.code(), Some(0), "{}", both(&out));
+    let err = stderr(&out);
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("sha256:4d41aa"))
+        .collect();
+    assert!(!said.is_empty(), "the blob is named: {err}");
+    assert!(
+        said.iter()
+            .any(|l| l.contains("`registry.example.com:5000/okd/scos-content`")),
+        "the mirror and repository are named: {err}"
+    );
+    for lead in [
+        "`quay.io` has",
+        "pull secret",
+        "additionalTrustBundle",
+        "imageDigestSources",
+    ] {
+        assert!(!err.contains(lead), "{lead}: {err}");
+    }
 }
 
 #[test]

@@ -62,6 +62,12 @@ const RESOURCES: &[Res] = &[
         namespaced: true,
     },
     Res {
+        plural: "events",
+        api_version: "v1",
+        kind: "Event",
+        namespaced: true,
+    },
+    Res {
         plural: "nodes",
         api_version: "v1",
         kind: "Node",

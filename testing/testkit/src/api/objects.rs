@@ -99,3 +99,14 @@ pub fn csr(name: &str, username: &str, signer: &str, approved: bool) -> Value {
     }
     c
 }
+
+/// A Warning event about `kind` `namespace/name`, as the kubelet records a failed pull.
+pub fn warning_event(namespace: &str, kind: &str, name: &str, message: &str) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{name}.warning"), "namespace": namespace},
+        "involvedObject": {"kind": kind, "namespace": namespace, "name": name},
+        "type": "Warning", "reason": "Failed", "message": message,
+        "lastTimestamp": "2026-12-07T10:00:00Z",
+    })
+}
