@@ -306,7 +306,8 @@ fn report_blobs(
         "pull.blobs",
         &format!("{images} images"),
         format!(
-            "the registries that serve them hold all {present} blobs (configs and layers)              their pulls fetch; asking for them took {:.2} s of the preflight's {:.2} s",
+            "the registries that serve them hold all {present} blobs (configs and layers) \
+             their pulls fetch; asking for them took {:.2} s of the preflight's {:.2} s",
             blobs.as_secs_f64(),
             total.as_secs_f64()
         ),

@@ -351,6 +351,8 @@ fn assert_all_served(out: &Output) {
         blobs.len() == 1 && blobs[0].1 == "ok" && blobs[0].3.contains(" blobs "),
         "{checks:#?}"
     );
+    // Each sentence is written for a reader: no run of spaces from a broken line join.
+    assert!(checks.iter().all(|c| !c.3.contains("  ")), "{checks:#?}");
     assert_eq!(
         served.len() + 1,
         checks.len(),
