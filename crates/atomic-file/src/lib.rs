@@ -83,6 +83,13 @@ pub fn stage(path: &Path, data: &[u8], mode: u32) -> io::Result<Staged> {
     stage_with(path, mode, Durability::Synced, |file| file.write_all(data))
 }
 
+/// An empty [`stage`] for bytes that arrive in pieces (a download): write them through
+/// [`Staged::file`], then [`Staged::commit`]. Until then the temporary file is locked as
+/// every write's is, so a killed run's half download is a leftover the next run removes.
+pub fn stage_empty(path: &Path, mode: u32) -> io::Result<Staged> {
+    stage_with(path, mode, Durability::Synced, |_| Ok(()))
+}
+
 /// A replacement written but not yet in place (see [`stage`]).
 pub struct Staged {
     tmp: tempfile::NamedTempFile,
@@ -104,6 +111,19 @@ impl Staged {
     /// The temporary file holding the new bytes (named [`TEMP_PREFIX`]…, next to the target).
     pub fn temp_path(&self) -> &Path {
         self.tmp.path()
+    }
+
+    /// The temporary file, to write the bytes of a [`stage_empty`] into. The caller syncs
+    /// what it wrote before [`Staged::commit`].
+    pub fn file(&self) -> &fs::File {
+        self.tmp.as_file()
+    }
+
+    /// [`Staged::commit`] under another name than the target (a download cut short kept as
+    /// `NAME.partial` beside it).
+    pub fn commit_as(mut self, path: &Path) -> io::Result<()> {
+        self.target = path.to_path_buf();
+        self.commit()
     }
 
     /// Renames the temporary file over the target and, when synced, syncs the directory so
@@ -263,6 +283,19 @@ pub fn remove_abandoned_below(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     remove_abandoned_in(dir, dir, 3, &mut removed);
     removed
+}
+
+/// [`remove_abandoned_below`] for the directory of `path` alone, not below it: before a
+/// write to a place of the user's choosing outside DIR (an exported secrets bundle, a
+/// downloaded log bundle), whose directory may be a home with much else in it.
+pub fn remove_abandoned_beside(path: &Path) -> Vec<PathBuf> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut removed = Vec::new();
+    remove_abandoned_in(dir, dir, 1, &mut removed);
+    removed.into_iter().map(|p| dir.join(p)).collect()
 }
 
 fn remove_abandoned_in(root: &Path, dir: &Path, depth: usize, removed: &mut Vec<PathBuf>) {
@@ -452,6 +485,40 @@ mod tests {
             !super::remove_if_abandoned(&leftover).unwrap(),
             "gone already"
         );
+    }
+
+    /// A download written in pieces: locked while it lasts, in place on commit or under its
+    /// `.partial` name; a dead writer's file beside the target is removed, and only beside
+    /// it (a home directory's subdirectories are none of ours).
+    #[test]
+    fn an_empty_stage_is_written_in_pieces_and_its_leftover_removed_beside_only() {
+        use std::io::Write as _;
+        let _one = one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log-bundle-1.tar.gz");
+        let staged = super::stage_empty(&path, 0o600).unwrap();
+        staged.file().write_all(b"part one, ").unwrap();
+        staged.file().write_all(b"part two").unwrap();
+        assert!(
+            super::remove_abandoned_beside(&path).is_empty(),
+            "in progress"
+        );
+        staged.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"part one, part two");
+
+        let partial = dir.path().join("log-bundle-2.tar.gz.partial");
+        let staged = super::stage_empty(&dir.path().join("log-bundle-2.tar.gz"), 0o600).unwrap();
+        staged.file().write_all(b"half").unwrap();
+        staged.commit_as(&partial).unwrap();
+        assert_eq!(std::fs::read(&partial).unwrap(), b"half");
+
+        let dead = dir.path().join(format!("{}dead", super::TEMP_PREFIX));
+        std::fs::write(&dead, "half").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let below = dir.path().join(format!("sub/{}dead", super::TEMP_PREFIX));
+        std::fs::write(&below, "other").unwrap();
+        assert_eq!(super::remove_abandoned_beside(&path), vec![dead.clone()]);
+        assert!(!dead.exists() && below.exists());
     }
 
     #[test]

@@ -6,7 +6,6 @@ use russh::client::Handle;
 use russh_sftp::client::SftpSession;
 use russh_sftp::client::error::Error as SftpError;
 use russh_sftp::protocol::StatusCode;
-use tempfile::NamedTempFile;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::connection::{Client, address};
@@ -72,17 +71,16 @@ pub(crate) async fn fetch_bundle(
         error,
     };
     std::fs::create_dir_all(&opts.out_dir).map_err(|e| io_error(&opts.out_dir, e))?;
-    let temp = tempfile::Builder::new()
-        .prefix(".log-bundle-")
-        .suffix(".tmp")
-        .tempfile_in(&opts.out_dir)
-        .map_err(|e| io_error(&opts.out_dir, e))?;
+    // The half download of a gather that was killed is removed now; a live one's stays.
+    for leftover in atomic_file::remove_abandoned_beside(&target) {
+        log(GatherEvent::RemovedLeftover { path: leftover });
+    }
+    let temp = atomic_file::stage_empty(&target, 0o600).map_err(|e| io_error(&opts.out_dir, e))?;
     let copied = copy(&mut file, &temp).await;
     let _ = sftp.close().await;
     match copied {
         Ok(bytes) if size.is_none_or(|s| s == bytes) => {
-            temp.persist(&target)
-                .map_err(|e| io_error(&target, e.error))?;
+            temp.commit().map_err(|e| io_error(&target, e))?;
             log(GatherEvent::Downloaded {
                 path: target.clone(),
                 bytes,
@@ -134,9 +132,9 @@ async fn open_sftp(
 /// Copies the remote file into the temp file; on failure returns the bytes already written.
 async fn copy(
     remote: &mut russh_sftp::client::fs::File,
-    temp: &NamedTempFile,
+    temp: &atomic_file::Staged,
 ) -> Result<u64, (u64, String)> {
-    let std_file = temp.as_file().try_clone().map_err(|e| (0, e.to_string()))?;
+    let std_file = temp.file().try_clone().map_err(|e| (0, e.to_string()))?;
     let mut out = tokio::fs::File::from_std(std_file);
     let mut buf = vec![0u8; CHUNK];
     let mut total = 0u64;
@@ -157,14 +155,14 @@ async fn copy(
 }
 
 /// Keeps a partial download as `<bundle>.partial`; an empty one is not worth keeping.
-fn keep_partial(temp: NamedTempFile, target: &Path, bytes: u64) -> Option<PathBuf> {
+fn keep_partial(temp: atomic_file::Staged, target: &Path, bytes: u64) -> Option<PathBuf> {
     if bytes == 0 {
         return None;
     }
     let mut name = target.as_os_str().to_owned();
     name.push(".partial");
     let partial = PathBuf::from(name);
-    temp.persist(&partial).ok().map(|_| partial)
+    temp.commit_as(&partial).ok().map(|_| partial)
 }
 
 #[cfg(test)]

@@ -79,6 +79,11 @@ pub enum GatherEvent {
         /// Size reported by the server.
         size: Option<u64>,
     },
+    /// The half download a killed gather left in the bundle's directory was removed.
+    RemovedLeftover {
+        /// Local path of the removed file.
+        path: PathBuf,
+    },
     /// The bundle is in place.
     Downloaded {
         /// Local path.
@@ -122,6 +127,11 @@ impl fmt::Display for GatherEvent {
                 Some(size) => write!(f, "downloading {remote} ({size} bytes)"),
                 None => write!(f, "downloading {remote}"),
             },
+            GatherEvent::RemovedLeftover { path } => write!(
+                f,
+                "removed {}, the half download of an interrupted gather",
+                path.display()
+            ),
             GatherEvent::Downloaded { path, bytes } => {
                 write!(f, "saved {} ({bytes} bytes)", path.display())
             }

@@ -397,7 +397,8 @@ async fn a_broken_off_download_keeps_the_part_received() {
     let body = "truncate -s 1G \"$HOME/log-bundle-$ID.tar.gz\"\n";
     let (mut opts, _remote) = options(&server, "partial", script(&server, "gather-big.sh", body));
     opts.keys = vec![key];
-    let cutter = server.cut_sessions_when_file_grows(opts.out_dir.clone(), ".log-bundle-");
+    let cutter =
+        server.cut_sessions_when_file_grows(opts.out_dir.clone(), atomic_file::TEMP_PREFIX);
     let err = gather(&opts).await.0.unwrap_err();
     assert!(
         cutter.join().unwrap(),

@@ -361,6 +361,14 @@ fn secrets(dir: &Path, opts: &CreateOpts, output_file: &Path) -> Result<()> {
         tracing::info!("{} already holds this secrets bundle", path.display());
         return Ok(());
     }
+    // A killed run's temporary copy of a bundle (secrets, 0600) beside a file outside DIR,
+    // where no other command's cleaner looks.
+    for leftover in atomic_file::remove_abandoned_beside(&path) {
+        tracing::info!(
+            "removed {}, left over from an interrupted write",
+            leftover.display()
+        );
+    }
     write_secret_atomic(&path, export.yaml.as_bytes())?;
     tracing::info!("wrote secrets bundle {} (mode 0600)", path.display());
     Ok(())

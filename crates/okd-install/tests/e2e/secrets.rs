@@ -88,6 +88,70 @@ fn bundle_is_private_reused_across_directories_and_never_overwritten() {
     assert_eq!(read(&bundle), other, "the bundle was overwritten");
 }
 
+/// A bundle exported outside DIR by a run killed just before its rename leaves its 0600
+/// temporary copy there, where no cleaner of DIR looks; the next run removes it, names it,
+/// and writes the bundle. (The run is killed at each rename in turn until one is the
+/// bundle's: the committed secrets make every run fast and alike.)
+#[test]
+fn a_bundle_export_killed_before_its_rename_leaves_nothing_after_the_next_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("elsewhere");
+    std::fs::create_dir(&out_dir).unwrap();
+    let bundle = out_dir.join("bundle.yaml");
+    let with = secrets_bundle().display().to_string();
+    let args = |output: &str| {
+        vec![
+            "create".to_string(),
+            "secrets".into(),
+            "--from-example".into(),
+            "compact-3-node".into(),
+            "--with-secrets".into(),
+            with.clone(),
+            "--output-file".into(),
+            output.to_string(),
+        ]
+    };
+    let bundle_arg = bundle.display().to_string();
+    let temps = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&out_dir)
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p != &bundle)
+            .collect()
+    };
+    let mut left = Vec::new();
+    for n in 1..=40 {
+        let dir = tmp.path().join(format!("dir-{n}"));
+        let mut cmd = okd(&dir);
+        cmd.env(atomic_file::fault::KILL_BEFORE_RENAME, n.to_string());
+        let argv = args(&bundle_arg);
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let killed = run(cmd, &argv);
+        assert_ne!(
+            killed.code, 0,
+            "never reached the bundle's rename: {}",
+            killed.stderr
+        );
+        left = temps();
+        if !left.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(
+        crate::common::mode(&left[0]),
+        0o600,
+        "a secret while it waits"
+    );
+    assert!(!bundle.exists());
+    let argv = args(&bundle_arg);
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let again = run(okd(&tmp.path().join("rerun")), &argv).ok("the next run");
+    again.stderr_has(&[&left[0].display().to_string()]);
+    assert!(temps().is_empty(), "{:?}", temps());
+    assert_eq!(crate::common::mode(&bundle), 0o600);
+}
+
 fn refused_bundle(contents: &str, needles: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let bundle = tmp.path().join("bad-bundle.yaml");

@@ -85,12 +85,24 @@ impl Lab {
     /// `gather bootstrap` into `dir` with the given extra arguments, HOME pointing to an empty
     /// directory and no SSH agent, so only keys named here (or in the state file) are offered.
     fn gather(&self, dir: &Path, port: u16, extra: &[&str]) -> Output {
+        self.gather_with_env(dir, port, extra, &[])
+    }
+
+    /// [`Lab::gather`] with more environment (a test hook).
+    fn gather_with_env(
+        &self,
+        dir: &Path,
+        port: u16,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Output {
         let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
         let out = okd(dir)
             .args(["gather", "bootstrap", "--bootstrap", "127.0.0.1"])
             .args(["--port", &port.to_string(), "--user", &self.server.user])
             .args(["--remote-command", &self.script])
             .args(extra)
+            .envs(env.iter().copied())
             .env("HOME", self.home.path())
             .timeout(std::time::Duration::from_secs(30))
             .output()
@@ -175,6 +187,47 @@ fn gathers_with_a_key_file_and_prints_the_analysis() {
     assert!(
         text.contains("| cluster-bootstrap gave up waiting for the API"),
         "{text}"
+    );
+}
+
+/// A gather killed with the bundle downloaded but not in place leaves a temporary file
+/// (locked by no one once its process is dead); the next gather removes it, says which, and
+/// lands its own bundle.
+#[test]
+fn a_gather_killed_before_its_bundle_lands_leaves_nothing_after_the_next() {
+    let Some(lab) = Lab::start() else { return };
+    let key = lab.key("admin_ed25519");
+    lab.server.authorize(&key);
+    let dir = tempfile::tempdir().unwrap();
+    let key = key.display().to_string();
+    let args = ["--key", key.as_str(), "--skip-analysis"];
+    let temps = || -> Vec<PathBuf> {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(atomic_file::TEMP_PREFIX))
+            })
+            .collect()
+    };
+    let killed = lab.gather_with_env(
+        dir.path(),
+        lab.server.port,
+        &args,
+        &[(atomic_file::fault::KILL_BEFORE_RENAME, "1")],
+    );
+    assert!(!killed.status.success(), "{}", both(&killed));
+    let left = temps();
+    assert_eq!(left.len(), 1, "the half-done download: {}", both(&killed));
+    assert!(bundles(dir.path()).is_empty());
+    let again = lab.gather(dir.path(), lab.server.port, &args);
+    assert_gathered(&again, dir.path(), &lab);
+    assert!(temps().is_empty(), "{}", both(&again));
+    assert!(
+        stderr(&again).contains(&left[0].display().to_string()),
+        "the removed file is named: {}",
+        both(&again)
     );
 }
 
