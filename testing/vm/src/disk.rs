@@ -1,6 +1,7 @@
 //! The live root: the real host's Debian root ([`real_host::RootImage`]) made the CoreOS-like
 //! host Ignition expects ([`real_host::coreos::prepare`], [`real_host::standins`]), plus the
-//! test's shell on the second serial port, as an ext4 image (`mke2fs -d`) labelled
+//! test's shell on the second serial port and the stand-in for CoreOS's live installer
+//! ([`standins::LIVE_ROOT_STAND_INS`]), as an ext4 image (`mke2fs -d`) labelled
 //! [`LIVE_ROOT_LABEL`], cached. Each VM opens it with `snapshot=on`: its writes go to a
 //! temporary overlay and the cached image never changes.
 
@@ -11,7 +12,7 @@ use real_host::{Result, RootImage};
 
 use crate::cache;
 use crate::run::output_of;
-use crate::standins::{LIVE_ROOT_LABEL, io};
+use crate::standins::{self, LIVE_ROOT_LABEL, LIVE_ROOT_STAND_INS, io};
 
 /// The image's size (sparse: the root fills about 900 MB of it).
 const SIZE: &str = "3G";
@@ -55,6 +56,7 @@ pub fn live_root() -> Result<PathBuf> {
         name.as_bytes(),
         SHELL_UNIT.as_bytes(),
         SIZE.as_bytes(),
+        &standins::key_input(LIVE_ROOT_STAND_INS),
         // The code that prepares the root is an input too.
         include_str!("disk.rs").as_bytes(),
         include_str!("../../real-host/src/coreos.rs").as_bytes(),
@@ -72,6 +74,7 @@ fn make(image: &RootImage, out: &Path) -> Result<()> {
     let site = root.join("etc/NetworkManager/system-connections/site.nmconnection");
     std::fs::remove_file(&site).map_err(io(&site))?;
     real_host::standins::install(&root)?;
+    standins::install(&root, LIVE_ROOT_STAND_INS)?;
     let unit = root.join("etc/systemd/system").join(SHELL_NAME);
     std::fs::write(&unit, SHELL_UNIT).map_err(io(&unit))?;
     let wants = root.join("etc/systemd/system/sysinit.target.wants");

@@ -24,6 +24,9 @@ pub enum Boot {
     Network,
     /// From the CD-ROM (its El Torito boot image).
     Cdrom(PathBuf),
+    /// From the first disk, else from the CD-ROM, as a machine racked with an empty disk and
+    /// an installer ISO: the CD until something is installed on the disk.
+    DiskThenCdrom(PathBuf),
 }
 
 /// A guest address and port handed to a server on the machine's loopback (QEMU's
@@ -121,16 +124,23 @@ impl Spec {
         for disk in &self.disks {
             args.extend([
                 "-drive".into(),
-                format!("file={},if=virtio,format=raw,snapshot=on", disk.display()),
+                format!(
+                    "file={},if=virtio,format=raw,snapshot=on,detect-zeroes=on",
+                    disk.display()
+                ),
             ]);
         }
+        let cdrom = |iso: &Path| format!("file={},media=cdrom,readonly=on", iso.display());
         match &self.boot {
             Boot::Network => args.extend(["-boot".into(), "n".into()]),
-            Boot::Cdrom(iso) => args.extend([
+            Boot::Cdrom(iso) => {
+                args.extend(["-drive".into(), cdrom(iso), "-boot".into(), "d".into()])
+            }
+            Boot::DiskThenCdrom(iso) => args.extend([
                 "-drive".into(),
-                format!("file={},media=cdrom,readonly=on", iso.display()),
+                cdrom(iso),
                 "-boot".into(),
-                "d".into(),
+                "order=cd".into(),
             ]),
         }
         match &self.network {
@@ -242,9 +252,23 @@ impl Machine {
 
     /// Waits until the booted system's shell is up (the system has switched to its root).
     pub fn wait_shell(&mut self, seconds: u64) -> Result<()> {
+        self.wait_shell_since(0, seconds)
+    }
+
+    /// Where the shell's output is now, for [`Machine::wait_shell_since`].
+    pub fn shell_mark(&self) -> usize {
+        self.shell.lock().expect("shell buffer").len()
+    }
+
+    /// Waits until a shell is up that said so after `mark` (the system booted again).
+    pub fn wait_shell_since(&mut self, mark: usize, seconds: u64) -> Result<()> {
         let until = Instant::now() + Duration::from_secs(seconds);
         while Instant::now() < until {
-            if self.shell_text().contains(SHELL_READY) {
+            let said = {
+                let all = self.shell.lock().expect("shell buffer");
+                String::from_utf8_lossy(&all[mark.min(all.len())..]).contains(SHELL_READY)
+            };
+            if said {
                 return Ok(());
             }
             if self.exited() {
@@ -348,6 +372,6 @@ mod tests {
         assert!(netdev.starts_with("user,id=n0,restrict=on,net=192.168.111.0/24,"));
         assert!(netdev.contains("guestfwd=tcp:192.168.111.100:80-cmd:busybox nc 127.0.0.1 4321"));
         assert!(args.windows(2).any(|w| w == ["-accel", "tcg"]));
-        assert!(args.iter().any(|a| a.ends_with("snapshot=on")));
+        assert!(args.iter().any(|a| a.contains(",snapshot=on")));
     }
 }
