@@ -210,7 +210,7 @@ fn boot_partition(kernel: &Kernel, initramfs: &Path, work: &Path) -> Result<Path
 fn root_partition(root: &Path, work: &Path) -> Result<(PathBuf, u64)> {
     let out = work.join("root.ext4");
     output_of(Command::new("cp").arg("--sparse=always").arg(root).arg(&out))?;
-    output_of(Command::new("e2fsck").args(["-f", "-y", "-q"]).arg(&out))?;
+    output_of(Command::new("e2fsck").args(["-f", "-y"]).arg(&out))?;
     output_of(Command::new("resize2fs").arg("-M").arg(&out))?;
     let header = output_of(Command::new("dumpe2fs").arg("-h").arg(&out))?;
     let field = |name: &str| -> Result<u64> {
