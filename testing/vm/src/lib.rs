@@ -51,6 +51,10 @@ pub fn missing() -> Vec<String> {
         ("/usr/bin/grub-mkimage", "grub-common"),
         ("/usr/lib/grub/i386-pc/boot.img", "grub-pc-bin"),
         ("/usr/sbin/sfdisk", "fdisk"),
+        (machine::OVMF, "ovmf"),
+        ("/usr/lib/grub/x86_64-efi/linux.mod", "grub-efi-amd64-bin"),
+        ("/usr/sbin/mkfs.fat", "dosfstools"),
+        ("/usr/bin/mcopy", "mtools"),
         (real_host::firstboot::IGNITION, "ignition"),
         ("/usr/lib/ISOLINUX/isolinux.bin", "isolinux"),
         (

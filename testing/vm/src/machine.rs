@@ -14,6 +14,9 @@ use real_host::{Error, Result};
 use crate::disk::SHELL_READY;
 use crate::standins::io;
 
+/// OVMF, the UEFI firmware for QEMU (Debian's `ovmf`), code and variables in one image.
+pub const OVMF: &str = "/usr/share/ovmf/OVMF.fd";
+
 /// Lines of the console an error ends with.
 const CONSOLE_LINES: usize = 40;
 
@@ -24,6 +27,8 @@ pub enum Boot {
     Network,
     /// From the CD-ROM (its El Torito boot image).
     Cdrom(PathBuf),
+    /// From the CD-ROM's EFI boot image, the firmware being OVMF (UEFI) instead of SeaBIOS.
+    CdromUefi(PathBuf),
     /// From the first disk, else from the CD-ROM, as a machine racked with an empty disk and
     /// an installer ISO: the CD until something is installed on the disk.
     DiskThenCdrom(PathBuf),
@@ -136,6 +141,14 @@ impl Spec {
             Boot::Cdrom(iso) => {
                 args.extend(["-drive".into(), cdrom(iso), "-boot".into(), "d".into()])
             }
+            Boot::CdromUefi(iso) => args.extend([
+                "-bios".into(),
+                OVMF.into(),
+                "-drive".into(),
+                format!("if=none,id=cd0,{}", cdrom(iso)),
+                "-device".into(),
+                "ide-cd,drive=cd0,bootindex=0".into(),
+            ]),
             Boot::DiskThenCdrom(iso) => args.extend([
                 "-drive".into(),
                 cdrom(iso),

@@ -307,13 +307,35 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
 /// ships (deleted here with `--delete-karg`).
 const ISO_EXTRA_KARGS: &str = "mitigations=auto,nosmt";
 
+/// What is wrong with `words`, a live boot's kernel command line, for an ISO made from
+/// `spec` with `--karg console=ttyS0,115200 --delete-karg ISO_EXTRA_KARGS`.
+fn live_karg_problems(spec: &testkit::liveiso::LiveIsoSpec, words: &[String]) -> Vec<String> {
+    let expected = format!(
+        "{} console=ttyS0,115200",
+        spec.default_kargs().replace(ISO_EXTRA_KARGS, "")
+    );
+    let mut problems: Vec<String> = expected
+        .split_whitespace()
+        .filter(|arg| !words.iter().any(|w| w == arg))
+        .map(|arg| format!("{arg} is not on the live kernel's command line: {words:?}"))
+        .collect();
+    if words.iter().any(|w| w == ISO_EXTRA_KARGS) {
+        problems.push(format!(
+            "--delete-karg {ISO_EXTRA_KARGS} is still on the live kernel's command line"
+        ));
+    }
+    problems
+}
+
 /// compact-3-node's bootstrap config on a live ISO in CoreOS's layout made of the Debian
-/// parts, booted as a CD-ROM by SeaBIOS and isolinux: `--karg` and `--delete-karg` are on the
-/// kernel's command line as asked, the stand-in for ignition-setup-user finds the config the
+/// parts, booted as a CD-ROM through UEFI: OVMF runs the ISO's EFI boot image, GRUB reads
+/// the ISO's `EFI/fedora/grub.cfg` (the BIOS path, isolinux and its `isolinux.cfg`, is booted
+/// by the install test); `--karg` and `--delete-karg` are on the kernel's command line as
+/// asked, the stand-in for ignition-setup-user finds the config the
 /// kernel unpacked from the ISO's embed area, Ignition's files stage writes bootstrap.ign's
 /// units and the booted system's systemd loads each (and enables those the config enables).
 #[test]
-fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units() {
+fn the_live_iso_boots_through_uefi_and_grub_and_ignition_writes_the_bootstrap_units() {
     let Some((kernel, initramfs, root)) = parts() else {
         return;
     };
@@ -332,7 +354,7 @@ fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units()
         .success();
     let machine_spec = Spec {
         name: "live-iso-bootstrap".into(),
-        boot: Boot::Cdrom(install.join("bootstrap.iso")),
+        boot: Boot::CdromUefi(install.join("bootstrap.iso")),
         disks: vec![root],
         network: Some(Network {
             net: MACHINE_NETWORK.into(),
@@ -352,21 +374,11 @@ fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units()
         );
     }
     let booted_at = started.elapsed();
-    let mut problems = Vec::new();
     let words = cmdline(&mut machine);
-    let expected = format!(
-        "{} console=ttyS0,115200",
-        spec.default_kargs().replace(ISO_EXTRA_KARGS, "")
-    );
-    for arg in expected.split_whitespace() {
-        if !words.iter().any(|w| w == arg) {
-            problems.push(format!("{arg} is not on /proc/cmdline: {words:?}"));
-        }
-    }
-    if words.iter().any(|w| w == ISO_EXTRA_KARGS) {
-        problems.push(format!(
-            "--delete-karg {ISO_EXTRA_KARGS} is still on /proc/cmdline"
-        ));
+    let mut problems = live_karg_problems(&spec, &words);
+    // The kernel was started by UEFI firmware (it has EFI runtime services).
+    if machine.output("test -d /sys/firmware/efi", COMMAND_SECONDS).is_err() {
+        problems.push("the kernel has no /sys/firmware/efi: not booted through UEFI".into());
     }
     let journal = machine
         .output(
@@ -430,8 +442,9 @@ const INSTALL_LIFE: Duration = Duration::from_secs(1800);
 const DEST_KARGS: &[&str] = &["console=ttyS0,115200", "ip=dhcp", "rd.neednet=1"];
 
 /// A worker racked with an empty disk and an ISO made by `create live-iso --dest-device
-/// /dev/vda`: SeaBIOS finds nothing on the disk and boots the CD through isolinux; the live
-/// system's Ignition writes the installer config and the worker's config from the ISO's
+/// /dev/vda`: SeaBIOS finds nothing on the disk and boots the CD through isolinux (with
+/// `--karg` and `--delete-karg` on the kernel's command line as asked); the live system's
+/// Ignition writes the installer config and the worker's config from the ISO's
 /// embed area; the stand-in for CoreOS's installer service runs the real coreos-installer
 /// with that config, which writes the metal image (the stand-in's GPT disk with Debian's
 /// GRUB), the worker's config into its boot partition and our kernel arguments into its BLS
@@ -448,12 +461,13 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
     let payload = vm::metal::payload(&kernel, &initramfs, &root, &installer)
         .unwrap_or_else(|e| panic!("the metal image: {e}"));
     let (work, install) = configs();
-    let (_, base) = base_iso(&kernel, initramfs, work.path());
+    let (iso_spec, base) = base_iso(&kernel, initramfs, work.path());
     let mut create = okd(&install);
     create
         .args(["create", "live-iso", "--role", "worker", "--iso"])
         .arg(&base.path)
-        .args(["--karg", "console=ttyS0,115200", "--dest-device", "/dev/vda"]);
+        .args(["--karg", "console=ttyS0,115200", "--delete-karg", ISO_EXTRA_KARGS])
+        .args(["--dest-device", "/dev/vda"]);
     for karg in DEST_KARGS {
         create.args(["--dest-karg-append", karg]);
     }
@@ -496,8 +510,15 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
         fail(&machine, work, &[format!("the installed system did not boot: {e}")]);
     }
     let booted_at = started.elapsed();
-    let mut problems = Vec::new();
     let console = machine.console_text();
+    // The live boot's kernel line, as the kernel printed it (isolinux read it from the ISO's
+    // isolinux.cfg, whose kernel-argument area `create live-iso` edited).
+    let live_words: Vec<String> = console
+        .lines()
+        .find_map(|l| l.split_once("Kernel command line: "))
+        .map(|(_, line)| line.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    let mut problems = live_karg_problems(&iso_spec, &live_words);
     for said in ["Install complete.", "Modifying kernel arguments", "Writing Ignition config"] {
         if !console.contains(said) {
             problems.push(format!("coreos-installer did not say `{said}`"));
