@@ -4,7 +4,7 @@
 //! `coreos/kargs.json` naming the kernel-argument areas in `EFI/fedora/grub.cfg` and
 //! `isolinux/isolinux.cfg`, `coreos/features.json`, and a live initramfs carrying the
 //! `etc/coreos-live-initramfs` stamp. Tests need xorriso (`crate::require_tool("xorriso",
-//! "xorriso")`).
+//! "xorriso")`); an ISO with [`BootParts`] also isolinux, GRUB for UEFI, dosfstools and mtools.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
