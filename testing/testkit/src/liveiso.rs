@@ -57,8 +57,16 @@ const EFIBOOT_IMG: &str = "images/efiboot.img";
 /// GRUB's modules built into `BOOTX64.EFI`: what finds the ISO, reads grub.cfg and boots
 /// Linux.
 const GRUB_EFI_MODULES: &[&str] = &[
-    "iso9660", "part_msdos", "part_gpt", "fat", "search", "normal", "configfile", "echo",
-    "test", "linux",
+    "iso9660",
+    "part_msdos",
+    "part_gpt",
+    "fat",
+    "search",
+    "normal",
+    "configfile",
+    "echo",
+    "test",
+    "linux",
 ];
 /// What `BOOTX64.EFI` runs first: the ISO found by a file only it has, grub.cfg read from its
 /// `EFI/fedora`.
@@ -247,38 +255,33 @@ fn efiboot(tree: &Path) {
     write(&early, GRUB_EFI_EARLY.as_bytes());
     let loader = work.join("BOOTX64.EFI");
     let image = tree.join(EFIBOOT_IMG);
-    let steps: [Vec<std::ffi::OsString>; 4] = [
-        [
-            "grub-mkimage".as_ref(),
-            "-O".as_ref(),
-            "x86_64-efi".as_ref(),
-            "-d".as_ref(),
-            GRUB_EFI_DIR.as_ref(),
-            "-p".as_ref(),
-            "/EFI/fedora".as_ref(),
-            "-c".as_ref(),
-            early.as_os_str(),
-            "-o".as_ref(),
-            loader.as_os_str(),
-        ]
-        .into_iter()
-        .map(Into::into)
-        .chain(GRUB_EFI_MODULES.iter().map(Into::into))
-        .collect(),
-        vec!["mkfs.fat".into(), "-C".into(), "-n".into(), "EFIBOOT".into(), image.clone().into(), "8192".into()],
-        vec!["mmd".into(), "-i".into(), image.clone().into(), "::/EFI".into(), "::/EFI/BOOT".into()],
-        vec!["mcopy".into(), "-i".into(), image.clone().into(), loader.into(), "::/EFI/BOOT/BOOTX64.EFI".into()],
-    ];
-    for step in steps {
-        let out = Command::new(&step[0])
-            .args(&step[1..])
-            .output()
-            .unwrap_or_else(|e| panic!("running {:?}: {e}", step[0]));
-        assert!(
-            out.status.success(),
-            "{step:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+    let mut mkimage = Command::new("grub-mkimage");
+    mkimage
+        .args([
+            "-O",
+            "x86_64-efi",
+            "-d",
+            GRUB_EFI_DIR,
+            "-p",
+            "/EFI/fedora",
+            "-c",
+        ])
+        .arg(&early)
+        .arg("-o")
+        .arg(&loader)
+        .args(GRUB_EFI_MODULES);
+    let mut mkfs = Command::new("mkfs.fat");
+    mkfs.args(["-C", "-n", "EFIBOOT"]).arg(&image).arg("8192");
+    let mut mmd = Command::new("mmd");
+    mmd.arg("-i").arg(&image).args(["::/EFI", "::/EFI/BOOT"]);
+    let mut mcopy = Command::new("mcopy");
+    mcopy
+        .arg("-i")
+        .arg(&image)
+        .arg(&loader)
+        .arg("::/EFI/BOOT/BOOTX64.EFI");
+    for step in [&mut mkimage, &mut mkfs, &mut mmd, &mut mcopy] {
+        crate::run::output_of(step, 20).unwrap_or_else(|e| panic!("the EFI boot image: {e:?}"));
     }
     std::fs::remove_dir_all(&work).expect("removing the EFI boot image's work files");
 }

@@ -23,9 +23,7 @@ use sha2::{Digest, Sha256};
 use crate::cache;
 use crate::parts::Kernel;
 use crate::run::output_of;
-use crate::standins::{
-    self, METAL_IMAGE, PAYLOAD_IMAGE, PAYLOAD_INSTALLER, PAYLOAD_LABEL, io,
-};
+use crate::standins::{self, METAL_IMAGE, PAYLOAD_IMAGE, PAYLOAD_INSTALLER, PAYLOAD_LABEL, io};
 
 /// Debian's GRUB for BIOS machines.
 const GRUB_DIR: &str = "/usr/lib/grub/i386-pc";
@@ -63,14 +61,23 @@ const INITRAMFS_NAME: &str = "initramfs.img";
 /// The installer's payload disk (the metal image made of `kernel`, `initramfs` and the live
 /// root `root`, and the coreos-installer at `installer`), made when the cache has none for
 /// these inputs.
-pub fn payload(kernel: &Kernel, initramfs: &Path, root: &Path, installer: &Path) -> Result<PathBuf> {
+pub fn payload(
+    kernel: &Kernel,
+    initramfs: &Path,
+    root: &Path,
+    installer: &Path,
+) -> Result<PathBuf> {
     let grub = output_of(Command::new("dpkg-query").args([
         "-W",
         "-f",
         "${Package} ${Version}\n",
         "grub-pc-bin",
     ]))?;
-    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
     let key = cache::key(&[
         kernel.version.as_bytes(),
         name(initramfs).as_bytes(),
@@ -120,7 +127,16 @@ fn file_hash(path: &Path) -> Result<Vec<u8>> {
 fn mke2fs(dir: &Path, label: &str, out: &Path, size_mib: u64) -> Result<()> {
     output_of(
         Command::new("mke2fs")
-            .args(["-q", "-t", "ext4", "-L", label, "-E", "root_owner=0:0", "-d"])
+            .args([
+                "-q",
+                "-t",
+                "ext4",
+                "-L",
+                label,
+                "-E",
+                "root_owner=0:0",
+                "-d",
+            ])
             .arg(dir)
             .arg(out)
             .arg(format!("{size_mib}M")),
@@ -129,7 +145,13 @@ fn mke2fs(dir: &Path, label: &str, out: &Path, size_mib: u64) -> Result<()> {
 }
 
 /// Writes the metal image to `out`, its parts made under `work`.
-fn metal_image(kernel: &Kernel, initramfs: &Path, root: &Path, work: &Path, out: &Path) -> Result<()> {
+fn metal_image(
+    kernel: &Kernel,
+    initramfs: &Path,
+    root: &Path,
+    work: &Path,
+    out: &Path,
+) -> Result<()> {
     let boot = boot_partition(kernel, initramfs, work)?;
     let (root_fs, root_mib) = root_partition(root, work)?;
     let core = work.join("core.img");
@@ -186,7 +208,10 @@ fn place(part: &Path, image: &Path, mib: u64) -> Result<()> {
 fn boot_partition(kernel: &Kernel, initramfs: &Path, work: &Path) -> Result<PathBuf> {
     let dir = work.join("boot");
     standins::install(&dir, &[METAL_IMAGE])?;
-    for (from, name) in [(kernel.vmlinuz.as_path(), KERNEL_NAME), (initramfs, INITRAMFS_NAME)] {
+    for (from, name) in [
+        (kernel.vmlinuz.as_path(), KERNEL_NAME),
+        (initramfs, INITRAMFS_NAME),
+    ] {
         let to = dir.join(name);
         std::fs::copy(from, &to).map_err(io(&to))?;
     }
@@ -209,7 +234,12 @@ fn boot_partition(kernel: &Kernel, initramfs: &Path, work: &Path) -> Result<Path
 /// files plus [`ROOT_ROOM_MIB`], labelled `root`; and its size in MiB.
 fn root_partition(root: &Path, work: &Path) -> Result<(PathBuf, u64)> {
     let out = work.join("root.ext4");
-    output_of(Command::new("cp").arg("--sparse=always").arg(root).arg(&out))?;
+    output_of(
+        Command::new("cp")
+            .arg("--sparse=always")
+            .arg(root)
+            .arg(&out),
+    )?;
     output_of(Command::new("e2fsck").args(["-f", "-y"]).arg(&out))?;
     output_of(Command::new("resize2fs").arg("-M").arg(&out))?;
     let header = output_of(Command::new("dumpe2fs").arg("-h").arg(&out))?;
@@ -225,7 +255,10 @@ fn root_partition(root: &Path, work: &Path) -> Result<(PathBuf, u64)> {
     let bytes = field("Block count:")? * field("Block size:")?;
     let mib = bytes.div_ceil(MIB) + ROOT_ROOM_MIB;
     output_of(Command::new("resize2fs").arg(&out).arg(format!("{mib}M")))?;
-    let file = std::fs::OpenOptions::new().write(true).open(&out).map_err(io(&out))?;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&out)
+        .map_err(io(&out))?;
     file.set_len(mib * MIB).map_err(io(&out))?;
     output_of(Command::new("tune2fs").args(["-L", "root"]).arg(&out))?;
     Ok((out, mib))
@@ -244,7 +277,11 @@ fn install_grub(image: &Path, core: &Path) -> Result<()> {
     if sectors > BIOS_BOOT_MIB * MIB / 512 || boot.len() != 512 || core_img.len() < 512 {
         return Err(Error::Answer {
             what: format!("GRUB's {} and {}", boot_img.display(), core.display()),
-            detail: format!("a 512-byte boot sector and a core image of at most {BIOS_BOOT_MIB} MiB expected; got {} and {} bytes", boot.len(), core_img.len()),
+            detail: format!(
+                "a 512-byte boot sector and a core image of at most {BIOS_BOOT_MIB} MiB expected; got {} and {} bytes",
+                boot.len(),
+                core_img.len()
+            ),
         });
     }
     boot[BOOT_KERNEL_SECTOR..BOOT_KERNEL_SECTOR + 8]

@@ -377,7 +377,10 @@ fn the_live_iso_boots_through_uefi_and_grub_and_ignition_writes_the_bootstrap_un
     let words = cmdline(&mut machine);
     let mut problems = live_karg_problems(&spec, &words);
     // The kernel was started by UEFI firmware (it has EFI runtime services).
-    if machine.output("test -d /sys/firmware/efi", COMMAND_SECONDS).is_err() {
+    if machine
+        .output("test -d /sys/firmware/efi", COMMAND_SECONDS)
+        .is_err()
+    {
         problems.push("the kernel has no /sys/firmware/efi: not booted through UEFI".into());
     }
     let journal = machine
@@ -466,7 +469,12 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
     create
         .args(["create", "live-iso", "--role", "worker", "--iso"])
         .arg(&base.path)
-        .args(["--karg", "console=ttyS0,115200", "--delete-karg", ISO_EXTRA_KARGS])
+        .args([
+            "--karg",
+            "console=ttyS0,115200",
+            "--delete-karg",
+            ISO_EXTRA_KARGS,
+        ])
         .args(["--dest-device", "/dev/vda"]);
     for karg in DEST_KARGS {
         create.args(["--dest-karg-append", karg]);
@@ -502,12 +510,20 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
     let started = Instant::now();
     let mut machine = Machine::start(&spec, &work.path().join("vm")).expect("QEMU starts");
     if let Err(e) = machine.wait_console(vm::standins::INSTALLED, BOOT_SECONDS * 2) {
-        fail(&machine, work, &[format!("the live system did not install: {e}")]);
+        fail(
+            &machine,
+            work,
+            &[format!("the live system did not install: {e}")],
+        );
     }
     let installed_at = started.elapsed();
     let mark = machine.shell_mark();
     if let Err(e) = machine.wait_shell_since(mark, BOOT_SECONDS) {
-        fail(&machine, work, &[format!("the installed system did not boot: {e}")]);
+        fail(
+            &machine,
+            work,
+            &[format!("the installed system did not boot: {e}")],
+        );
     }
     let booted_at = started.elapsed();
     let console = machine.console_text();
@@ -519,7 +535,11 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
         .map(|(_, line)| line.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default();
     let mut problems = live_karg_problems(&iso_spec, &live_words);
-    for said in ["Install complete.", "Modifying kernel arguments", "Writing Ignition config"] {
+    for said in [
+        "Install complete.",
+        "Modifying kernel arguments",
+        "Writing Ignition config",
+    ] {
         if !console.contains(said) {
             problems.push(format!("coreos-installer did not say `{said}`"));
         }
@@ -527,16 +547,21 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
     // The installed system booted from its disk through the BLS entry coreos-installer
     // edited, on its first boot.
     let words = cmdline(&mut machine);
-    for arg in DEST_KARGS
-        .iter()
-        .chain(&["root=LABEL=root", "ignition.platform.id=metal", "ignition.firstboot"])
-    {
+    for arg in DEST_KARGS.iter().chain(&[
+        "root=LABEL=root",
+        "ignition.platform.id=metal",
+        "ignition.firstboot",
+    ]) {
         if !words.iter().any(|w| w == arg) {
-            problems.push(format!("{arg} is not on the installed system's /proc/cmdline: {words:?}"));
+            problems.push(format!(
+                "{arg} is not on the installed system's /proc/cmdline: {words:?}"
+            ));
         }
     }
     if words.iter().any(|w| w.starts_with("coreos.liveiso=")) {
-        problems.push(format!("the second boot is the live system again: {words:?}"));
+        problems.push(format!(
+            "the second boot is the live system again: {words:?}"
+        ));
     }
     // The config coreos-installer wrote is worker.ign, byte for byte.
     let ours = testkit::cli::read(&install.join("worker.ign"));
