@@ -461,8 +461,10 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
         return;
     };
     let installer = vm::metal::coreos_installer().expect("coreos-installer (vm::missing)");
+    let made = Instant::now();
     let payload = vm::metal::payload(&kernel, &initramfs, &root, &installer)
         .unwrap_or_else(|e| panic!("the metal image: {e}"));
+    eprintln!("metal image ready in {:.0?}", made.elapsed());
     let (work, install) = configs();
     let (iso_spec, base) = base_iso(&kernel, initramfs, work.path());
     let mut create = okd(&install);
