@@ -25,9 +25,8 @@ const CONSOLE_LINES: usize = 40;
 pub enum Boot {
     /// The firmware boots from the network (SeaBIOS runs QEMU's iPXE ROM).
     Network,
-    /// From the CD-ROM (its El Torito boot image).
-    Cdrom(PathBuf),
-    /// From the CD-ROM's EFI boot image, the firmware being OVMF (UEFI) instead of SeaBIOS.
+    /// From the CD-ROM's EFI boot image (El Torito), the firmware being OVMF (UEFI) instead
+    /// of SeaBIOS.
     CdromUefi(PathBuf),
     /// From the first disk, else from the CD-ROM, as a machine racked with an empty disk and
     /// an installer ISO: the CD until something is installed on the disk.
@@ -138,9 +137,6 @@ impl Spec {
         let cdrom = |iso: &Path| format!("file={},media=cdrom,readonly=on", iso.display());
         match &self.boot {
             Boot::Network => args.extend(["-boot".into(), "n".into()]),
-            Boot::Cdrom(iso) => {
-                args.extend(["-drive".into(), cdrom(iso), "-boot".into(), "d".into()])
-            }
             Boot::CdromUefi(iso) => args.extend([
                 "-bios".into(),
                 OVMF.into(),

@@ -21,6 +21,7 @@ use real_host::{Error, Result};
 use sha2::{Digest, Sha256};
 
 use crate::cache;
+use crate::disk::ext4_image;
 use crate::parts::Kernel;
 use crate::run::output_of;
 use crate::standins::{self, METAL_IMAGE, PAYLOAD_IMAGE, PAYLOAD_INSTALLER, PAYLOAD_LABEL, io};
@@ -98,7 +99,7 @@ pub fn payload(
         let to = dir.join(PAYLOAD_INSTALLER);
         std::fs::copy(installer, &to).map_err(io(&to))?;
         let size = std::fs::metadata(&image).map_err(io(&image))?.len() / MIB + 128;
-        mke2fs(&dir, PAYLOAD_LABEL, out, size)
+        ext4_image(&dir, PAYLOAD_LABEL, out, size)
     })
 }
 
@@ -121,27 +122,6 @@ fn file_hash(path: &Path) -> Result<Vec<u8>> {
     let mut hash = Sha256::new();
     std::io::copy(&mut file, &mut hash).map_err(io(path))?;
     Ok(hash.finalize().to_vec())
-}
-
-/// An ext4 image of `size_mib` MiB at `out`, labelled `label`, filled from `dir`.
-fn mke2fs(dir: &Path, label: &str, out: &Path, size_mib: u64) -> Result<()> {
-    output_of(
-        Command::new("mke2fs")
-            .args([
-                "-q",
-                "-t",
-                "ext4",
-                "-L",
-                label,
-                "-E",
-                "root_owner=0:0",
-                "-d",
-            ])
-            .arg(dir)
-            .arg(out)
-            .arg(format!("{size_mib}M")),
-    )
-    .map(drop)
 }
 
 /// Writes the metal image to `out`, its parts made under `work`.
@@ -226,7 +206,7 @@ fn boot_partition(kernel: &Kernel, initramfs: &Path, work: &Path) -> Result<Path
         }
     }
     let out = work.join("boot.ext4");
-    mke2fs(&dir, "boot", &out, BOOT_MIB)?;
+    ext4_image(&dir, "boot", &out, BOOT_MIB)?;
     Ok(out)
 }
 
@@ -334,5 +314,23 @@ mod tests {
         assert_eq!(key("initrd "), format!("/{INITRAMFS_NAME}"));
         // The first boot's flag, as CoreOS's entries have it.
         assert!(key("options ").contains("$ignition_firstboot"));
+    }
+
+    #[test]
+    fn grub_parses_the_metal_image_grub_cfg() {
+        if !testkit::require_tool("grub-script-check", "grub-common") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        standins::install(dir.path(), &[METAL_IMAGE]).unwrap();
+        let out = Command::new("grub-script-check")
+            .arg(dir.path().join("grub/grub.cfg"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
