@@ -383,4 +383,23 @@ mod tests {
         assert!(args.windows(2).any(|w| w == ["-accel", "tcg"]));
         assert!(args.iter().any(|a| a.contains(",snapshot=on")));
     }
+
+    #[test]
+    fn an_installing_machine_tries_its_disk_first_and_uefi_boots_the_cd_with_ovmf() {
+        let spec = |boot| Spec {
+            name: "t".into(),
+            boot,
+            disks: vec![PathBuf::from("/disk.raw")],
+            network: None,
+            memory_mib: 1024,
+            life: Duration::from_secs(60),
+        };
+        let iso = PathBuf::from("/w.iso");
+        let installing = spec(Boot::DiskThenCdrom(iso.clone())).args(Path::new("/c.log"));
+        assert!(installing.windows(2).any(|w| w == ["-boot", "order=cd"]));
+        assert!(!installing.iter().any(|a| a == "-bios"));
+        let uefi = spec(Boot::CdromUefi(iso)).args(Path::new("/c.log"));
+        assert!(uefi.windows(2).any(|w| w == ["-bios", OVMF]));
+        assert!(uefi.iter().any(|a| a.ends_with("bootindex=0")));
+    }
 }
