@@ -389,6 +389,24 @@ mod tests {
     }
 
     #[test]
+    fn the_installer_stand_in_uses_the_payload_disk_and_says_the_words_the_test_waits_for() {
+        let script = LIVE_ROOT_STAND_INS[0]
+            .files
+            .iter()
+            .find(|(path, _, _)| path.starts_with("usr/libexec/"))
+            .map(|(_, text, _)| *text)
+            .expect("the installer's script");
+        for word in [
+            INSTALLED,
+            &format!("/dev/disk/by-label/{PAYLOAD_LABEL}"),
+            &format!("\"$payload/{PAYLOAD_IMAGE}\""),
+            &format!("\"$payload/{PAYLOAD_INSTALLER}\" install"),
+        ] {
+            assert!(script.contains(word), "the script has no `{word}`");
+        }
+    }
+
+    #[test]
     fn the_setup_stand_in_copies_the_initrd_config_and_fails_without_one() {
         let dir = tempfile::tempdir().unwrap();
         install(dir.path(), STAND_INS).unwrap();
