@@ -4,7 +4,7 @@
 //! `coreos/kargs.json` naming the kernel-argument areas in `EFI/fedora/grub.cfg` and
 //! `isolinux/isolinux.cfg`, `coreos/features.json`, and a live initramfs carrying the
 //! `etc/coreos-live-initramfs` stamp. Tests need xorriso (`crate::require_tool("xorriso",
-//! "xorriso")`).
+//! "xorriso")`); an ISO with [`BootParts`] also isolinux, GRUB for UEFI, dosfstools and mtools.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,9 +31,11 @@ pub struct LiveIsoSpec {
     pub boot: Option<BootParts>,
 }
 
-/// What makes the ISO bootable by a BIOS: the kernel and initramfs in place of the
+/// What makes the ISO bootable by a BIOS and by UEFI: the kernel and initramfs in place of the
 /// placeholders, Debian's isolinux as the El Torito boot image (as CoreOS's ISO boots on
-/// BIOS), and default kernel arguments besides CoreOS's three.
+/// BIOS), `images/efiboot.img` as the alternative EFI boot image (a FAT image with Debian's
+/// GRUB as `EFI/BOOT/BOOTX64.EFI`, which reads the ISO's `EFI/fedora/grub.cfg`, as CoreOS's
+/// does), and default kernel arguments besides CoreOS's three.
 #[derive(Debug, Clone)]
 pub struct BootParts {
     /// The kernel (`images/pxeboot/vmlinuz`).
@@ -48,6 +50,28 @@ pub struct BootParts {
 pub const ISOLINUX_BIN: &str = "/usr/lib/ISOLINUX/isolinux.bin";
 /// isolinux's core module.
 pub const LDLINUX_C32: &str = "/usr/lib/syslinux/modules/bios/ldlinux.c32";
+/// Debian's GRUB for UEFI (package grub-efi-amd64-bin).
+pub const GRUB_EFI_DIR: &str = "/usr/lib/grub/x86_64-efi";
+/// The EFI boot image's path in the ISO, as CoreOS's.
+const EFIBOOT_IMG: &str = "images/efiboot.img";
+/// GRUB's modules built into `BOOTX64.EFI`: what finds the ISO, reads grub.cfg and boots
+/// Linux.
+const GRUB_EFI_MODULES: &[&str] = &[
+    "iso9660",
+    "part_msdos",
+    "part_gpt",
+    "fat",
+    "search",
+    "normal",
+    "configfile",
+    "echo",
+    "test",
+    "linux",
+];
+/// What `BOOTX64.EFI` runs first: the ISO found by a file only it has, grub.cfg read from its
+/// `EFI/fedora`.
+const GRUB_EFI_EARLY: &str =
+    "search --no-floppy --file /coreos/kargs.json --set=root\nset prefix=($root)/EFI/fedora\n";
 
 impl Default for LiveIsoSpec {
     fn default() -> Self {
@@ -123,6 +147,10 @@ impl LiveIsoSpec {
                 "-boot-load-size",
                 "4",
                 "-boot-info-table",
+                "-eltorito-alt-boot",
+                "-e",
+                EFIBOOT_IMG,
+                "-no-emul-boot",
             ]);
         }
         let out = xorriso
@@ -208,6 +236,7 @@ impl LiveIsoSpec {
                     std::fs::copy(from, &to)
                         .unwrap_or_else(|e| panic!("copying {}: {e}", from.display()));
                 }
+                efiboot(tree);
             }
             None => {
                 write(&tree.join("images/pxeboot/vmlinuz"), b"not a kernel\n");
@@ -215,6 +244,46 @@ impl LiveIsoSpec {
             }
         }
     }
+}
+
+/// Writes `images/efiboot.img` under `tree`: a FAT image (dosfstools, mtools) with GRUB
+/// (`grub-mkimage`) as the removable-media loader `EFI/BOOT/BOOTX64.EFI`.
+fn efiboot(tree: &Path) {
+    let work = tree.join(".efiboot");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let early = work.join("early.cfg");
+    write(&early, GRUB_EFI_EARLY.as_bytes());
+    let loader = work.join("BOOTX64.EFI");
+    let image = tree.join(EFIBOOT_IMG);
+    let mut mkimage = Command::new("grub-mkimage");
+    mkimage
+        .args([
+            "-O",
+            "x86_64-efi",
+            "-d",
+            GRUB_EFI_DIR,
+            "-p",
+            "/EFI/fedora",
+            "-c",
+        ])
+        .arg(&early)
+        .arg("-o")
+        .arg(&loader)
+        .args(GRUB_EFI_MODULES);
+    let mut mkfs = Command::new("mkfs.fat");
+    mkfs.args(["-C", "-n", "EFIBOOT"]).arg(&image).arg("8192");
+    let mut mmd = Command::new("mmd");
+    mmd.arg("-i").arg(&image).args(["::/EFI", "::/EFI/BOOT"]);
+    let mut mcopy = Command::new("mcopy");
+    mcopy
+        .arg("-i")
+        .arg(&image)
+        .arg(&loader)
+        .arg("::/EFI/BOOT/BOOTX64.EFI");
+    for step in [&mut mkimage, &mut mkfs, &mut mmd, &mut mcopy] {
+        crate::run::output_of(step, 20).unwrap_or_else(|e| panic!("the EFI boot image: {e:?}"));
+    }
+    std::fs::remove_dir_all(&work).expect("removing the EFI boot image's work files");
 }
 
 /// The live initramfs: a newc cpio with the stamp file the live tools look for.

@@ -1,6 +1,7 @@
 //! The live root: the real host's Debian root ([`real_host::RootImage`]) made the CoreOS-like
 //! host Ignition expects ([`real_host::coreos::prepare`], [`real_host::standins`]), plus the
-//! test's shell on the second serial port, as an ext4 image (`mke2fs -d`) labelled
+//! test's shell on the second serial port and the stand-in for CoreOS's live installer
+//! ([`standins::LIVE_ROOT_STAND_INS`]), as an ext4 image (`mke2fs -d`) labelled
 //! [`LIVE_ROOT_LABEL`], cached. Each VM opens it with `snapshot=on`: its writes go to a
 //! temporary overlay and the cached image never changes.
 
@@ -11,10 +12,10 @@ use real_host::{Result, RootImage};
 
 use crate::cache;
 use crate::run::output_of;
-use crate::standins::{LIVE_ROOT_LABEL, io};
+use crate::standins::{self, LIVE_ROOT_LABEL, LIVE_ROOT_STAND_INS, io};
 
-/// The image's size (sparse: the root fills about 900 MB of it).
-const SIZE: &str = "3G";
+/// The image's size in MiB (sparse: the root fills about 900 MB of it).
+const SIZE_MIB: u64 = 3 << 10;
 
 /// Not CoreOS's: the test's window into the machine. A root shell on the second serial port
 /// (the first is the console), started early and again whenever it ends, that says
@@ -54,7 +55,8 @@ pub fn live_root() -> Result<PathBuf> {
     let key = cache::key(&[
         name.as_bytes(),
         SHELL_UNIT.as_bytes(),
-        SIZE.as_bytes(),
+        &SIZE_MIB.to_le_bytes(),
+        &standins::key_input(LIVE_ROOT_STAND_INS),
         // The code that prepares the root is an input too.
         include_str!("disk.rs").as_bytes(),
         include_str!("../../real-host/src/coreos.rs").as_bytes(),
@@ -72,6 +74,7 @@ fn make(image: &RootImage, out: &Path) -> Result<()> {
     let site = root.join("etc/NetworkManager/system-connections/site.nmconnection");
     std::fs::remove_file(&site).map_err(io(&site))?;
     real_host::standins::install(&root)?;
+    standins::install(&root, LIVE_ROOT_STAND_INS)?;
     let unit = root.join("etc/systemd/system").join(SHELL_NAME);
     std::fs::write(&unit, SHELL_UNIT).map_err(io(&unit))?;
     let wants = root.join("etc/systemd/system/sysinit.target.wants");
@@ -79,6 +82,12 @@ fn make(image: &RootImage, out: &Path) -> Result<()> {
     let link = wants.join(SHELL_NAME);
     std::os::unix::fs::symlink(format!("/etc/systemd/system/{SHELL_NAME}"), &link)
         .map_err(io(&link))?;
+    ext4_image(&root, LIVE_ROOT_LABEL, out, SIZE_MIB)
+}
+
+/// An ext4 image of `size_mib` MiB (sparse) at `out`, labelled `label`, filled from `dir`
+/// (`mke2fs -d`; its files keep their owners, the root directory is root's).
+pub(crate) fn ext4_image(dir: &Path, label: &str, out: &Path, size_mib: u64) -> Result<()> {
     output_of(
         Command::new("mke2fs")
             .args([
@@ -86,14 +95,14 @@ fn make(image: &RootImage, out: &Path) -> Result<()> {
                 "-t",
                 "ext4",
                 "-L",
-                LIVE_ROOT_LABEL,
+                label,
                 "-E",
                 "root_owner=0:0",
                 "-d",
             ])
-            .arg(&root)
+            .arg(dir)
             .arg(out)
-            .arg(SIZE),
+            .arg(format!("{size_mib}M")),
     )
     .map(drop)
 }

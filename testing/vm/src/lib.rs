@@ -10,6 +10,8 @@
 //! 4. [`Machine`]: the VM, bounded in time, on QEMU's restricted user network; the test reads
 //!    its state through a shell on the second serial port.
 //! 5. [`serve`]: what the test serves on loopback (HTTP, a Machine Config Server stand-in).
+//! 6. [`metal`]: the stand-in for CoreOS's metal image, on a disk with the real
+//!    coreos-installer, for a live system that installs itself.
 //!
 //! Needs root (the root's files keep their owners), QEMU, iPXE's ROMs, the Debian kernel,
 //! dracut with its network modules and ignition ([`missing`] says what is absent).
@@ -17,6 +19,7 @@
 pub mod cache;
 pub mod disk;
 pub mod machine;
+pub mod metal;
 pub mod parts;
 mod run;
 pub mod serve;
@@ -45,6 +48,13 @@ pub fn missing() -> Vec<String> {
         ("/usr/sbin/mke2fs", "e2fsprogs"),
         ("/usr/bin/xorriso", "xorriso"),
         ("/usr/bin/mmdebstrap", "mmdebstrap"),
+        ("/usr/bin/grub-mkimage", "grub-common"),
+        ("/usr/lib/grub/i386-pc/boot.img", "grub-pc-bin"),
+        ("/usr/sbin/sfdisk", "fdisk"),
+        (machine::OVMF, "ovmf"),
+        ("/usr/lib/grub/x86_64-efi/linux.mod", "grub-efi-amd64-bin"),
+        ("/usr/sbin/mkfs.fat", "dosfstools"),
+        ("/usr/bin/mcopy", "mtools"),
         (real_host::firstboot::IGNITION, "ignition"),
         ("/usr/lib/ISOLINUX/isolinux.bin", "isolinux"),
         (
@@ -58,6 +68,9 @@ pub fn missing() -> Vec<String> {
             .filter(|(path, _)| !std::path::Path::new(path).exists())
             .map(|(path, package)| format!("{path} (apt-get install {package})")),
     );
+    if metal::coreos_installer().is_none() {
+        missing.push("coreos-installer (cargo install --locked coreos-installer)".into());
+    }
     if parts::Kernel::find().is_err() {
         missing.push("the Debian kernel in /boot (apt-get install linux-image-amd64)".into());
     }

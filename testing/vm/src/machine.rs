@@ -14,6 +14,9 @@ use real_host::{Error, Result};
 use crate::disk::SHELL_READY;
 use crate::standins::io;
 
+/// OVMF, the UEFI firmware for QEMU (Debian's `ovmf`), code and variables in one image.
+pub const OVMF: &str = "/usr/share/ovmf/OVMF.fd";
+
 /// Lines of the console an error ends with.
 const CONSOLE_LINES: usize = 40;
 
@@ -22,8 +25,12 @@ const CONSOLE_LINES: usize = 40;
 pub enum Boot {
     /// The firmware boots from the network (SeaBIOS runs QEMU's iPXE ROM).
     Network,
-    /// From the CD-ROM (its El Torito boot image).
-    Cdrom(PathBuf),
+    /// From the CD-ROM's EFI boot image (El Torito), the firmware being OVMF (UEFI) instead
+    /// of SeaBIOS.
+    CdromUefi(PathBuf),
+    /// From the first disk, else from the CD-ROM, as a machine racked with an empty disk and
+    /// an installer ISO: the CD until something is installed on the disk.
+    DiskThenCdrom(PathBuf),
 }
 
 /// A guest address and port handed to a server on the machine's loopback (QEMU's
@@ -121,16 +128,28 @@ impl Spec {
         for disk in &self.disks {
             args.extend([
                 "-drive".into(),
-                format!("file={},if=virtio,format=raw,snapshot=on", disk.display()),
+                format!(
+                    "file={},if=virtio,format=raw,snapshot=on,detect-zeroes=on",
+                    disk.display()
+                ),
             ]);
         }
+        let cdrom = |iso: &Path| format!("file={},media=cdrom,readonly=on", iso.display());
         match &self.boot {
             Boot::Network => args.extend(["-boot".into(), "n".into()]),
-            Boot::Cdrom(iso) => args.extend([
+            Boot::CdromUefi(iso) => args.extend([
+                "-bios".into(),
+                OVMF.into(),
                 "-drive".into(),
-                format!("file={},media=cdrom,readonly=on", iso.display()),
+                format!("if=none,id=cd0,{}", cdrom(iso)),
+                "-device".into(),
+                "ide-cd,drive=cd0,bootindex=0".into(),
+            ]),
+            Boot::DiskThenCdrom(iso) => args.extend([
+                "-drive".into(),
+                cdrom(iso),
                 "-boot".into(),
-                "d".into(),
+                "order=cd".into(),
             ]),
         }
         match &self.network {
@@ -242,9 +261,23 @@ impl Machine {
 
     /// Waits until the booted system's shell is up (the system has switched to its root).
     pub fn wait_shell(&mut self, seconds: u64) -> Result<()> {
+        self.wait_shell_since(0, seconds)
+    }
+
+    /// Where the shell's output is now, for [`Machine::wait_shell_since`].
+    pub fn shell_mark(&self) -> usize {
+        self.shell.lock().expect("shell buffer").len()
+    }
+
+    /// Waits until a shell is up that said so after `mark` (the system booted again).
+    pub fn wait_shell_since(&mut self, mark: usize, seconds: u64) -> Result<()> {
         let until = Instant::now() + Duration::from_secs(seconds);
         while Instant::now() < until {
-            if self.shell_text().contains(SHELL_READY) {
+            let said = {
+                let all = self.shell.lock().expect("shell buffer");
+                String::from_utf8_lossy(&all[mark.min(all.len())..]).contains(SHELL_READY)
+            };
+            if said {
                 return Ok(());
             }
             if self.exited() {
@@ -348,6 +381,25 @@ mod tests {
         assert!(netdev.starts_with("user,id=n0,restrict=on,net=192.168.111.0/24,"));
         assert!(netdev.contains("guestfwd=tcp:192.168.111.100:80-cmd:busybox nc 127.0.0.1 4321"));
         assert!(args.windows(2).any(|w| w == ["-accel", "tcg"]));
-        assert!(args.iter().any(|a| a.ends_with("snapshot=on")));
+        assert!(args.iter().any(|a| a.contains(",snapshot=on")));
+    }
+
+    #[test]
+    fn an_installing_machine_tries_its_disk_first_and_uefi_boots_the_cd_with_ovmf() {
+        let spec = |boot| Spec {
+            name: "t".into(),
+            boot,
+            disks: vec![PathBuf::from("/disk.raw")],
+            network: None,
+            memory_mib: 1024,
+            life: Duration::from_secs(60),
+        };
+        let iso = PathBuf::from("/w.iso");
+        let installing = spec(Boot::DiskThenCdrom(iso.clone())).args(Path::new("/c.log"));
+        assert!(installing.windows(2).any(|w| w == ["-boot", "order=cd"]));
+        assert!(!installing.iter().any(|a| a == "-bios"));
+        let uefi = spec(Boot::CdromUefi(iso)).args(Path::new("/c.log"));
+        assert!(uefi.windows(2).any(|w| w == ["-bios", OVMF]));
+        assert!(uefi.iter().any(|a| a.ends_with("bootindex=0")));
     }
 }

@@ -98,7 +98,7 @@ fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
 pub fn initramfs(kernel: &Kernel) -> Result<PathBuf> {
     let work = tempfile::tempdir().map_err(io(Path::new("/tmp")))?;
     let tree = work.path().join("tree");
-    standins::install(&tree)?;
+    standins::install(&tree, standins::STAND_INS)?;
     let system = real_host::coreos::ignition_system_dir(work.path())?;
     let base = std::fs::read(system.join("base.d/00-core.ign")).map_err(io(&system))?;
     let target = tree.join("usr/lib/ignition/base.d");
@@ -113,11 +113,7 @@ pub fn initramfs(kernel: &Kernel) -> Result<PathBuf> {
         "ignition",
         "systemd",
     ]))?;
-    let scripts: Vec<u8> = standins::STAND_INS
-        .iter()
-        .flat_map(|s| s.files().iter())
-        .flat_map(|(p, t, _)| [p.as_bytes(), t.as_bytes()].concat())
-        .collect();
+    let scripts = standins::key_input(standins::STAND_INS);
     let key = cache::key(&[
         kernel.version.as_bytes(),
         &std::fs::metadata(&kernel.vmlinuz)

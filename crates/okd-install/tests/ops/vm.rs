@@ -70,6 +70,68 @@ fn fail(machine: &Machine, work: tempfile::TempDir, problems: &[String]) -> ! {
     );
 }
 
+/// A work directory and in it `install/` with compact-3-node's Ignition configs.
+fn configs() -> (tempfile::TempDir, PathBuf) {
+    let work = tempfile::tempdir().expect("temp dir");
+    let install = work.path().join("install");
+    okd(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "compact-3-node",
+        ])
+        .assert()
+        .success();
+    (work, install)
+}
+
+/// A live ISO in CoreOS's layout made of the Debian parts (bootable by SeaBIOS through
+/// isolinux), under `work`; its spec and the ISO.
+fn base_iso(
+    kernel: &vm::parts::Kernel,
+    initramfs: PathBuf,
+    work: &std::path::Path,
+) -> (testkit::liveiso::LiveIsoSpec, testkit::liveiso::LiveIso) {
+    let spec = testkit::liveiso::LiveIsoSpec {
+        boot: Some(testkit::liveiso::BootParts {
+            kernel: kernel.vmlinuz.clone(),
+            initramfs,
+            extra_kargs: ISO_EXTRA_KARGS.into(),
+        }),
+        ..Default::default()
+    };
+    let base = spec.build(work, "debian-live.iso");
+    (spec, base)
+}
+
+/// The Machine Config Server stand-in's files under `work`: its document root serving
+/// [`SERVED_CONFIG`] as the worker pool's config, and a directory with okd-install's Machine
+/// Config Server certificate and key (from `install`'s bootstrap.ign).
+fn mcs_files(install: &std::path::Path, work: &std::path::Path) -> (PathBuf, PathBuf) {
+    let bootstrap = testkit::cli::read(&install.join("bootstrap.ign"));
+    let tls = work.join("tls");
+    std::fs::create_dir_all(&tls).unwrap();
+    for name in ["machine-config-server.crt", "machine-config-server.key"] {
+        let data = testkit::cli::ign_file(&bootstrap, &format!("/opt/openshift/tls/{name}"))
+            .unwrap_or_else(|| panic!("bootstrap.ign carries {name}"));
+        std::fs::write(tls.join(name), data).unwrap();
+    }
+    let mcs_root = work.join("mcs");
+    std::fs::create_dir_all(mcs_root.join("config")).unwrap();
+    std::fs::write(mcs_root.join("config/worker"), SERVED_CONFIG).unwrap();
+    (mcs_root, tls)
+}
+
+/// The Machine Config Server stand-in at the API VIP, as the guest sees it.
+fn mcs_forward(port: u16) -> Forward {
+    Forward {
+        address: API_VIP.into(),
+        port: 22623,
+        to: port,
+    }
+}
+
 /// A worker booted by PXE: SeaBIOS runs QEMU's iPXE ROM, which gets our `worker.ipxe` from the
 /// user network's DHCP and runs it: the Debian kernel with our arguments, the initramfs and
 /// our `worker.ign.img`, all fetched over HTTP from the test. In the initramfs the stand-in
@@ -83,17 +145,7 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
     let Some((kernel, initramfs, root)) = parts() else {
         return;
     };
-    let work = tempfile::tempdir().expect("temp dir");
-    let install = work.path().join("install");
-    okd(&install)
-        .args([
-            "create",
-            "ignition-configs",
-            "--from-example",
-            "compact-3-node",
-        ])
-        .assert()
-        .success();
+    let (work, install) = configs();
     let base = format!("http://{HTTP_ADDRESS}/okd");
     okd(&install)
         .args([
@@ -127,17 +179,7 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
     let http = Server::http(&docroot, &work.path().join("http.log")).expect("the HTTP server");
 
     // The Machine Config Server stand-in, first with a certificate of another CA.
-    let bootstrap = testkit::cli::read(&install.join("bootstrap.ign"));
-    let tls = work.path().join("tls");
-    std::fs::create_dir_all(&tls).unwrap();
-    for name in ["machine-config-server.crt", "machine-config-server.key"] {
-        let data = testkit::cli::ign_file(&bootstrap, &format!("/opt/openshift/tls/{name}"))
-            .unwrap_or_else(|| panic!("bootstrap.ign carries {name}"));
-        std::fs::write(tls.join(name), data).unwrap();
-    }
-    let mcs_root = work.path().join("mcs");
-    std::fs::create_dir_all(mcs_root.join("config")).unwrap();
-    std::fs::write(mcs_root.join("config/worker"), SERVED_CONFIG).unwrap();
+    let (mcs_root, tls) = mcs_files(&install, work.path());
     let (other_cert, other_key) = other_ca_certificate(&work.path().join("other"), API_VIP);
     let mcs = Server::https(
         &mcs_root,
@@ -162,11 +204,7 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
                     port: 80,
                     to: http.port,
                 },
-                Forward {
-                    address: API_VIP.into(),
-                    port: 22623,
-                    to: mcs_port,
-                },
+                mcs_forward(mcs_port),
             ],
         }),
         memory_mib: 2048,
@@ -269,36 +307,40 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
 /// ships (deleted here with `--delete-karg`).
 const ISO_EXTRA_KARGS: &str = "mitigations=auto,nosmt";
 
+/// What is wrong with `words`, a live boot's kernel command line, for an ISO made from
+/// `spec` with `--karg console=ttyS0,115200 --delete-karg ISO_EXTRA_KARGS`.
+fn live_karg_problems(spec: &testkit::liveiso::LiveIsoSpec, words: &[String]) -> Vec<String> {
+    let expected = format!(
+        "{} console=ttyS0,115200",
+        spec.default_kargs().replace(ISO_EXTRA_KARGS, "")
+    );
+    let mut problems: Vec<String> = expected
+        .split_whitespace()
+        .filter(|arg| !words.iter().any(|w| w == arg))
+        .map(|arg| format!("{arg} is not on the live kernel's command line: {words:?}"))
+        .collect();
+    if words.iter().any(|w| w == ISO_EXTRA_KARGS) {
+        problems.push(format!(
+            "--delete-karg {ISO_EXTRA_KARGS} is still on the live kernel's command line"
+        ));
+    }
+    problems
+}
+
 /// compact-3-node's bootstrap config on a live ISO in CoreOS's layout made of the Debian
-/// parts, booted as a CD-ROM by SeaBIOS and isolinux: `--karg` and `--delete-karg` are on the
-/// kernel's command line as asked, the stand-in for ignition-setup-user finds the config the
+/// parts, booted as a CD-ROM through UEFI: OVMF runs the ISO's EFI boot image, GRUB reads
+/// the ISO's `EFI/fedora/grub.cfg` (the BIOS path, isolinux and its `isolinux.cfg`, is booted
+/// by the install test); `--karg` and `--delete-karg` are on the kernel's command line as
+/// asked, the stand-in for ignition-setup-user finds the config the
 /// kernel unpacked from the ISO's embed area, Ignition's files stage writes bootstrap.ign's
 /// units and the booted system's systemd loads each (and enables those the config enables).
 #[test]
-fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units() {
+fn the_live_iso_boots_through_uefi_and_grub_and_ignition_writes_the_bootstrap_units() {
     let Some((kernel, initramfs, root)) = parts() else {
         return;
     };
-    let work = tempfile::tempdir().expect("temp dir");
-    let install = work.path().join("install");
-    okd(&install)
-        .args([
-            "create",
-            "ignition-configs",
-            "--from-example",
-            "compact-3-node",
-        ])
-        .assert()
-        .success();
-    let spec = testkit::liveiso::LiveIsoSpec {
-        boot: Some(testkit::liveiso::BootParts {
-            kernel: kernel.vmlinuz.clone(),
-            initramfs,
-            extra_kargs: ISO_EXTRA_KARGS.into(),
-        }),
-        ..Default::default()
-    };
-    let base = spec.build(work.path(), "debian-live.iso");
+    let (work, install) = configs();
+    let (spec, base) = base_iso(&kernel, initramfs, work.path());
     okd(&install)
         .args(["create", "live-iso", "--role", "bootstrap", "--iso"])
         .arg(&base.path)
@@ -312,7 +354,7 @@ fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units()
         .success();
     let machine_spec = Spec {
         name: "live-iso-bootstrap".into(),
-        boot: Boot::Cdrom(install.join("bootstrap.iso")),
+        boot: Boot::CdromUefi(install.join("bootstrap.iso")),
         disks: vec![root],
         network: Some(Network {
             net: MACHINE_NETWORK.into(),
@@ -332,21 +374,14 @@ fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units()
         );
     }
     let booted_at = started.elapsed();
-    let mut problems = Vec::new();
     let words = cmdline(&mut machine);
-    let expected = format!(
-        "{} console=ttyS0,115200",
-        spec.default_kargs().replace(ISO_EXTRA_KARGS, "")
-    );
-    for arg in expected.split_whitespace() {
-        if !words.iter().any(|w| w == arg) {
-            problems.push(format!("{arg} is not on /proc/cmdline: {words:?}"));
-        }
-    }
-    if words.iter().any(|w| w == ISO_EXTRA_KARGS) {
-        problems.push(format!(
-            "--delete-karg {ISO_EXTRA_KARGS} is still on /proc/cmdline"
-        ));
+    let mut problems = live_karg_problems(&spec, &words);
+    // The kernel was started by UEFI firmware (it has EFI runtime services).
+    if machine
+        .output("test -d /sys/firmware/efi", COMMAND_SECONDS)
+        .is_err()
+    {
+        problems.push("the kernel has no /sys/firmware/efi: not booted through UEFI".into());
     }
     let journal = machine
         .output(
@@ -400,4 +435,187 @@ fn the_live_iso_boots_through_isolinux_and_ignition_writes_the_bootstrap_units()
         problems.push(format!("Ignition's journal:\n{journal}"));
         fail(&machine, work, &problems);
     }
+}
+
+/// The longest the installing machine lives: a live boot, the install, an installed boot.
+const INSTALL_LIFE: Duration = Duration::from_secs(1800);
+/// Kernel arguments the installed system gets through `--dest-karg-append`: its console,
+/// and the initramfs's network for Ignition's fetch stage (CoreOS's initramfs brings it up
+/// on its own when a config needs it; Debian's dracut is asked).
+const DEST_KARGS: &[&str] = &["console=ttyS0,115200", "ip=dhcp", "rd.neednet=1"];
+
+/// A worker racked with an empty disk and an ISO made by `create live-iso --dest-device
+/// /dev/vda`: SeaBIOS finds nothing on the disk and boots the CD through isolinux (with
+/// `--karg` and `--delete-karg` on the kernel's command line as asked); the live system's
+/// Ignition writes the installer config and the worker's config from the ISO's
+/// embed area; the stand-in for CoreOS's installer service runs the real coreos-installer
+/// with that config, which writes the metal image (the stand-in's GPT disk with Debian's
+/// GRUB), the worker's config into its boot partition and our kernel arguments into its BLS
+/// entry; the machine reboots, SeaBIOS now boots the disk, GRUB reads the entry (first boot:
+/// `ignition.firstboot`), and the initramfs's Ignition takes the config coreos-installer
+/// wrote, follows the pointer config to the Machine Config Server stand-in and writes what
+/// it serves into the installed root, which reaches multi-user.target.
+#[test]
+fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_disk() {
+    let Some((kernel, initramfs, root)) = parts() else {
+        return;
+    };
+    let installer = vm::metal::coreos_installer().expect("coreos-installer (vm::missing)");
+    let made = Instant::now();
+    let payload = vm::metal::payload(&kernel, &initramfs, &root, &installer)
+        .unwrap_or_else(|e| panic!("the metal image: {e}"));
+    eprintln!("metal image ready in {:.0?}", made.elapsed());
+    let (work, install) = configs();
+    let (iso_spec, base) = base_iso(&kernel, initramfs, work.path());
+    let mut create = okd(&install);
+    create
+        .args(["create", "live-iso", "--role", "worker", "--iso"])
+        .arg(&base.path)
+        .args([
+            "--karg",
+            "console=ttyS0,115200",
+            "--delete-karg",
+            ISO_EXTRA_KARGS,
+        ])
+        .args(["--dest-device", "/dev/vda"]);
+    for karg in DEST_KARGS {
+        create.args(["--dest-karg-append", karg]);
+    }
+    create.assert().success();
+
+    let (mcs_root, tls) = mcs_files(&install, work.path());
+    let mcs = Server::https(
+        &mcs_root,
+        &tls.join("machine-config-server.crt"),
+        &tls.join("machine-config-server.key"),
+        0,
+        &work.path().join("mcs.log"),
+    )
+    .expect("the MCS stand-in");
+    let disk = work.path().join("disk.raw");
+    std::fs::File::create(&disk)
+        .and_then(|f| f.set_len(4 << 30))
+        .expect("an empty disk");
+    let spec = Spec {
+        name: "install-worker".into(),
+        boot: Boot::DiskThenCdrom(install.join("worker.iso")),
+        // The empty disk first: /dev/vda, the disk SeaBIOS tries before the CD.
+        disks: vec![disk, root, payload],
+        network: Some(Network {
+            net: MACHINE_NETWORK.into(),
+            bootfile: None,
+            forwards: vec![mcs_forward(mcs.port)],
+        }),
+        memory_mib: 2048,
+        life: INSTALL_LIFE,
+    };
+    let started = Instant::now();
+    let mut machine = Machine::start(&spec, &work.path().join("vm")).expect("QEMU starts");
+    if let Err(e) = machine.wait_console(vm::standins::INSTALLED, BOOT_SECONDS * 2) {
+        fail(
+            &machine,
+            work,
+            &[format!("the live system did not install: {e}")],
+        );
+    }
+    let installed_at = started.elapsed();
+    let mark = machine.shell_mark();
+    if let Err(e) = machine.wait_shell_since(mark, BOOT_SECONDS) {
+        fail(
+            &machine,
+            work,
+            &[format!("the installed system did not boot: {e}")],
+        );
+    }
+    let booted_at = started.elapsed();
+    let console = machine.console_text();
+    // The live boot's kernel line, as the kernel printed it (isolinux read it from the ISO's
+    // isolinux.cfg, whose kernel-argument area `create live-iso` edited).
+    let live_words: Vec<String> = console
+        .lines()
+        .find_map(|l| l.split_once("Kernel command line: "))
+        .map(|(_, line)| line.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    let mut problems = live_karg_problems(&iso_spec, &live_words);
+    for said in [
+        "Install complete.",
+        "Modifying kernel arguments",
+        "Writing Ignition config",
+    ] {
+        if !console.contains(said) {
+            problems.push(format!("coreos-installer did not say `{said}`"));
+        }
+    }
+    // The installed system booted from its disk through the BLS entry coreos-installer
+    // edited, on its first boot.
+    let words = cmdline(&mut machine);
+    for arg in DEST_KARGS.iter().chain(&[
+        "root=LABEL=root",
+        "ignition.platform.id=metal",
+        "ignition.firstboot",
+    ]) {
+        if !words.iter().any(|w| w == arg) {
+            problems.push(format!(
+                "{arg} is not on the installed system's /proc/cmdline: {words:?}"
+            ));
+        }
+    }
+    if words.iter().any(|w| w.starts_with("coreos.liveiso=")) {
+        problems.push(format!(
+            "the second boot is the live system again: {words:?}"
+        ));
+    }
+    // The config coreos-installer wrote is worker.ign, byte for byte.
+    let ours = testkit::cli::read(&install.join("worker.ign"));
+    match machine.output(
+        "mkdir -p /run/okd-check; mountpoint -q /run/okd-check || mount -o ro /dev/disk/by-label/boot /run/okd-check; \
+         sha256sum /run/okd-check/ignition/config.ign; umount /run/okd-check",
+        COMMAND_SECONDS,
+    ) {
+        Ok(out) if out.contains(&sha256_hex(ours.as_bytes())) => {}
+        other => problems.push(format!(
+            "the boot partition's ignition/config.ign is not worker.ign: {other:?}"
+        )),
+    }
+    let journal = machine
+        .output(
+            "journalctl -b -o cat -u coreos-ignition-setup-user.service -u ignition-fetch.service -u ignition-files.service",
+            COMMAND_SECONDS,
+        )
+        .unwrap_or_else(|e| e.to_string());
+    for said in [
+        "the boot partition's ignition/config.ign copied to /usr/lib/ignition/user.ign",
+        &format!("https://{API_VIP}:22623/config/worker"),
+    ] {
+        if !journal.contains(said) {
+            problems.push(format!("Ignition's journal does not say `{said}`"));
+        }
+    }
+    match machine.output(&format!("cat {SERVED_PATH}"), COMMAND_SECONDS) {
+        Ok(text) if text.contains("served by the machine config server") => {}
+        other => problems.push(format!("the served config was not applied: {other:?}")),
+    }
+    let state = machine
+        .output(
+            "systemctl is-system-running --wait >/dev/null; systemctl is-active multi-user.target",
+            BOOT_SECONDS,
+        )
+        .unwrap_or_else(|e| e.to_string());
+    if state.trim() != "active" {
+        problems.push(format!("multi-user.target is not active: {state}"));
+    }
+    eprintln!(
+        "install worker: installed at {installed_at:.0?}, installed system's shell at {booted_at:.0?}, checked at {:.0?}",
+        started.elapsed()
+    );
+    if !problems.is_empty() {
+        problems.push(format!("Ignition's journal:\n{journal}"));
+        fail(&machine, work, &problems);
+    }
+}
+
+/// The SHA-256 of `data` in hex, as sha256sum prints it.
+fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Digest as _;
+    format!("{:x}", sha2::Sha256::digest(data))
 }
