@@ -18,7 +18,7 @@
 mod context;
 mod parse;
 
-pub use context::{MirrorRule, PullContext};
+pub use context::{MirrorRule, PULLING, PullContext};
 pub use parse::{is_pull_error, join_continued, read, read_pull, repository_of_image};
 
 /// What went wrong between the host and the registry: the reason class of a failed pull.
@@ -439,12 +439,22 @@ impl PullError {
             RegistryFault::HttpStatus => {
                 format!("{reg} answered an unexpected HTTP status while {op} of {repo}{answer}")
             }
-            RegistryFault::DigestMismatch => format!(
-                "what {reg} served for {repo} does not match its digest{}{detail}",
-                self.digest
-                    .as_deref()
-                    .map_or_else(String::new, |d| format!(" `{d}`"))
-            ),
+            RegistryFault::DigestMismatch => match self
+                .detail
+                .as_deref()
+                .and_then(parse::decompression_words)
+            {
+                Some(words) => format!(
+                    "what {reg} served for {repo} is damaged: its compressed data does not \
+                     decompress ({words})"
+                ),
+                None => format!(
+                    "what {reg} served for {repo} does not match its digest{}{detail}",
+                    self.digest
+                        .as_deref()
+                        .map_or_else(String::new, |d| format!(" `{d}`"))
+                ),
+            },
             RegistryFault::UnsupportedMediaType => format!(
                 "{reg} served {repo} with a manifest type the host's tools do not \
                  read{detail}"
