@@ -416,7 +416,7 @@ mod tests {
         let script = read(&format!("common/files{}.j2", super::GATHER_SCRIPT));
         let target = format!("\"${{ARTIFACTS}}/{}", super::REGISTRIES_CONF_DIR);
         assert!(script.contains(&target), "{target}");
-        for source in ["/etc/containers/registries.conf", "registries.conf.d"] {
+        for source in ["/etc/containers/registries.conf", "${REGISTRIES_CONF}.d"] {
             assert!(script.contains(source), "{source}");
         }
     }
