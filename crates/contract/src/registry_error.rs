@@ -447,22 +447,20 @@ impl PullError {
             RegistryFault::HttpStatus => {
                 format!("{reg} answered an unexpected HTTP status while {op} of {repo}{answer}")
             }
-            RegistryFault::DigestMismatch => match self
-                .detail
-                .as_deref()
-                .and_then(parse::decompression_words)
-            {
-                Some(words) => format!(
-                    "what {reg} served for {repo} is damaged: its compressed data does not \
+            RegistryFault::DigestMismatch => {
+                match self.detail.as_deref().and_then(parse::decompression_words) {
+                    Some(words) => format!(
+                        "what {reg} served for {repo} is damaged: its compressed data does not \
                      decompress ({words})"
-                ),
-                None => format!(
-                    "what {reg} served for {repo} does not match its digest{}{detail}",
-                    self.digest
-                        .as_deref()
-                        .map_or_else(String::new, |d| format!(" `{d}`"))
-                ),
-            },
+                    ),
+                    None => format!(
+                        "what {reg} served for {repo} does not match its digest{}{detail}",
+                        self.digest
+                            .as_deref()
+                            .map_or_else(String::new, |d| format!(" `{d}`"))
+                    ),
+                }
+            }
             RegistryFault::UnsupportedMediaType => format!(
                 "{reg} served {repo} with a manifest type the host's tools do not \
                  read{detail}"
@@ -1298,8 +1296,14 @@ mod tests {
             reason.contains("served the manifest of `registry.example.com:5000/okd/scos-release`"),
             "{reason}"
         );
-        assert!(reason.contains("then refused them for a blob (401)"), "{reason}");
-        assert!(!reason.contains("refused the pull secret's credentials for it"), "{reason}");
+        assert!(
+            reason.contains("then refused them for a blob (401)"),
+            "{reason}"
+        );
+        assert!(
+            !reason.contains("refused the pull secret's credentials for it"),
+            "{reason}"
+        );
         assert!(remedy.contains("authorizes blob requests"), "{remedy}");
         assert!(!remedy.contains("correct the credentials"), "{remedy}");
     }

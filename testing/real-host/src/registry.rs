@@ -279,10 +279,11 @@ impl Registry {
     pub fn layers_of(&self, digest: &str) -> Result<Vec<String>> {
         let file = self.blob_file(digest);
         let text = std::fs::read_to_string(&file).map_err(Error::io(&file))?;
-        let manifest: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::Answer {
-            what: format!("the manifest {digest} in the registry's storage"),
-            detail: e.to_string(),
-        })?;
+        let manifest: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| Error::Answer {
+                what: format!("the manifest {digest} in the registry's storage"),
+                detail: e.to_string(),
+            })?;
         Ok(manifest["layers"]
             .as_array()
             .into_iter()

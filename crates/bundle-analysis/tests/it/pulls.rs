@@ -285,7 +285,9 @@ fn the_hosts_registries_conf_names_the_registry_of_an_unannounced_blob() {
     assert!(f.summary.contains("`other.example.com:5000`"), "{report}");
     assert!(!report.contains(MIRROR), "{report}");
     assert!(
-        f.details.iter().any(|d| d.contains("the host's registries.conf sends these pulls")),
+        f.details
+            .iter()
+            .any(|d| d.contains("the host's registries.conf sends these pulls")),
         "{report}"
     );
     let a = analyse(

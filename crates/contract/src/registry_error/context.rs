@@ -42,7 +42,9 @@ impl PullContext {
     pub fn image_of_lines<'a>(lines: impl DoubleEndedIterator<Item = &'a str>) -> Option<String> {
         lines.rev().find_map(|l| {
             let image = match l.find(TRYING_TO_PULL) {
-                Some(at) => l[at + TRYING_TO_PULL.len()..].trim().trim_end_matches("..."),
+                Some(at) => l[at + TRYING_TO_PULL.len()..]
+                    .trim()
+                    .trim_end_matches("..."),
                 None => {
                     let rest = &l[l.find(PULLING)? + PULLING.len()..];
                     &rest[..rest.find(PULLING_FOR)?]
@@ -211,7 +213,10 @@ mod tests {
             "Pulling the node image for the overlay",
             "Pulling quay.io/okd/scos-release@sha256:77aa",
         ] {
-            assert_eq!(PullContext::image_of_lines([not_an_image].into_iter()), None);
+            assert_eq!(
+                PullContext::image_of_lines([not_an_image].into_iter()),
+                None
+            );
         }
     }
 
