@@ -1201,7 +1201,11 @@ fn bundled_file(bundle: &Path, tail: &str) -> Option<String> {
     let entries = archive.entries().expect("the bundle's entries");
     for entry in entries {
         let mut entry = entry.expect("a bundle entry");
-        let path = entry.path().expect("its path").to_string_lossy().to_string();
+        let path = entry
+            .path()
+            .expect("its path")
+            .to_string_lossy()
+            .to_string();
         if path.ends_with(tail) {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut entry, &mut text).expect("read it");
@@ -1375,8 +1379,7 @@ fn misread(text: &str, fault: &Fault, lines: &[String]) -> Vec<String> {
             "neither its cause nor its fix names {repository}: {said:?}"
         ));
     }
-    let unsupported =
-        crate::pull_matrix::unsupported_advice(class, &own_words(text).join("\n"));
+    let unsupported = crate::pull_matrix::unsupported_advice(class, &own_words(text).join("\n"));
     if !unsupported.is_empty() {
         wrong.push(format!(
             "gives advice a {} fault does not support: {unsupported:?}",
@@ -1405,7 +1408,9 @@ fn bundle_not_moved(fault: &Fault, gather: &std::process::Output) -> Option<Stri
 /// One disconnected-mirror host (as in the test above, its release image on a registry of
 /// the lab) goes through [`FAULTS`] in turn, each at its real cause (the lab's registry, name
 /// server or certificates, the host's registries.conf or pull secret, what the mirror
-/// holds): the node image pull writes the fault's own line to the host's journal;
+/// holds, a layer missing from or damaged in its storage, or the fault front the lab puts
+/// in the registry's place answering 503, 429 or nothing): the node image pull writes the
+/// fault's own line to the host's journal;
 /// `okd-install wait-for bootstrap-complete --bootstrap HOST` ends with exit code 10,
 /// `gather bootstrap` (over the host's real sshd, as core with the bootstrap key Ignition
 /// installed, the real gather script reading the real journal) collects a bundle, and
@@ -1414,7 +1419,10 @@ fn bundle_not_moved(fault: &Fault, gather: &std::process::Output) -> Option<Stri
 /// component image the node image lookup runs), in node-image-pull's lookup stage, from
 /// which registry and why, and no other fault's words; gather's and analyze's Problem line
 /// and component cause say the same, with the same fix; no two faults read the same (what
-/// they say of every fault is printed). Then the fault is removed and the same host
+/// they say of every fault is printed); for the classes the analysis did not read before
+/// #50, the quoted line reads as the fault's class and the repository on the mirror is
+/// named ([`misread`]); every bundle holds the host's registries.conf. Then the fault is
+/// removed and the same host
 /// recovers: its pull gets as far as the good run gets (the operator image the mirror does
 /// not hold). A full /var is named disk-full by all three, and gather says it wrote the
 /// bundle to a memory file system for want of room. Last, a gather key the host refuses
@@ -1435,7 +1443,9 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
         release_image,
         config,
     } = mirror_site(&lab, work.path());
-    let layers = registry.layers_of(&digest).expect("the release image's layers");
+    let layers = registry
+        .layers_of(&digest)
+        .expect("the release image's layers");
     let [layer] = layers.as_slice() else {
         panic!("the release image has one layer: {layers:?}")
     };
