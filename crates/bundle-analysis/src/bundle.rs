@@ -74,6 +74,9 @@ pub(crate) enum Wanted {
     /// [`contract::PULL_SECRET_REGISTRIES_FILE`]: the registries the pull secret has
     /// credentials for.
     PullSecretRegistries,
+    /// The host's registries.conf, or a drop-in of its registries.conf.d, under
+    /// [`contract::REGISTRIES_CONF_DIR`].
+    RegistriesConf,
 }
 
 /// One interesting file, with its path inside the archive.
@@ -97,6 +100,9 @@ pub(crate) fn classify(path: &str) -> Option<Wanted> {
         .ends_with(contract::PULL_SECRET_REGISTRIES_FILE)
     {
         return Some(Wanted::PullSecretRegistries);
+    }
+    if registries_conf(&parts) {
+        return Some(Wanted::RegistriesConf);
     }
     if let Some(["bootstrap", dir, file]) = tail(3) {
         match *dir {
@@ -142,6 +148,20 @@ pub(crate) fn classify(path: &str) -> Option<Wanted> {
         }
         (_, Some(&"failed-units.txt")) => Some(Wanted::FailedUnits),
         _ => None,
+    }
+}
+
+/// Whether `parts` is the host's registries.conf (`REGISTRIES_CONF_DIR/registries.conf`) or
+/// one of its drop-ins (`REGISTRIES_CONF_DIR/registries.conf.d/NAME.conf`).
+fn registries_conf(parts: &[&str]) -> bool {
+    let dir: Vec<&str> = contract::REGISTRIES_CONF_DIR.split('/').collect();
+    let under = |n: usize| {
+        parts.len() >= dir.len() + n && parts[parts.len() - dir.len() - n..][..dir.len()] == dir[..]
+    };
+    match parts {
+        [.., "registries.conf"] => under(1),
+        [.., "registries.conf.d", file] => file.ends_with(".conf") && under(2),
+        _ => false,
     }
 }
 
@@ -198,7 +218,8 @@ fn is_document(kind: &Wanted) -> bool {
         | Wanted::OsImageConfig
         | Wanted::OsStatus(_)
         | Wanted::ContainerInspect
-        | Wanted::AssetManifest => true,
+        | Wanted::AssetManifest
+        | Wanted::RegistriesConf => true,
         Wanted::FailedUnits
         | Wanted::Journal(_)
         | Wanted::ServedOsImages

@@ -1,6 +1,7 @@
 //! What the bundle says around a failed pull's error line: the image the same attempt
-//! named, the host's mirror rules (the install's ImageDigestMirrorSet, from which the
-//! bootstrap host's registries.conf is made), how often the error repeated and since when,
+//! named, the host's mirror rules (its registries.conf and drop-ins as gathered, which is
+//! what its pulls followed; without them the install's ImageDigestMirrorSet, from which
+//! okd-install made that file), how often the error repeated and since when,
 //! and the unit's own last line (our script's, quoted below the error as context, never in
 //! its place).
 
@@ -10,8 +11,10 @@ use serde::Deserialize;
 use super::bundle::{BundleFile, Wanted};
 use super::repeated::split_time;
 
-/// podman's progress lines of one attempt, before its error: the attempt's other lines.
+/// podman's progress lines of one attempt, before its error, and our scripts' line that
+/// names the image of a quiet podman call: the attempt's other lines.
 const PROGRESS: &[&str] = &[
+    registry_error::PULLING,
     "Trying to pull ",
     "Getting image source signatures",
     "Copying blob ",
@@ -40,9 +43,96 @@ struct Rule {
     mirrors: Vec<String>,
 }
 
+/// One `[[registry]]` table of registries.conf (v2): the images it covers (`prefix`, or its
+/// `location` when that is empty), where they are pulled from (`location`) and the mirrors
+/// tried before it, in order.
+#[derive(Deserialize)]
+struct ConfRegistry {
+    #[serde(default)]
+    prefix: String,
+    #[serde(default)]
+    location: String,
+    #[serde(default)]
+    mirror: Vec<ConfMirror>,
+}
+
+#[derive(Deserialize)]
+struct ConfMirror {
+    location: String,
+}
+
+#[derive(Deserialize)]
+struct RegistriesConf {
+    #[serde(default)]
+    registry: Vec<ConfRegistry>,
+}
+
+/// The host's mirror rules: its registries.conf, then its drop-ins by name, a later table
+/// of the same prefix replacing an earlier one (as containers/image merges them); each
+/// rule's mirrors, then its location when that rewrites the prefix. `None` when the bundle
+/// has no registries.conf (a bundle of an older gather script). A file that does not parse
+/// is left out: the host's tools would have refused it too, and said so in the journal.
+fn host_mirror_rules(files: &[BundleFile]) -> Option<Vec<MirrorRule>> {
+    let mut confs: Vec<&BundleFile> = files
+        .iter()
+        .filter(|f| f.kind == Wanted::RegistriesConf)
+        .collect();
+    if confs.is_empty() {
+        return None;
+    }
+    confs.sort_by_key(|f| (f.path.contains("registries.conf.d/"), f.path.as_str()));
+    let mut rules: Vec<MirrorRule> = Vec::new();
+    for conf in confs {
+        let Ok(parsed) = toml::from_str::<RegistriesConf>(&conf.text) else {
+            continue;
+        };
+        for table in parsed.registry {
+            let source = match table.prefix.is_empty() {
+                true => table.location.clone(),
+                false => table.prefix,
+            };
+            let mut mirrors: Vec<String> = table.mirror.into_iter().map(|m| m.location).collect();
+            if !table.location.is_empty() && table.location != source {
+                mirrors.push(table.location);
+            }
+            rules.retain(|r| r.source != source);
+            if !mirrors.is_empty() {
+                rules.push(MirrorRule { source, mirrors });
+            }
+        }
+    }
+    Some(rules)
+}
+
+/// The mirror rules the host's pulls followed: its registries.conf's when the bundle has
+/// it, else the install's ImageDigestMirrorSet's; and which of the two they are.
+fn mirror_rules(files: &[BundleFile]) -> (Vec<MirrorRule>, RulesFrom) {
+    match host_mirror_rules(files) {
+        Some(rules) => (rules, RulesFrom::Host),
+        None => (mirror_set_rules(files), RulesFrom::MirrorSet),
+    }
+}
+
+/// Where the mirror rules were read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RulesFrom {
+    Host,
+    MirrorSet,
+}
+
+impl RulesFrom {
+    /// The subject of a sentence about where the rules send pulls.
+    fn words(self) -> &'static str {
+        match self {
+            RulesFrom::Host => "the host's registries.conf sends",
+            RulesFrom::MirrorSet => "the mirror rules send",
+        }
+    }
+}
+
 /// The mirror rules of the install's ImageDigestMirrorSet among the bundle's asset
 /// manifests, in their order.
-fn mirror_rules(files: &[BundleFile]) -> Vec<MirrorRule> {
+fn mirror_set_rules(files: &[BundleFile]) -> Vec<MirrorRule> {
     files
         .iter()
         .filter(|f| f.kind == Wanted::AssetManifest && f.text.contains("ImageDigestMirrorSet"))
@@ -91,7 +181,7 @@ pub(crate) fn context(files: &[BundleFile], unit: Option<&str>, evidence: &str) 
     });
     PullContext {
         image,
-        rules: mirror_rules(files),
+        rules: mirror_rules(files).0,
     }
 }
 
@@ -134,7 +224,8 @@ pub(crate) fn details(
         .collect();
     if !named && !firsts.is_empty() {
         out.push(format!(
-            "the line names no repository; the mirror rules send these pulls first to {}",
+            "the line names no repository; {} these pulls first to {}",
+            mirror_rules(files).1.words(),
             firsts.join(", ")
         ));
     }

@@ -81,6 +81,11 @@ pub const GATHER_SCRIPT: &str = "/usr/local/bin/installer-gather.sh";
 /// tells with it a registry's 401 for missing credentials from one for refused ones.
 pub const PULL_SECRET_REGISTRIES_FILE: &str = "bootstrap/network/pull-secret-registries.txt";
 
+/// The directory of a log bundle holding the bootstrap host's registries.conf and its
+/// registries.conf.d drop-ins, as the host had them: the mirror routing its pulls took,
+/// which names the registry of a pull error that does not (a blob's names its digest only).
+pub const REGISTRIES_CONF_DIR: &str = "bootstrap/registries";
+
 /// The start of the gather script's last line, `The bundle is at PATH`: the login directory,
 /// or a memory file system when the disk had no room for the bundle; `gather` downloads the
 /// file it names.
@@ -402,6 +407,18 @@ mod tests {
         let script = read(&format!("common/files{}.j2", super::GATHER_SCRIPT));
         let target = format!("\"${{ARTIFACTS}}/{}\"", super::PULL_SECRET_REGISTRIES_FILE);
         assert!(script.contains(&target), "{target}");
+    }
+
+    /// The gather script copies the host's registries.conf and its drop-ins to the
+    /// directory the analysis reads them from.
+    #[test]
+    fn the_gather_script_writes_the_hosts_registries_conf() {
+        let script = read(&format!("common/files{}.j2", super::GATHER_SCRIPT));
+        let target = format!("\"${{ARTIFACTS}}/{}", super::REGISTRIES_CONF_DIR);
+        assert!(script.contains(&target), "{target}");
+        for source in ["/etc/containers/registries.conf", "${REGISTRIES_CONF}.d"] {
+            assert!(script.contains(source), "{source}");
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@
 mod context;
 mod parse;
 
-pub use context::{MirrorRule, PullContext};
+pub use context::{MirrorRule, PULLING, PullContext};
 pub use parse::{is_pull_error, join_continued, read, read_pull, repository_of_image};
 
 /// What went wrong between the host and the registry: the reason class of a failed pull.
@@ -413,6 +413,14 @@ impl PullError {
             RegistryFault::NoCredentials => {
                 format!("{reg} wants credentials: the pull secret has none for it (401)")
             }
+            // A blob is read after its manifest, from the same registry with the same
+            // credentials: they were accepted for the manifest.
+            RegistryFault::CredentialsRefused if self.operation == Operation::ReadBlob => format!(
+                "{reg} served the manifest of {repo} with the pull secret's credentials, then \
+                 refused them for {} (401): it, a proxy in front of it or the storage it sends \
+                 blobs from authorizes blob requests otherwise",
+                self.digest_words()
+            ),
             RegistryFault::CredentialsRefused => {
                 format!("{reg} refused the pull secret's credentials for it (401)")
             }
@@ -443,12 +451,20 @@ impl PullError {
             RegistryFault::HttpStatus => {
                 format!("{reg} answered an unexpected HTTP status while {op} of {repo}{answer}")
             }
-            RegistryFault::DigestMismatch => format!(
-                "what {reg} served for {repo} does not match its digest{}{detail}",
-                self.digest
-                    .as_deref()
-                    .map_or_else(String::new, |d| format!(" `{d}`"))
-            ),
+            RegistryFault::DigestMismatch => {
+                match self.detail.as_deref().and_then(parse::decompression_words) {
+                    Some(words) => format!(
+                        "what {reg} served for {repo} is damaged: its compressed data does not \
+                     decompress ({words})"
+                    ),
+                    None => format!(
+                        "what {reg} served for {repo} does not match its digest{}{detail}",
+                        self.digest
+                            .as_deref()
+                            .map_or_else(String::new, |d| format!(" `{d}`"))
+                    ),
+                }
+            }
             RegistryFault::UnsupportedMediaType => format!(
                 "{reg} served {repo} with a manifest type the host's tools do not \
                  read{detail}"
@@ -536,6 +552,11 @@ impl PullError {
             RegistryFault::NoCredentials => format!(
                 "add credentials for {reg} to the pull secret in install-config.yaml, then \
                  create the Ignition configs again"
+            ),
+            RegistryFault::CredentialsRefused if self.operation == Operation::ReadBlob => format!(
+                "check how {reg} authorizes blob requests for {repo} (its access rules, a proxy \
+                 in front of it, the storage it redirects blobs to): the pull secret's \
+                 credentials were accepted for the manifest"
             ),
             RegistryFault::CredentialsRefused => format!(
                 "correct the credentials for {reg} in the pull secret (a user and password or \
@@ -1249,6 +1270,46 @@ mod tests {
             pull.mirrors[1].image.as_deref(),
             Some("mirror2.example.com/okd/scos-release@sha256:0f5a0ecfc822")
         );
+    }
+
+    /// A 401 for a blob while the pull secret has credentials for the registry: a blob is
+    /// read after its manifest, from the same registry with the same credentials, so they
+    /// were accepted once; the words say the blob was refused after the manifest was
+    /// served, and the fix is how the registry authorizes blobs, not another password. The
+    /// line is podman's on the real host, its mirror's blobs answered 401 by a front.
+    #[test]
+    fn a_401_for_a_blob_with_credentials_is_not_a_wrong_password() {
+        let line = "Error: parsing image configuration: unable to retrieve auth token: invalid \
+                    username/password: unauthorized";
+        let context = PullContext {
+            image: Some("quay.io/okd/scos-release@sha256:77aa".into()),
+            rules: vec![MirrorRule {
+                source: "quay.io/okd/scos-release".into(),
+                mirrors: vec!["registry.example.com:5000/okd/scos-release".into()],
+            }],
+        };
+        let pull = read_pull(line)
+            .expect("read")
+            .in_context(&context)
+            .with_credentials_for(&["registry.example.com:5000".to_string()]);
+        let e = pull.first().expect("an attempt");
+        assert_eq!(e.fault, RegistryFault::CredentialsRefused);
+        assert_eq!(e.operation, Operation::ReadBlob);
+        let (reason, remedy) = (e.reason(), e.remedy());
+        assert!(
+            reason.contains("served the manifest of `registry.example.com:5000/okd/scos-release`"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("then refused them for a blob (401)"),
+            "{reason}"
+        );
+        assert!(
+            !reason.contains("refused the pull secret's credentials for it"),
+            "{reason}"
+        );
+        assert!(remedy.contains("authorizes blob requests"), "{remedy}");
+        assert!(!remedy.contains("correct the credentials"), "{remedy}");
     }
 
     /// A 401 reads the same with no credentials and with wrong ones (the Distribution

@@ -48,6 +48,8 @@ pub fn missing() -> Vec<String> {
         ("mmdebstrap", "mmdebstrap"),
         ("setfiles", "policycoreutils"),
         ("chcon", "coreutils"),
+        // The lab's redirection of the host's pulls to a fault front (Lab::redirect).
+        ("nft", "nftables"),
     ];
     missing.extend(missing_programs(&host));
     missing.extend(missing_programs(registry::PROGRAMS));

@@ -26,6 +26,8 @@ pub const PREFIX: &str = "okdrh-";
 pub const HOST_ADDRESS: &str = "198.18.0.10";
 /// The lab's address: the host's gateway and name server.
 pub const LAB_ADDRESS: &str = "198.18.0.1";
+/// The nftables table of [`Lab::redirect`].
+const REDIRECT_TABLE: &str = "okd_redirect";
 const PREFIX_LEN: u8 = 24;
 
 /// The site's network of a host, as [`crate::coreos::prepare`] writes it.
@@ -96,6 +98,25 @@ impl Lab {
             .arg("--")
             .arg(program);
         cmd
+    }
+
+    /// Sends the host's new connections to port `from` of the lab address to port `to`
+    /// instead, as a site's load balancer or proxy stands in front of its registry (the
+    /// fault front of [`crate::front`] put in the registry's place, the host's names and
+    /// files untouched); with `None`, lets them go where they were addressed again. One
+    /// redirection at a time, in the lab's namespace (nftables' NAT, before routing, so the
+    /// front's own connections to the registry go straight through).
+    pub fn redirect(&self, from: u16, to: Option<u16>) -> Result<()> {
+        // Declaring the table first makes its deletion succeed when there is none.
+        let mut script = format!("table ip {REDIRECT_TABLE}; delete table ip {REDIRECT_TABLE}");
+        if let Some(to) = to {
+            script.push_str(&format!(
+                "; table ip {REDIRECT_TABLE} {{ chain prerouting {{ type nat hook prerouting \
+                 priority dstnat; policy accept; ip daddr {LAB_ADDRESS} tcp dport {from} \
+                 dnat to {LAB_ADDRESS}:{to}; }}; }}"
+            ));
+        }
+        output_of(self.command("nft").arg(script)).map(drop)
     }
 
     fn remove(&self) {

@@ -265,6 +265,60 @@ impl Registry {
         std::fs::rename(from, to).map_err(Error::io(from))
     }
 
+    /// The file holding blob `digest` (`sha256:HEX`) in the registry's storage.
+    fn blob_file(&self, digest: &str) -> PathBuf {
+        let hex = digest.trim_start_matches("sha256:");
+        self.dir
+            .join("data/docker/registry/v2/blobs/sha256")
+            .join(hex.get(..2).unwrap_or(hex))
+            .join(hex)
+            .join("data")
+    }
+
+    /// The layers' digests of the image manifest `digest` the registry stores.
+    pub fn layers_of(&self, digest: &str) -> Result<Vec<String>> {
+        let file = self.blob_file(digest);
+        let text = std::fs::read_to_string(&file).map_err(Error::io(&file))?;
+        let manifest: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| Error::Answer {
+                what: format!("the manifest {digest} in the registry's storage"),
+                detail: e.to_string(),
+            })?;
+        Ok(manifest["layers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|l| l["digest"].as_str().map(str::to_string))
+            .collect())
+    }
+
+    /// Takes blob `digest`'s bytes out of the registry's storage, or puts them back: a
+    /// mirroring run cut short, as the registry sees it (the repository still links the
+    /// blob, its manifest still names it).
+    pub fn hold_blob(&self, digest: &str, held: bool) -> Result<()> {
+        let stored = self.blob_file(digest);
+        let aside = stored.with_extension("held-aside");
+        let (from, to) = if held {
+            (&aside, &stored)
+        } else {
+            (&stored, &aside)
+        };
+        std::fs::rename(from, to).map_err(Error::io(from))
+    }
+
+    /// Inverts the second half of blob `digest`'s bytes in the registry's storage (its
+    /// length kept): storage that went bad under the registry, which serves what it has
+    /// without checking it. Done twice, the blob is whole again.
+    pub fn flip_blob(&self, digest: &str) -> Result<()> {
+        let file = self.blob_file(digest);
+        let mut bytes = std::fs::read(&file).map_err(Error::io(&file))?;
+        let half = bytes.len() / 2;
+        for b in &mut bytes[half..] {
+            *b = !*b;
+        }
+        std::fs::write(&file, bytes).map_err(Error::io(&file))
+    }
+
     /// Stops the registry (the site's registry down); its storage stays.
     pub fn stop_serving(&mut self) {
         stop(&mut self.server);

@@ -171,6 +171,135 @@ fn the_attempts_image_and_the_mirror_rules_name_the_repository() {
     assert_no_unsupported_advice(&report, RegistryFault::BlobUnknown);
 }
 
+/// A quiet pull (the host's podman runs with --quiet): our script's `Pulling IMAGE for
+/// PURPOSE` line just before podman's error names the image, and the mirror rules its
+/// repository on the mirror; the quoted evidence stays podman's line.
+#[test]
+fn our_scripts_pulling_line_names_the_quiet_pulls_repository() {
+    let progress = vec![format!(
+        "{}{RELEASE} for the machine-config operator's image reference",
+        registry_error::PULLING
+    )];
+    let error = blob_404();
+    let a = analyse(incomplete_mirror(
+        "announced",
+        lookup_journal(&error, &progress, 2),
+    ));
+    let report = a.render();
+    let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
+    assert!(f.evidence.ends_with(&error), "{report}");
+    let repo = format!("`{MIRROR}/okd/scos-release`");
+    assert!(f.summary.contains(&repo), "{report}");
+    assert!(f.remedy.contains(&repo), "{report}");
+    assert!(f.summary.contains(RELEASE), "{report}");
+    assert_no_unsupported_advice(&report, RegistryFault::BlobUnknown);
+}
+
+/// The host's registries.conf as okd-install writes it, but with the release image's
+/// first mirror on another registry (an administrator's edit on the host, which the
+/// install's ImageDigestMirrorSet does not know).
+const HOST_REGISTRIES_CONF: &str = r#"
+[[registry]]
+prefix = ""
+location = "quay.io/okd/scos-release"
+mirror-by-digest-only = true
+
+[[registry.mirror]]
+location = "mirror2.example.com/okd/scos-release"
+
+[[registry.mirror]]
+location = "registry.example.com:5000/okd/scos-release"
+
+[[registry]]
+prefix = ""
+location = "quay.io/okd/scos-content"
+mirror-by-digest-only = true
+
+[[registry.mirror]]
+location = "registry.example.com:5000/okd/scos-content"
+"#;
+
+/// A drop-in that sends the release image to one mirror only.
+const DROP_IN: &str = r#"
+[[registry]]
+prefix = "quay.io/okd/scos-release"
+location = "quay.io/okd/scos-release"
+
+[[registry.mirror]]
+location = "mirror3.example.com:8443/okd/scos-release"
+"#;
+
+/// The host's registries.conf in the bundle is the routing its pulls took: it names the
+/// registry and repository of a blob error, over the install's ImageDigestMirrorSet; a
+/// drop-in of registries.conf.d replaces the table of the same prefix.
+#[test]
+fn the_hosts_registries_conf_routes_the_quiet_pull_over_the_mirror_set() {
+    let progress = vec![format!(
+        "{}{RELEASE} for the machine-config operator's image reference",
+        registry_error::PULLING
+    )];
+    let conf = format!("{}/registries.conf", contract::REGISTRIES_CONF_DIR);
+    let drop_in = format!(
+        "{}/registries.conf.d/99-site.conf",
+        contract::REGISTRIES_CONF_DIR
+    );
+    let host = |id: &str| {
+        incomplete_mirror(id, lookup_journal(&blob_404(), &progress, 2))
+            .file(&conf, HOST_REGISTRIES_CONF)
+    };
+    for (bundle, want) in [
+        (host("host-conf"), "mirror2.example.com/okd/scos-release"),
+        (
+            host("drop-in").file(&drop_in, DROP_IN),
+            "mirror3.example.com:8443/okd/scos-release",
+        ),
+    ] {
+        let a = analyse(bundle);
+        let report = a.render();
+        let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
+        let repo = format!("`{want}`");
+        assert!(f.summary.contains(&repo), "{want}: {report}");
+        assert!(f.remedy.contains(&repo), "{want}: {report}");
+        assert!(!f.summary.contains(MIRROR), "{report}");
+        assert_no_unsupported_advice(&report, RegistryFault::BlobUnknown);
+    }
+}
+
+/// Without the image, the host's registries.conf names the registry when every first
+/// mirror in it is on one registry, and says where it sends the pulls; a registries.conf
+/// whose first mirrors are on two registries names none (the mirror set's one registry
+/// is not what the host followed).
+#[test]
+fn the_hosts_registries_conf_names_the_registry_of_an_unannounced_blob() {
+    let conf = format!("{}/registries.conf", contract::REGISTRIES_CONF_DIR);
+    let one = HOST_REGISTRIES_CONF.replace(
+        "location = \"mirror2.example.com/okd/scos-release\"\n",
+        "location = \"other.example.com:5000/okd/scos-release\"\n",
+    );
+    let one = one.replace("registry.example.com:5000", "other.example.com:5000");
+    let a = analyse(
+        incomplete_mirror("host-one", lookup_journal(&blob_404(), &[], 2)).file(&conf, &one),
+    );
+    let report = a.render();
+    let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
+    assert!(f.summary.contains("`other.example.com:5000`"), "{report}");
+    assert!(!report.contains(MIRROR), "{report}");
+    assert!(
+        f.details
+            .iter()
+            .any(|d| d.contains("the host's registries.conf sends these pulls")),
+        "{report}"
+    );
+    let a = analyse(
+        incomplete_mirror("host-two", lookup_journal(&blob_404(), &[], 2))
+            .file(&conf, HOST_REGISTRIES_CONF),
+    );
+    let report = a.render();
+    let f = a.finding.clone().unwrap_or_else(|| panic!("{report}"));
+    assert!(!f.summary.contains(MIRROR), "{report}");
+    assert!(!f.summary.contains("mirror2.example.com"), "{report}");
+}
+
 /// Every class the reader has, as the lookup stage's error: the finding is that class,
 /// its evidence podman's line, and the report has no advice the class does not give.
 #[test]

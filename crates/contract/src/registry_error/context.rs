@@ -10,6 +10,12 @@ use super::{FailedPull, PullError, registry_of_image, repository_of_image, split
 
 /// The words podman writes before it pulls an image: `Trying to pull IMAGE...`.
 const TRYING_TO_PULL: &str = "Trying to pull ";
+/// The words the bootstrap host's scripts write before a podman call that pulls an image
+/// (`Pulling IMAGE for PURPOSE`, release-image.sh's `say_pull`): podman runs there with
+/// `--quiet`, which leaves out its own line.
+pub const PULLING: &str = "Pulling ";
+/// What follows the image in [`PULLING`]'s line.
+const PULLING_FOR: &str = " for ";
 
 /// One mirror rule: the repository (or registry) an image's name starts with, and its
 /// mirrors in the order the host tries them.
@@ -31,12 +37,20 @@ pub struct PullContext {
 }
 
 impl PullContext {
-    /// The image the newest of `lines` that names one (podman's `Trying to pull IMAGE...`)
-    /// was about.
+    /// The image the newest of `lines` that names one (podman's `Trying to pull IMAGE...`,
+    /// our scripts' `Pulling IMAGE for PURPOSE`) was about.
     pub fn image_of_lines<'a>(lines: impl DoubleEndedIterator<Item = &'a str>) -> Option<String> {
         lines.rev().find_map(|l| {
-            let rest = &l[l.find(TRYING_TO_PULL)? + TRYING_TO_PULL.len()..];
-            let image = rest.trim().trim_end_matches("...").trim();
+            let image = match l.find(TRYING_TO_PULL) {
+                Some(at) => l[at + TRYING_TO_PULL.len()..]
+                    .trim()
+                    .trim_end_matches("..."),
+                None => {
+                    let rest = &l[l.find(PULLING)? + PULLING.len()..];
+                    &rest[..rest.find(PULLING_FOR)?]
+                }
+            };
+            let image = image.trim();
             (!image.is_empty() && !image.contains(' ')).then(|| image.to_string())
         })
     }
@@ -181,6 +195,41 @@ mod tests {
             "{}",
             e.reason()
         );
+    }
+
+    /// Our scripts' line before a quiet podman pull names the image: the blob line after it
+    /// gets the image's first mirror and repository; a line of the same words about no
+    /// image (a sentence) names none.
+    #[test]
+    fn our_pulling_line_names_the_image_of_the_quiet_pull_after_it() {
+        let lines = [
+            "Dec 07 14:20:01 h node-image-pull.sh[812]: Pulling \
+             quay.io/okd/scos-release@sha256:77aa for the machine-config operator's image \
+             reference",
+            BLOB,
+        ];
+        let image = PullContext::image_of_lines(lines.iter().copied());
+        assert_eq!(
+            image.as_deref(),
+            Some("quay.io/okd/scos-release@sha256:77aa")
+        );
+        let context = PullContext {
+            image,
+            rules: rules(),
+        };
+        let e = read_pull(BLOB).expect("read").in_context(&context);
+        let e = e.first().expect("an attempt");
+        assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
+        assert_eq!(e.repository.as_deref(), Some("okd/scos-release"));
+        for not_an_image in [
+            "Pulling the node image for the overlay",
+            "Pulling quay.io/okd/scos-release@sha256:77aa",
+        ] {
+            assert_eq!(
+                PullContext::image_of_lines([not_an_image].into_iter()),
+                None
+            );
+        }
     }
 
     /// Without the image, the registry still comes from rules whose mirrors are on one

@@ -50,6 +50,9 @@ const OPERATIONS: &[(&str, Operation)] = &[
     ("/blobs/", Operation::ReadBlob),
     ("parsing image configuration", Operation::ReadBlob),
     ("happened during read", Operation::ReadBlob),
+    // What the registry served, decompressed as it is stored.
+    ("flate: ", Operation::ReadBlob),
+    ("gzip: ", Operation::ReadBlob),
     ("failed to invoke method getblob", Operation::ReadBlob),
     ("writing blob", Operation::Store),
     ("storing blob", Operation::Store),
@@ -372,6 +375,9 @@ fn structural_fault(
     if has("digest did not match") || (has("digest") && has("does not match")) {
         return (RegistryFault::DigestMismatch, tail());
     }
+    if let Some(words) = decompression_words(text) {
+        return (RegistryFault::DigestMismatch, Some(words.to_string()));
+    }
     if has("no image found in manifest list for architecture")
         || has("no image found in image index for architecture")
         || has("no matching manifest for")
@@ -415,6 +421,22 @@ fn structural_fault(
         (None, None, _) => RegistryFault::Unrecognised,
     };
     (fault, None)
+}
+
+/// The decompressor's words for a compressed stream that breaks (Go's compress/flate and
+/// compress/gzip, as containers/image decompresses a layer while storing it): what was
+/// served is damaged, whatever its digest.
+const DECOMPRESSION: &[&str] = &[
+    "flate: corrupt input",
+    "gzip: invalid header",
+    "gzip: invalid checksum",
+];
+
+/// The decompressor's words in `text`, from the first of [`DECOMPRESSION`] on.
+pub(crate) fn decompression_words(text: &str) -> Option<&str> {
+    DECOMPRESSION
+        .iter()
+        .find_map(|w| find_ci(text, w).map(|at| text[at..].trim()))
 }
 
 /// The TLS layer's own words: from `tls:`, `x509:` or `remote error:` on.
@@ -726,6 +748,15 @@ mod tests {
                 O::ReadBlob,
             )
             .digest(LAYER),
+            // A layer whose stored bytes went bad on the mirror (the real host, podman
+            // decompressing as it stores: the gzip stream breaks before any digest is
+            // checked).
+            shape(
+                "Error: writing blob: storing blob to file \"/var/tmp/storage2133548207/1\": \
+                 flate: corrupt input before offset 629768",
+                F::DigestMismatch,
+                O::ReadBlob,
+            ),
             shape(
                 "Error: writing blob: storing blob to file \"/var/tmp/storage3088236434/1\": \
                  happened during read: unexpected EOF",
@@ -898,6 +929,31 @@ mod tests {
             )
             .digest(LAYER),
         ]
+    }
+
+    /// A blob whose compressed stream breaks is said to be damaged, in the decompressor's
+    /// words, not to mismatch a digest nobody computed.
+    #[test]
+    fn a_blob_that_does_not_decompress_is_damaged_not_a_digest_mismatch() {
+        for (line, words) in [
+            (
+                "Error: writing blob: storing blob to file \"/var/tmp/s/1\": flate: corrupt \
+                 input before offset 629768",
+                "flate: corrupt input before offset 629768",
+            ),
+            (
+                "Error: writing blob: storing blob to file \"/var/tmp/s/1\": gzip: invalid \
+                 header",
+                "gzip: invalid header",
+            ),
+        ] {
+            let e = error_of(line, None).expect("read");
+            assert_eq!(e.fault, RegistryFault::DigestMismatch, "{line}");
+            let reason = e.reason();
+            assert!(reason.contains("does not decompress"), "{reason}");
+            assert!(reason.contains(words), "{reason}");
+            assert!(!reason.contains("digest"), "{reason}");
+        }
     }
 
     /// Shapes from containers/image's and the registry's code, not produced here: the

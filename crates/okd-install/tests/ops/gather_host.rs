@@ -367,7 +367,13 @@ fn master_on_its_image(host: &FakeHost) {
     host.bootc(&bootc_status_json(name, digest));
 }
 
-/// Renders the gather scripts from the templates into the host's /usr/local/bin.
+/// The bootstrap host's registries.conf and a drop-in of its registries.conf.d.
+const REGISTRIES_CONF: &str = "[[registry]]\nprefix = \"\"\nlocation = \"quay.io/okd/scos-release\"\n\n\
+                               [[registry.mirror]]\nlocation = \"registry.example.com:5000/okd/scos-release\"\n";
+const REGISTRIES_DROP_IN: &str = "[[registry]]\nlocation = \"quay.io/okd/scos-content\"\n";
+
+/// Renders the gather scripts from the templates into the host's /usr/local/bin, and
+/// writes the host's registries.conf.
 fn install_scripts(host: &FakeHost) {
     let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../templates/bootstrap/common/files/usr/local/bin");
@@ -378,6 +384,12 @@ fn install_scripts(host: &FakeHost) {
     let gather = ignition::render_template("installer-gather.sh.j2", &template, &ctx)
         .expect("render installer-gather.sh");
     host.write("usr/local/bin/installer-gather.sh", gather, 0o555);
+    host.write("etc/containers/registries.conf", REGISTRIES_CONF, 0o644);
+    host.write(
+        "etc/containers/registries.conf.d/99-site.conf",
+        REGISTRIES_DROP_IN,
+        0o644,
+    );
     let masters = std::fs::read_to_string(bin.join("installer-masters-gather.sh"))
         .expect("installer-masters-gather.sh");
     host.write("usr/local/bin/installer-masters-gather.sh", masters, 0o555);
@@ -387,12 +399,14 @@ fn install_scripts(host: &FakeHost) {
 fn bootstrap_env(host: &FakeHost, master_port: u16) -> String {
     let p = |rel: &str| host.path(rel).display().to_string();
     format!(
-        "SetEnv PATH={} OPENSHIFT_ROOT={} ETC_KUBERNETES={} MCS_BOOTSTRAP_DIR={} SERVICE_RECORDS_DIR={} \
-         CONTROL_PLANE_LOGS={} BOOTSTRAP_BIN_DIR={} PRE_REBOOT_BUNDLE={} GATHER_SSH_PORT={master_port}\n",
+        "SetEnv PATH={} OPENSHIFT_ROOT={} ETC_KUBERNETES={} MCS_BOOTSTRAP_DIR={} REGISTRIES_CONF={} \
+         SERVICE_RECORDS_DIR={} CONTROL_PLANE_LOGS={} BOOTSTRAP_BIN_DIR={} PRE_REBOOT_BUNDLE={} \
+         GATHER_SSH_PORT={master_port}\n",
         host.path_env(),
         p("opt/openshift"),
         p("etc/kubernetes"),
         p("etc/mcs/bootstrap"),
+        p("etc/containers/registries.conf"),
         p("var/log/openshift"),
         p("var/log/bootstrap-control-plane"),
         p("usr/local/bin"),
@@ -850,6 +864,12 @@ fn check_etcd_network_and_os(host: &FakeHost, g: &Gathered) {
     }
     let resolv = std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default();
     g.expect("bootstrap/network/resolv.conf", &resolv);
+    let conf = contract::REGISTRIES_CONF_DIR;
+    g.expect(&format!("{conf}/registries.conf"), REGISTRIES_CONF);
+    g.expect(
+        &format!("{conf}/registries.conf.d/99-site.conf"),
+        REGISTRIES_DROP_IN,
+    );
 }
 
 fn check_assets_and_manifests(host: &FakeHost, g: &Gathered) {

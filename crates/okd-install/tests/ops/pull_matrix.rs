@@ -739,7 +739,7 @@ fn advice_words(advice: Advice) -> &'static [&'static str] {
 }
 
 /// The advice words in `text` that `class` does not support.
-fn unsupported_advice(class: F, text: &str) -> Vec<&'static str> {
+pub(crate) fn unsupported_advice(class: F, text: &str) -> Vec<&'static str> {
     let text = text.to_lowercase();
     [Advice::Credentials, Advice::Trust, Advice::MirrorRules]
         .into_iter()

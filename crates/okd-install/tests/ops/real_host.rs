@@ -16,7 +16,9 @@
 use std::path::Path;
 
 use contract::Cause;
+use contract::registry_error::RegistryFault;
 use ignition::Variant;
+use real_host::front::{Action, Front, Rule, Serving};
 use real_host::pointer::MergeSource;
 use real_host::registry::{Certificate, Registry};
 use real_host::release::Component;
@@ -644,6 +646,11 @@ struct Fault {
     /// Why, in their words: the registry and its answer. No other fault's diagnosis says it.
     /// Empty for a fault that is no pull's (the full /var): the cause's own words are all.
     why: &'static str,
+    /// The class the registry-error reader gives the quoted line, for the classes the
+    /// analysis did not know before #50: with it, the repository on the registry
+    /// (`` `REGISTRY/REPOSITORY` ``) the cause or its fix must name; no advice the class
+    /// does not support may be given.
+    class: Option<(RegistryFault, &'static str)>,
 }
 
 /// The pull that failed, as the diagnosis words it: the release image, in which the node
@@ -653,6 +660,16 @@ const RELEASE_PULL: &str = "the bootstrap host could not pull the release image 
      `quay.io/okd/scos-release@sha256:";
 const COMPONENT_PULL: &str = "the bootstrap host could not pull the release's component \
      image `quay.io/okd/scos-content@sha256:";
+
+/// The repository on the mirror a diagnosis names (in its cause or its fix) for a pull of
+/// the release image, and of the component image.
+const RELEASE_AT_MIRROR: &str = "`registry.example.com:5000/okd/scos-release`";
+const CONTENT_AT_MIRROR: &str = "`registry.example.com:5000/okd/scos-content`";
+/// What the front takes: the requests for the component images' manifests.
+const CONTENT_MANIFESTS: &str = "/v2/okd/scos-content/manifests/";
+/// The port of the lab address the fault front listens on; the host's connections to the
+/// registry go there while a fault needs it.
+const FRONT_PORT: u16 = 5001;
 
 /// The pull's words for a registry it cannot reach at all.
 const UNREACHABLE: &[&str] = &["registry.example.com:5000", "pinging container registry"];
@@ -685,6 +702,7 @@ const FAULTS: &[Fault] = &[
         // fallback on the loopback address).
         why: "its mirror `registry.example.com:5000`'s name could not be looked up: the host's \
               resolver (",
+        class: None,
     },
     Fault {
         name: "registry down",
@@ -695,6 +713,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` refused the connection: nothing listens on \
               its port (dialled 198.18.0.1:5000)",
+        class: None,
     },
     Fault {
         name: "registry's CA not trusted",
@@ -709,6 +728,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000`'s certificate is signed by a CA the host \
               does not trust",
+        class: None,
     },
     Fault {
         name: "registry's name not resolvable",
@@ -727,6 +747,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` does not resolve on the host (asked the \
               resolver 198.18.0.1:53)",
+        class: None,
     },
     Fault {
         name: "mirror rule missing",
@@ -737,6 +758,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "because `quay.io` does not resolve on the host (asked the resolver \
               198.18.0.1:53); no mirror was tried for it",
+        class: None,
     },
     Fault {
         name: "registry certificate not valid yet",
@@ -751,6 +773,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000`'s certificate is not valid yet on the \
               host's clock",
+        class: None,
     },
     Fault {
         name: "registry certificate for another name",
@@ -765,6 +788,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000`'s certificate is for other names (it is \
               valid for other.example.com, not registry.example.com)",
+        class: None,
     },
     Fault {
         name: "pull secret without the mirror's credentials",
@@ -775,6 +799,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` wants credentials: the pull secret has \
               none for it (401)",
+        class: None,
     },
     Fault {
         name: "pull secret with wrong credentials for the mirror",
@@ -785,6 +810,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` refused the pull secret's credentials for \
               it (401)",
+        class: None,
     },
     Fault {
         name: "release image not mirrored",
@@ -795,6 +821,77 @@ const FAULTS: &[Fault] = &[
         image: RELEASE_PULL,
         why: "its mirror `registry.example.com:5000` does not hold \
               `registry.example.com:5000/okd/scos-release@sha256:",
+        class: None,
+    },
+    Fault {
+        name: "a layer of the release image missing from the mirror (a mirror left incomplete)",
+        inject: |site| site.release_layer(Layer::Missing),
+        remove: |site| site.release_layer(Layer::Whole),
+        journal: &["reading blob sha256:", "404"],
+        cause: Cause::ReleaseImagePull,
+        image: RELEASE_PULL,
+        why: "because `registry.example.com:5000` has the manifest but not blob `sha256:",
+        class: Some((RegistryFault::BlobUnknown, RELEASE_AT_MIRROR)),
+    },
+    Fault {
+        name: "a layer of the release image damaged in the mirror's storage",
+        inject: |site| site.release_layer(Layer::Damaged),
+        remove: |site| site.release_layer(Layer::Whole),
+        // podman decompresses the layer as it stores it: the stream breaks before any
+        // digest is checked.
+        journal: &["writing blob", "flate: corrupt input"],
+        cause: Cause::ReleaseImagePull,
+        image: RELEASE_PULL,
+        why: "because what `registry.example.com:5000` served for \
+              `registry.example.com:5000/okd/scos-release` is damaged: its compressed data does \
+              not decompress (flate: corrupt input before offset",
+        class: Some((RegistryFault::DigestMismatch, RELEASE_AT_MIRROR)),
+    },
+    Fault {
+        name: "the mirror answering 503 Service Unavailable (behind its load balancer)",
+        inject: |site| {
+            site.through_front(Rule::on(
+                CONTENT_MANIFESTS,
+                Action::Answer {
+                    status: 503,
+                    headers: vec![("content-type".into(), "text/plain".into())],
+                    body: b"no server is available to handle this request\n".to_vec(),
+                },
+            ));
+        },
+        remove: Site::direct,
+        journal: &["scos-content", "503"],
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "failed with a server error while",
+        class: Some((RegistryFault::ServerError, CONTENT_AT_MIRROR)),
+    },
+    Fault {
+        name: "the mirror answering 429 Too Many Requests",
+        inject: |site| {
+            let mut rule = Rule::registry_error(CONTENT_MANIFESTS, 429, "TOOMANYREQUESTS");
+            // Without it containers/image backs off for half a minute before it says so.
+            if let Action::Answer { headers, .. } = &mut rule.action {
+                headers.push(("retry-after".into(), "1".into()));
+            }
+            site.through_front(rule);
+        },
+        remove: Site::direct,
+        journal: &["scos-content", "toomanyrequests"],
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "too many requests",
+        class: Some((RegistryFault::TooManyRequests, CONTENT_AT_MIRROR)),
+    },
+    Fault {
+        name: "the connection to the mirror closed before its answer",
+        inject: |site| site.through_front(Rule::on(CONTENT_MANIFESTS, Action::Drop)),
+        remove: Site::direct,
+        journal: &["scos-content/manifests", "EOF"],
+        cause: Cause::ReleaseImagePull,
+        image: COMPONENT_PULL,
+        why: "broke in the middle of an answer",
+        class: Some((RegistryFault::ConnectionReset, CONTENT_AT_MIRROR)),
     },
     Fault {
         name: "component image not mirrored (where every recovery ends)",
@@ -808,6 +905,7 @@ const FAULTS: &[Fault] = &[
         image: COMPONENT_PULL,
         why: "its mirror `registry.example.com:5000` does not hold \
               `registry.example.com:5000/okd/scos-content@sha256:",
+        class: None,
     },
     Fault {
         name: "/var full",
@@ -819,6 +917,7 @@ const FAULTS: &[Fault] = &[
         cause: Cause::DiskFull,
         image: "the bootstrap host ran out of disk space",
         why: "",
+        class: None,
     },
 ];
 
@@ -851,8 +950,19 @@ const PULL_SECRET: &str = "root/.docker/config.json";
 const CONTENT_MIRROR: &str =
     "[[registry.mirror]]\nlocation = \"registry.example.com:5000/okd/scos-content\"\n";
 
+/// A release image layer in the mirror's storage: whole, missing or damaged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    Whole,
+    Missing,
+    Damaged,
+}
+
 /// A booted disconnected host, its mirror and the installer's side.
 struct Site {
+    /// The fault front on [`FRONT_PORT`], in the registry's place while a fault needs it
+    /// (dropped before the lab it serves in).
+    front: Front,
     registry: Registry,
     machine: Machine,
     install: std::path::PathBuf,
@@ -864,6 +974,8 @@ struct Site {
     pull_secret: String,
     /// The release image's pull spec.
     release_image: String,
+    /// The release image's layer in the mirror, and its state.
+    release_layer: (String, Layer),
 }
 
 impl Site {
@@ -910,17 +1022,61 @@ impl Site {
     /// again), or puts it back in the mirror.
     fn release_mirrored(&mut self, mirrored: bool) {
         if !mirrored {
-            let said = self
-                .machine
-                .said(&["podman", "rmi", "--force", &self.release_image]);
-            assert!(
-                !said.contains("Error"),
-                "removing the release image: {said}"
-            );
+            self.forget_release();
         }
         self.registry
             .hold_repository(RELEASE_PATH, mirrored)
             .expect("move the release's repository");
+    }
+
+    /// Takes the release image off the host, so that its next lookup pulls it again.
+    fn forget_release(&self) {
+        let said = self
+            .machine
+            .said(&["podman", "rmi", "--force", &self.release_image]);
+        assert!(
+            !said.contains("Error"),
+            "removing the release image: {said}"
+        );
+    }
+
+    /// Puts the release image's layer in the mirror's storage in `state` (taking the
+    /// release image off the host when it breaks the layer, so that the host fetches it).
+    fn release_layer(&mut self, state: Layer) {
+        let (digest, now) = self.release_layer.clone();
+        if state != Layer::Whole {
+            self.forget_release();
+        }
+        let registry = &self.registry;
+        match (now, state) {
+            (Layer::Whole, Layer::Missing) => registry.hold_blob(&digest, false),
+            (Layer::Missing, Layer::Whole) => registry.hold_blob(&digest, true),
+            (Layer::Whole, Layer::Damaged) | (Layer::Damaged, Layer::Whole) => {
+                registry.flip_blob(&digest)
+            }
+            (from, to) => panic!("the test goes from {from:?} to {to:?}"),
+        }
+        .expect("change the layer in the mirror's storage");
+        self.release_layer.1 = state;
+    }
+
+    /// Sends the host's pulls through the fault front, which answers the requests `rule`
+    /// takes as it says (and forwards the rest).
+    fn through_front(&mut self, rule: Rule) {
+        self.front.set_rules(vec![rule]);
+        self.machine
+            .lab
+            .redirect(real_host::registry::PORT, Some(FRONT_PORT))
+            .expect("send the host's pulls to the front");
+    }
+
+    /// Sends the host's pulls to the registry again.
+    fn direct(&mut self) {
+        self.machine
+            .lab
+            .redirect(real_host::registry::PORT, None)
+            .expect("send the host's pulls to the registry");
+        self.front.set_rules(Vec::new());
     }
 
     /// The node image pull's journal lines after the first `skip`.
@@ -999,14 +1155,6 @@ impl Site {
             .env_remove("SSH_AUTH_SOCK")
             .output()
             .expect("run okd-install wait-for");
-        let bundles = |dir: &Path| -> Vec<std::path::PathBuf> {
-            std::fs::read_dir(dir)
-                .expect("the install directory")
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.to_string_lossy().ends_with(".tar.gz"))
-                .collect()
-        };
         // wait-for may leave a bundle of its own (named by the second, like gather's): only
         // gather's is read here.
         for old in bundles(&self.install) {
@@ -1033,6 +1181,52 @@ impl Site {
             ("gather".to_string(), gather),
             ("analyze".to_string(), analyze),
         ]
+    }
+}
+
+/// The log bundles in `dir`.
+fn bundles(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("the install directory")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".tar.gz"))
+        .collect()
+}
+
+/// The text of the file of `bundle` (a `.tar.gz`) whose path ends with `tail`.
+fn bundled_file(bundle: &Path, tail: &str) -> Option<String> {
+    let file = std::fs::File::open(bundle).expect("open the bundle");
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let entries = archive.entries().expect("the bundle's entries");
+    for entry in entries {
+        let mut entry = entry.expect("a bundle entry");
+        let path = entry
+            .path()
+            .expect("its path")
+            .to_string_lossy()
+            .to_string();
+        if path.ends_with(tail) {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut entry, &mut text).expect("read it");
+            return Some(text);
+        }
+    }
+    None
+}
+
+/// What is wrong with the registries.conf of gather's bundle in `install`: it must be the
+/// host's file as the host has it now (the mirror routing its pulls took, a fault's edit
+/// included), where the analysis reads it.
+fn registries_conf_not_gathered(install: &Path, host: &str) -> Option<String> {
+    let tail = format!("{}/registries.conf", contract::REGISTRIES_CONF_DIR);
+    let bundle = bundles(install).into_iter().next()?;
+    match bundled_file(&bundle, &tail) {
+        Some(text) if text == host => None,
+        Some(text) => Some(format!(
+            "gather's {tail} is not the host's registries.conf:\n{text}\n--- the host's:\n{host}"
+        )),
+        None => Some(format!("gather's bundle has no {tail}")),
     }
 }
 
@@ -1146,6 +1340,55 @@ fn misworded(
     (summary, wrong)
 }
 
+/// What is wrong with a diagnosis (`text`) of a fault of a class the analysis did not know
+/// before #50 (none for the others): the line it quotes as evidence must be the pull's own
+/// error line, which the registry-error reader reads as the fault's class (not a retry
+/// line of our scripts); its cause line must name the registry and the repository; and no
+/// sentence of its own may give advice (credentials, trust, mirror rules) the class does
+/// not support.
+fn misread(text: &str, fault: &Fault, lines: &[String]) -> Vec<String> {
+    let Some((class, repository)) = fault.class else {
+        return Vec::new();
+    };
+    let mut wrong = Vec::new();
+    let quoted: Vec<&String> = text
+        .lines()
+        .filter(|l| l.starts_with("evidence:"))
+        .filter_map(|l| lines.iter().find(|line| l.ends_with(line.as_str())))
+        .collect();
+    for line in &quoted {
+        let read = contract::registry_error::read_pull(line)
+            .and_then(|pull| pull.first().map(|e| e.fault));
+        if read != Some(class) {
+            wrong.push(format!(
+                "quotes a line the reader reads as {:?}, not {}: {line}",
+                read.map(RegistryFault::id),
+                class.id()
+            ));
+        }
+    }
+    if quoted.is_empty() {
+        wrong.push("quotes none of the pull's own lines as evidence".to_string());
+    }
+    let said: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("cause (") || l.starts_with("what to do: "))
+        .collect();
+    if !said.iter().any(|l| l.contains(repository)) {
+        wrong.push(format!(
+            "neither its cause nor its fix names {repository}: {said:?}"
+        ));
+    }
+    let unsupported = crate::pull_matrix::unsupported_advice(class, &own_words(text).join("\n"));
+    if !unsupported.is_empty() {
+        wrong.push(format!(
+            "gives advice a {} fault does not support: {unsupported:?}",
+            class.id()
+        ));
+    }
+    wrong
+}
+
 /// What is wrong with gather's account of where the bundle was under `fault`: with the disk
 /// full, the host cannot write the bundle into core's home directory; gather must say that it
 /// wrote it to /tmp (a memory file system) instead, in the words of tar and gzip.
@@ -1165,7 +1408,9 @@ fn bundle_not_moved(fault: &Fault, gather: &std::process::Output) -> Option<Stri
 /// One disconnected-mirror host (as in the test above, its release image on a registry of
 /// the lab) goes through [`FAULTS`] in turn, each at its real cause (the lab's registry, name
 /// server or certificates, the host's registries.conf or pull secret, what the mirror
-/// holds): the node image pull writes the fault's own line to the host's journal;
+/// holds, a layer missing from or damaged in its storage, or the fault front the lab puts
+/// in the registry's place answering 503, 429 or nothing): the node image pull writes the
+/// fault's own line to the host's journal;
 /// `okd-install wait-for bootstrap-complete --bootstrap HOST` ends with exit code 10,
 /// `gather bootstrap` (over the host's real sshd, as core with the bootstrap key Ignition
 /// installed, the real gather script reading the real journal) collects a bundle, and
@@ -1174,7 +1419,10 @@ fn bundle_not_moved(fault: &Fault, gather: &std::process::Output) -> Option<Stri
 /// component image the node image lookup runs), in node-image-pull's lookup stage, from
 /// which registry and why, and no other fault's words; gather's and analyze's Problem line
 /// and component cause say the same, with the same fix; no two faults read the same (what
-/// they say of every fault is printed). Then the fault is removed and the same host
+/// they say of every fault is printed); for the classes the analysis did not read before
+/// #50, the quoted line reads as the fault's class and the repository on the mirror is
+/// named ([`misread`]); every bundle holds the host's registries.conf. Then the fault is
+/// removed and the same host
 /// recovers: its pull gets as far as the good run gets (the operator image the mirror does
 /// not hold). A full /var is named disk-full by all three, and gather says it wrote the
 /// bundle to a memory file system for want of room. Last, a gather key the host refuses
@@ -1191,10 +1439,17 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
     let MirrorSite {
         mut registry,
         components,
+        digest,
         release_image,
         config,
-        ..
     } = mirror_site(&lab, work.path());
+    let layers = registry
+        .layers_of(&digest)
+        .expect("the release image's layers");
+    let [layer] = layers.as_slice() else {
+        panic!("the release image has one layer: {layers:?}")
+    };
+    let release_layer = (layer.clone(), Layer::Whole);
     // The first fault: the site's mirror and name server are not up when the host boots.
     registry.stop_serving();
     registry.stop_name_server();
@@ -1213,7 +1468,17 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
         .expect("the host's registries.conf");
     let pull_secret =
         std::fs::read_to_string(machine.root.join(PULL_SECRET)).expect("the host's pull secret");
+    let (cert, key) = registry.trusted_files();
+    let front = Front::start(
+        &machine.lab.lab_netns,
+        &registry,
+        FRONT_PORT,
+        Serving::Tls { cert, key },
+        Vec::new(),
+    )
+    .expect("start the fault front");
     let mut site = Site {
+        front,
         registry,
         machine,
         install: work.path().join("install"),
@@ -1221,6 +1486,7 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
         registries_conf,
         pull_secret,
         release_image,
+        release_layer,
     };
     let mco_digest = components[0]
         .pull_spec
@@ -1274,7 +1540,8 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
             ("gather", gather, crate::support::stdout(gather), true),
             ("analyze", analyze, crate::support::stdout(analyze), true),
         ] {
-            let (said, wrong) = misworded(&stream, report, fault, &host_lines, &others);
+            let (said, mut wrong) = misworded(&stream, report, fault, &host_lines, &others);
+            wrong.extend(misread(&stream, fault, &host_lines));
             for wrong in wrong {
                 problems.push(format!(
                     "{}: {command} (exit {:?}) {wrong}\n{text}",
@@ -1286,6 +1553,11 @@ fn real_host_faults_are_named_by_wait_for_gather_and_analyze_and_recovered_from(
             if let Some(said) = said {
                 summaries.entry(said).or_default().push(fault.name);
             }
+        }
+        let host_conf = std::fs::read_to_string(site.machine.root.join(REGISTRIES_CONF))
+            .expect("the host's registries.conf");
+        if let Some(wrong) = registries_conf_not_gathered(&site.install, &host_conf) {
+            problems.push(format!("{}: {wrong}", fault.name));
         }
         if let Some(wrong) = bundle_not_moved(fault, gather) {
             problems.push(format!("{}: gather {wrong}\n{text}", fault.name));
