@@ -50,6 +50,9 @@ struct Rule {
 struct ConfRegistry {
     #[serde(default)]
     prefix: String,
+    /// The mirrors serve pulls by digest only; a tag is pulled from `location`.
+    #[serde(default, rename = "mirror-by-digest-only")]
+    mirror_by_digest_only: bool,
     #[serde(default)]
     location: String,
     #[serde(default)]
@@ -97,7 +100,11 @@ fn host_mirror_rules(files: &[BundleFile]) -> Option<Vec<MirrorRule>> {
             }
             rules.retain(|r| r.source != source);
             if !mirrors.is_empty() {
-                rules.push(MirrorRule { source, mirrors });
+                rules.push(MirrorRule {
+                    source,
+                    mirrors,
+                    digest_only: table.mirror_by_digest_only,
+                });
             }
         }
     }
@@ -142,6 +149,7 @@ fn mirror_set_rules(files: &[BundleFile]) -> Vec<MirrorRule> {
         .map(|r| MirrorRule {
             source: r.source,
             mirrors: r.mirrors,
+            digest_only: true,
         })
         .collect()
 }

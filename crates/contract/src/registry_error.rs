@@ -1286,6 +1286,7 @@ mod tests {
             rules: vec![MirrorRule {
                 source: "quay.io/okd/scos-release".into(),
                 mirrors: vec!["registry.example.com:5000/okd/scos-release".into()],
+                digest_only: true,
             }],
         };
         let pull = read_pull(line)

@@ -197,6 +197,7 @@ mod tests {
         let rules = [MirrorRule {
             source: "quay.io/okd/scos-content".into(),
             mirrors: vec!["mirror.example.com:5000/okd/scos-content".into()],
+            digest_only: true,
         }];
         let f = finding_of(&event(message), &rules).expect("finding");
         assert!(

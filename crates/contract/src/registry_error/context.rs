@@ -25,6 +25,9 @@ pub struct MirrorRule {
     pub source: String,
     /// Its mirrors: `registry.example.com:5000/okd/scos-content`.
     pub mirrors: Vec<String>,
+    /// The mirrors serve pulls by digest only (an ImageDigestMirrorSet's rule, registries.conf's
+    /// `mirror-by-digest-only`): a pull by tag goes to the source itself.
+    pub digest_only: bool,
 }
 
 /// What the lines around a pull error tell of it.
@@ -57,13 +60,17 @@ impl PullContext {
 
     /// Where the host pulls `image` from first: its first mirror, the image's name with the
     /// rule's source replaced (`None` when no rule matches).
+    /// A pull by tag under a digest-only rule goes to the source: `None`.
     pub fn first_mirror(&self, image: &str) -> Option<String> {
-        let name = split_reference(image).0;
+        let (name, _, digest) = split_reference(image);
         let rule = self
             .rules
             .iter()
             .filter(|r| name == r.source || name.starts_with(&format!("{}/", r.source)))
             .max_by_key(|r| r.source.len())?;
+        if rule.digest_only && digest.is_none() {
+            return None;
+        }
         let mirror = rule.mirrors.first()?;
         Some(format!("{mirror}{}", &image[rule.source.len()..]))
     }
@@ -155,6 +162,7 @@ mod tests {
             MirrorRule {
                 source: "quay.io/okd/scos-release".into(),
                 mirrors: vec!["registry.example.com:5000/okd/scos-release".into()],
+                digest_only: true,
             },
             MirrorRule {
                 source: "quay.io/okd/scos-content".into(),
@@ -162,6 +170,7 @@ mod tests {
                     "registry.example.com:5000/okd/scos-content".into(),
                     "mirror2.example.com/okd/scos-content".into(),
                 ],
+                digest_only: true,
             },
         ]
     }
@@ -283,6 +292,29 @@ mod tests {
         assert_eq!(e.registry.as_deref(), Some("registry.example.com:5000"));
         assert_eq!(e.repository.as_deref(), Some("okd/scos-content"));
         assert!(!e.registry_implied);
+    }
+
+    /// A mirror serving digests only is not where a pull by tag went: the source is.
+    #[test]
+    fn a_pull_by_tag_is_not_sent_to_a_digest_only_mirror() {
+        let mut context = PullContext {
+            image: None,
+            rules: rules(),
+        };
+        assert_eq!(context.first_mirror("quay.io/okd/scos-content:4.19"), None);
+        assert_eq!(
+            context
+                .first_mirror("quay.io/okd/scos-content@sha256:ead6")
+                .as_deref(),
+            Some("registry.example.com:5000/okd/scos-content@sha256:ead6")
+        );
+        context.rules[1].digest_only = false;
+        assert_eq!(
+            context
+                .first_mirror("quay.io/okd/scos-content:4.19")
+                .as_deref(),
+            Some("registry.example.com:5000/okd/scos-content:4.19")
+        );
     }
 
     /// What a line names itself wins over the context.

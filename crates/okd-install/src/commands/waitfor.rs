@@ -60,6 +60,8 @@ fn mirror_rules(assets: &AssetDir) -> Vec<MirrorRule> {
         .map(|s| MirrorRule {
             source: s.source,
             mirrors: s.mirrors,
+            // imageDigestSources become an ImageDigestMirrorSet: digests only.
+            digest_only: true,
         })
         .collect()
 }
