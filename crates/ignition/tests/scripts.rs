@@ -2259,6 +2259,30 @@ fn node_image_pull_before_the_release_image_is_local_prints_no_error() {
     );
 }
 
+/// A release image that cannot be pulled yet, in a release whose node image is a listed
+/// component: the pull's own error is in the service's output, after the line naming the
+/// image and before our retry line (the lookups' expected errors stay out), and the lookup
+/// goes on once the pull works. Before, every error of the lookup went to /dev/null, and the
+/// analysis had only the retry line to quote.
+#[test]
+fn node_image_pull_says_the_release_image_pulls_own_error() {
+    if !testkit::require_tool("jq", "jq") {
+        return;
+    }
+    let host = node_image_host(&["stream-coreos"]);
+    write_state(&host, "no-local-images", "");
+    write_state(&host, "pull-failures", "1");
+    let status = run_node_image(&host, "node-image-pull.sh", false);
+    let output = host.output("node-image-pull");
+    assert!(status.success(), "{output}");
+    assert_in_order(
+        &output,
+        &["Pulling ", "Error: initializing source: connection refused"],
+    );
+    assert_in_order(&output, &["is not known yet", "the release's node image is"]);
+    assert!(!output.contains("stand-in podman: no release"), "{output}");
+}
+
 #[test]
 fn node_image_pull_on_a_live_system_uses_the_tmpfs_and_frees_it_for_the_assisted_installer() {
     if !testkit::require_tool("jq", "jq") {
