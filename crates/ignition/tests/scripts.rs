@@ -2279,7 +2279,10 @@ fn node_image_pull_says_the_release_image_pulls_own_error() {
         &output,
         &["Pulling ", "Error: initializing source: connection refused"],
     );
-    assert_in_order(&output, &["is not known yet", "the release's node image is"]);
+    assert_in_order(
+        &output,
+        &["is not known yet", "the release's node image is"],
+    );
     assert!(!output.contains("stand-in podman: no release"), "{output}");
 }
 
