@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{both, stdout};
+use crate::support::{both, okd, stdout};
 
 /// Every line of standard output parsed as one JSON object; panics on any other line.
 pub(crate) fn json_lines(out: &Output) -> Vec<serde_json::Value> {
@@ -60,4 +60,20 @@ pub(crate) fn interrupt_after(
     pipe.read_to_string(&mut seen).expect("read stderr");
     let status = child.wait().expect("wait for okd-install");
     (status, seen)
+}
+
+/// A work directory and in it `install/` with compact-3-node's Ignition configs.
+pub(crate) fn compact_configs() -> (tempfile::TempDir, std::path::PathBuf) {
+    let work = tempfile::tempdir().expect("temp dir");
+    let install = work.path().join("install");
+    okd(&install)
+        .args([
+            "create",
+            "ignition-configs",
+            "--from-example",
+            "compact-3-node",
+        ])
+        .assert()
+        .success();
+    (work, install)
 }

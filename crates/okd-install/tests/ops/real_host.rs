@@ -486,17 +486,7 @@ fn pointer_configs_trust_only_the_machine_config_server_chain() {
     if !testkit::require(missing.is_empty(), &missing.join("; ")) {
         return;
     }
-    let work = tempfile::tempdir().expect("temp dir");
-    let install = work.path().join("install");
-    okd(&install)
-        .args([
-            "create",
-            "ignition-configs",
-            "--from-example",
-            "compact-3-node",
-        ])
-        .assert()
-        .success();
+    let (work, install) = crate::common::compact_configs();
     let bootstrap = testkit::cli::read(&install.join("bootstrap.ign"));
     let tls = work.path().join("tls");
     std::fs::create_dir_all(&tls).unwrap();

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use vm::serve::Server;
 use vm::{Boot, Forward, Machine, Network, Spec};
 
+use crate::common::compact_configs;
 use crate::real_host::{other_ca_certificate, shipped_units};
 use crate::support::okd;
 
@@ -68,22 +69,6 @@ fn fail(machine: &Machine, work: tempfile::TempDir, problems: &[String]) -> ! {
         problems.join("\n"),
         kept.display()
     );
-}
-
-/// A work directory and in it `install/` with compact-3-node's Ignition configs.
-fn configs() -> (tempfile::TempDir, PathBuf) {
-    let work = tempfile::tempdir().expect("temp dir");
-    let install = work.path().join("install");
-    okd(&install)
-        .args([
-            "create",
-            "ignition-configs",
-            "--from-example",
-            "compact-3-node",
-        ])
-        .assert()
-        .success();
-    (work, install)
 }
 
 /// A live ISO in CoreOS's layout made of the Debian parts (bootable by SeaBIOS through
@@ -145,7 +130,7 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
     let Some((kernel, initramfs, root)) = parts() else {
         return;
     };
-    let (work, install) = configs();
+    let (work, install) = compact_configs();
     let base = format!("http://{HTTP_ADDRESS}/okd");
     okd(&install)
         .args([
@@ -263,36 +248,16 @@ fn pxe_boots_a_worker_that_fetches_its_pool_config_from_the_machine_config_serve
     }
     // Ignition read our initrd's config, fetched the pool's from the server with our
     // certificate after refusing the other, and wrote what it served.
-    let journal = machine
-        .output(
-            "journalctl -b -o cat -u coreos-ignition-setup-user.service -u ignition-fetch-offline.service -u ignition-fetch.service -u ignition-files.service",
-            COMMAND_SECONDS,
-        )
-        .unwrap_or_else(|e| e.to_string());
-    for said in [
-        "/config.ign copied to /usr/lib/ignition/user.ign",
-        "reading system config file \"/usr/lib/ignition/user.ign\"",
-        "x509: certificate signed by unknown authority",
-        &format!("https://{API_VIP}:22623/config/worker"),
-    ] {
-        if !journal.contains(said) {
-            problems.push(format!("Ignition's journal does not say `{said}`"));
-        }
-    }
-    match machine.output(&format!("cat {SERVED_PATH}"), COMMAND_SECONDS) {
-        Ok(text) if text.contains("served by the machine config server") => {}
-        other => problems.push(format!("the served config was not applied: {other:?}")),
-    }
-    // The booted system's own state: it reached its target.
-    let state = machine
-        .output(
-            "systemctl is-system-running --wait >/dev/null; systemctl is-active multi-user.target",
-            BOOT_SECONDS,
-        )
-        .unwrap_or_else(|e| e.to_string());
-    if state.trim() != "active" {
-        problems.push(format!("multi-user.target is not active: {state}"));
-    }
+    let journal = worker_followed_its_pointer(
+        &mut machine,
+        "-u ignition-fetch-offline.service",
+        &[
+            "/config.ign copied to /usr/lib/ignition/user.ign",
+            "reading system config file \"/usr/lib/ignition/user.ign\"",
+            "x509: certificate signed by unknown authority",
+        ],
+        &mut problems,
+    );
     eprintln!(
         "pxe worker: refused the other CA at {refused_at:.0?}, shell at {booted_at:.0?}, checked at {:.0?}",
         started.elapsed()
@@ -339,7 +304,7 @@ fn the_live_iso_boots_through_uefi_and_grub_and_ignition_writes_the_bootstrap_un
     let Some((kernel, initramfs, root)) = parts() else {
         return;
     };
-    let (work, install) = configs();
+    let (work, install) = compact_configs();
     let (spec, base) = base_iso(&kernel, initramfs, work.path());
     okd(&install)
         .args(["create", "live-iso", "--role", "bootstrap", "--iso"])
@@ -465,7 +430,7 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
     let payload = vm::metal::payload(&kernel, &initramfs, &root, &installer)
         .unwrap_or_else(|e| panic!("the metal image: {e}"));
     eprintln!("metal image ready in {:.0?}", made.elapsed());
-    let (work, install) = configs();
+    let (work, install) = compact_configs();
     let (iso_spec, base) = base_iso(&kernel, initramfs, work.path());
     let mut create = okd(&install);
     create
@@ -577,16 +542,43 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
             "the boot partition's ignition/config.ign is not worker.ign: {other:?}"
         )),
     }
+    let journal = worker_followed_its_pointer(
+        &mut machine,
+        "",
+        &["the boot partition's ignition/config.ign copied to /usr/lib/ignition/user.ign"],
+        &mut problems,
+    );
+    eprintln!(
+        "install worker: installed at {installed_at:.0?}, installed system's shell at {booted_at:.0?}, checked at {:.0?}",
+        started.elapsed()
+    );
+    if !problems.is_empty() {
+        problems.push(format!("Ignition's journal:\n{journal}"));
+        fail(&machine, work, &problems);
+    }
+}
+
+/// What a worker booted from our pointer config shows once up: Ignition's journal (its
+/// setup, fetch and files units, and `more_units`, `-u UNIT` words) says each of `said` and
+/// the URL of the pool's config, the Machine Config Server stand-in's file is written, and the
+/// system reaches multi-user.target. Returns the journal, for a failure's report.
+fn worker_followed_its_pointer(
+    machine: &mut Machine,
+    more_units: &str,
+    said: &[&str],
+    problems: &mut Vec<String>,
+) -> String {
     let journal = machine
         .output(
-            "journalctl -b -o cat -u coreos-ignition-setup-user.service -u ignition-fetch.service -u ignition-files.service",
+            &format!(
+                "journalctl -b -o cat -u coreos-ignition-setup-user.service {more_units} \
+                 -u ignition-fetch.service -u ignition-files.service"
+            ),
             COMMAND_SECONDS,
         )
         .unwrap_or_else(|e| e.to_string());
-    for said in [
-        "the boot partition's ignition/config.ign copied to /usr/lib/ignition/user.ign",
-        &format!("https://{API_VIP}:22623/config/worker"),
-    ] {
+    let url = format!("https://{API_VIP}:22623/config/worker");
+    for said in said.iter().copied().chain([url.as_str()]) {
         if !journal.contains(said) {
             problems.push(format!("Ignition's journal does not say `{said}`"));
         }
@@ -595,6 +587,7 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
         Ok(text) if text.contains("served by the machine config server") => {}
         other => problems.push(format!("the served config was not applied: {other:?}")),
     }
+    // The booted system's own state: it reached its target.
     let state = machine
         .output(
             "systemctl is-system-running --wait >/dev/null; systemctl is-active multi-user.target",
@@ -604,14 +597,7 @@ fn the_live_iso_installs_a_worker_with_coreos_installer_and_it_boots_from_the_di
     if state.trim() != "active" {
         problems.push(format!("multi-user.target is not active: {state}"));
     }
-    eprintln!(
-        "install worker: installed at {installed_at:.0?}, installed system's shell at {booted_at:.0?}, checked at {:.0?}",
-        started.elapsed()
-    );
-    if !problems.is_empty() {
-        problems.push(format!("Ignition's journal:\n{journal}"));
-        fail(&machine, work, &problems);
-    }
+    journal
 }
 
 /// The SHA-256 of `data` in hex, as sha256sum prints it.
