@@ -31,7 +31,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use crate::error::{Error, Result};
 use crate::machine::LAB_ADDRESS;
 use crate::registry::{PORT, Registry};
-use crate::server::ServerThread;
+use crate::server::{ServerThread, accept_until};
 
 /// What the front does with a request its rule matches.
 #[derive(Debug, Clone)]
@@ -259,37 +259,20 @@ struct Shared {
     upstream: Arc<Upstream>,
 }
 
-/// Accepts connections until told to stop.
+/// Accepts connections until told to stop; a silent front holds each open, unanswered.
 fn serve(
     listener: std::net::TcpListener,
     acceptor: Option<tokio_rustls::TlsAcceptor>,
     silent: bool,
     shared: Shared,
-    mut stopped: tokio::sync::oneshot::Receiver<()>,
+    stopped: tokio::sync::oneshot::Receiver<()>,
 ) {
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return;
-    };
-    runtime.block_on(async move {
-        let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-            return;
-        };
-        let mut held = Vec::new();
-        loop {
-            tokio::select! {
-                _ = &mut stopped => break,
-                accepted = listener.accept() => {
-                    let Ok((tcp, _)) = accepted else { continue };
-                    if silent {
-                        held.push(tcp);
-                        continue;
-                    }
-                    tokio::spawn(connection(tcp, acceptor.clone(), shared.clone()));
-                }
-            }
+    let mut held = Vec::new();
+    accept_until(listener, stopped, move |tcp| {
+        if silent {
+            held.push(tcp);
+        } else {
+            tokio::spawn(connection(tcp, acceptor.clone(), shared.clone()));
         }
     });
 }

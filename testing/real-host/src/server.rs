@@ -35,3 +35,34 @@ impl Drop for ServerThread {
         }
     }
 }
+
+/// Accepts connections on `listener` with a runtime of the calling thread's own, handing each
+/// to `accept` (inside the runtime, so it may spawn the connection's task), until `stopped`
+/// fires: the loop of every lab server.
+pub(crate) fn accept_until(
+    listener: std::net::TcpListener,
+    mut stopped: oneshot::Receiver<()>,
+    mut accept: impl FnMut(tokio::net::TcpStream),
+) {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    runtime.block_on(async move {
+        let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+            return;
+        };
+        loop {
+            tokio::select! {
+                _ = &mut stopped => break,
+                accepted = listener.accept() => {
+                    if let Ok((tcp, _)) = accepted {
+                        accept(tcp);
+                    }
+                }
+            }
+        }
+    });
+}

@@ -36,7 +36,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use crate::error::{Error, Result};
 use crate::machine::{LAB_ADDRESS, Lab};
 use crate::registry::{Auth, Registry};
-use crate::server::ServerThread;
+use crate::server::{ServerThread, accept_until};
 
 /// The token service's port on the lab address.
 pub const PORT: u16 = 5001;
@@ -87,7 +87,11 @@ impl TokenService {
             .map_err(|e| answer("the lab address", e))?;
         let listener = listen_in(&lab.lab_netns, address)?;
         let serving = state.clone();
-        let server = ServerThread::spawn(move |stopped| serve(listener, tls, serving, stopped));
+        let server = ServerThread::spawn(move |stopped| {
+            accept_until(listener, stopped, move |tcp| {
+                tokio::spawn(connection(tcp, tls.clone(), serving.clone()));
+            })
+        });
         Ok(TokenService {
             auth: Auth::Token {
                 realm: realm.clone(),
@@ -157,35 +161,6 @@ fn listen_in(netns: &str, address: SocketAddr) -> Result<std::net::TcpListener> 
     std::thread::scope(|s| s.spawn(bind).join())
         .unwrap_or_else(|_| Err(std::io::Error::other("the binding thread panicked")))
         .map_err(Error::io(&path))
-}
-
-/// Accepts connections until told to stop.
-fn serve(
-    listener: std::net::TcpListener,
-    tls: tokio_rustls::TlsAcceptor,
-    state: Arc<State>,
-    mut stopped: tokio::sync::oneshot::Receiver<()>,
-) {
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return;
-    };
-    runtime.block_on(async move {
-        let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-            return;
-        };
-        loop {
-            tokio::select! {
-                _ = &mut stopped => break,
-                accepted = listener.accept() => {
-                    let Ok((tcp, _)) = accepted else { continue };
-                    tokio::spawn(connection(tcp, tls.clone(), state.clone()));
-                }
-            }
-        }
-    });
 }
 
 async fn connection(tcp: tokio::net::TcpStream, tls: tokio_rustls::TlsAcceptor, state: Arc<State>) {
